@@ -1,0 +1,23 @@
+// Resolves `--dataset NAME [--data DIR]` to train and test sets:
+//   fashion-mnist  MNIST-format files; default DIR is where Debian's dataset-fashion-mnist
+//                  package installs them (/usr/share/fashion-mnist)
+//   mnist          MNIST-format files from --data DIR (required)
+//   cifar10        CIFAR-10 binary files from --data DIR (required)
+//   synthetic      generated (28x28x1, 10 classes unless told otherwise)
+// An unknown name, or a missing directory, is an error naming it and what was expected.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "datasets/image_set.h"
+
+namespace ablate::datasets {
+
+std::vector<std::string> dataset_names();
+// "mnist" for MNIST-format sets, "cifar10" for CIFAR-10 (the preset family).
+std::string dataset_family(const std::string& name);
+std::string default_data_dir(const std::string& name);  // "" if none
+TrainTest load_dataset(const std::string& name, const std::string& data_dir, std::uint64_t seed = 1);
+
+}  // namespace ablate::datasets

@@ -1,0 +1,52 @@
+// BatchLoader: walks an ImageSet in batches, in order or shuffled once per epoch with a
+// seeded generator, applies a Transform, and prepares the next batch on a background thread
+// while the current one trains (Caffe's prefetching data layer). A batch that would run past
+// the end wraps to the start of the next epoch, as Caffe's data layer does.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "datasets/image_set.h"
+#include "datasets/transforms.h"
+#include "kernels/tensor.h"
+
+namespace ablate::datasets {
+
+struct Batch {
+  kernels::Tensor x;       // [batch, C, H, W], f32 or f64
+  kernels::Tensor labels;  // i32 [batch]
+  std::int64_t epoch = 0;  // epoch of the batch's first sample
+};
+
+struct LoaderOptions {
+  std::int64_t batch = 64;       // must be > 0
+  bool shuffle = true;
+  std::uint64_t seed = 1;
+  bool prefetch = true;
+  kernels::DType dtype = kernels::DType::f32;
+  bool drop_last = false;        // false: wrap around (Caffe); true: epochs of whole batches
+};
+
+class BatchLoader {
+ public:
+  BatchLoader(const ImageSet& set, Transform transform, LoaderOptions options);
+  ~BatchLoader();
+  BatchLoader(const BatchLoader&) = delete;
+  BatchLoader& operator=(const BatchLoader&) = delete;
+
+  Batch next();
+  std::int64_t batches_per_epoch() const;
+  // Position in the sample order, for checkpoints: epoch and offset of the next sample.
+  std::int64_t position() const;
+
+ private:
+  // (implementation detail; see loader.cpp)
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace ablate::datasets

@@ -1,0 +1,56 @@
+// Engine: what every execution strategy (layer-wise as Caffe, dynamic tape as Torch,
+// static graph as TensorFlow and Theano) offers the training loop. An engine is built from a
+// ModelSpec over one Backend and owns its parameters, gradients and optimizer state.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/optim/optimizer_config.h"
+#include "kernels/backend.h"
+#include "models/model_spec.h"
+
+namespace ablate::graph {
+
+// A learnable tensor with its gradient and its per-parameter multipliers
+// (Caffe's lr_mult and decay_mult; biases of Caffe's models learn at 2x).
+struct Parameter {
+  std::string name;  // "conv1.weight", "conv1.bias"
+  kernels::Tensor value, grad;
+  double lr_mult = 1.0, decay_mult = 1.0;
+};
+
+struct EngineOptions {
+  kernels::DType dtype = kernels::DType::f32;
+  std::int64_t batch = 64;       // training batch; evaluation may use another size
+  std::uint64_t seed = 1;        // initialization and dropout
+  OptimizerConfig optimizer;
+};
+
+struct EvalResult {
+  double loss = 0;          // mean over the batch
+  std::int64_t correct = 0; // samples whose top-1 class equals the label
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string strategy() const = 0;  // "layerwise", "dynamic", "static"
+  // One iteration: forward, backward, update with the learning rate of `iteration` (0-based).
+  // x [N, C, H, W] and labels i32 [N] on the host; returns the mean loss of the batch.
+  virtual double train_step(const kernels::Tensor& x, const kernels::Tensor& labels,
+                            std::int64_t iteration) = 0;
+  // Forward in test mode (no dropout) on a batch of any size.
+  virtual EvalResult evaluate(const kernels::Tensor& x, const kernels::Tensor& labels) = 0;
+  virtual std::vector<Parameter*> parameters() = 0;
+  virtual kernels::Backend& backend() = 0;
+};
+
+std::vector<std::string> strategy_names();
+// Builds the engine of `strategy`; an unknown or not yet built strategy throws naming it.
+std::unique_ptr<Engine> make_engine(const std::string& strategy, const models::ModelSpec& spec,
+                                    kernels::Backend& backend, const EngineOptions& options);
+
+}  // namespace ablate::graph

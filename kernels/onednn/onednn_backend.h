@@ -1,0 +1,12 @@
+// Factory of the onednn backend (see onednn_backend.cpp for what it reproduces).
+#pragma once
+
+#include <memory>
+
+#include "kernels/backend.h"
+
+namespace ablate::kernels {
+
+std::unique_ptr<Backend> make_onednn_backend();
+
+}  // namespace ablate::kernels

@@ -1,0 +1,76 @@
+// Parameters of the Backend's ops, and the geometry rules of the frameworks that the ops
+// reproduce: Caffe's ceil-rounded pooling, TensorFlow's SAME and VALID padding.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ablate::kernels {
+
+// Convolution geometry. Padding may be asymmetric (TF SAME puts the odd pixel at the
+// bottom/right). Output: OH = (H + pad_top + pad_bottom - KH) / stride_h + 1, same for W.
+struct Conv2dParams {
+  int stride_h = 1, stride_w = 1;
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+};
+
+enum class PoolKind { max, avg };
+// How a framework turns (input, kernel, stride, pad) into an output size:
+//  caffe_ceil: OH = ceil((H + 2p - K) / S) + 1, dropping a last window that starts in the
+//              bottom padding (Caffe's PoolingLayer); average counts padded cells inside H + p.
+//  tf_same:    OH = ceil(H / S), padding split top = total / 2, the rest at the bottom;
+//              average divides by the number of real (unpadded) cells.
+//  valid:      OH = floor((H + 2p - K) / S) + 1 (Torch, Theano); average counts padded cells.
+enum class PoolPadding { caffe_ceil, tf_same, valid };
+const char* pool_padding_name(PoolPadding p);
+PoolPadding parse_pool_padding(const std::string& name);  // throws listing the known names
+
+struct Pool2dParams {
+  PoolKind kind = PoolKind::max;
+  int kernel_h = 2, kernel_w = 2, stride_h = 2, stride_w = 2;
+  int pad_top = 0, pad_left = 0;
+  int out_h = 0, out_w = 0;
+  // Average pooling divisor: the window clipped to [-pad_top, in_h + pad_bottom_limit) when
+  // true (Caffe, Torch), or clipped to the real image [0, in_h) when false (TF SAME).
+  bool avg_count_padding = true;
+  int pad_bottom_limit = 0, pad_right_limit = 0;
+};
+
+// Resolves a framework's pooling convention for an input of in_h x in_w.
+Pool2dParams make_pool2d_params(PoolKind kind, int kernel, int stride, int pad, PoolPadding padding,
+                                int in_h, int in_w);
+// TF SAME padding for a convolution: out = ceil(in / stride), total pad split top/bottom.
+Conv2dParams make_same_conv2d_params(int kernel_h, int kernel_w, int stride, int in_h, int in_w);
+int conv2d_out_size(int in, int kernel, int stride, int pad_before, int pad_after);
+
+// Local response normalisation across channels (Caffe ACROSS_CHANNELS, oneDNN
+// lrn_across_channels): y = x / (k + alpha / size * sum_{c' in window(c)} x_{c'}^2)^beta,
+// window = size channels centred on c. TF's depth_radius r is size = 2r + 1 and its alpha
+// is alpha_tf = alpha / size.
+struct LrnParams {
+  int size = 5;
+  double alpha = 1e-4, beta = 0.75, k = 1.0;
+};
+
+enum class Activation { relu, tanh, sigmoid };
+const char* activation_name(Activation a);
+
+// Caffe's SGD (sgd_solver.cpp): g += weight_decay * w; h = momentum * h + lr * g; w -= h.
+struct CaffeSgdParams {
+  double lr = 0.01, momentum = 0.0, weight_decay = 0.0;
+};
+// Torch's optim.sgd: g += wd * w; v = first ? g : momentum * v + (1 - dampening) * g;
+// step = nesterov ? g + momentum * v : v; w -= lr * step. Plain gradient descent is momentum 0.
+struct TorchSgdParams {
+  double lr = 0.01, momentum = 0.0, dampening = 0.0, weight_decay = 0.0;
+  bool nesterov = false;
+  bool first_step = false;  // true on the first update: v starts as g
+};
+// TensorFlow's AdamOptimizer: lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t);
+// m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2; w -= lr_t * m / (sqrt(v) + eps). t >= 1.
+struct AdamParams {
+  double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  std::int64_t t = 1;
+};
+
+}  // namespace ablate::kernels

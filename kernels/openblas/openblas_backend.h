@@ -1,0 +1,12 @@
+// Factory of the openblas backend (see openblas_backend.cpp for what it reproduces).
+#pragma once
+
+#include <memory>
+
+#include "kernels/backend.h"
+
+namespace ablate::kernels {
+
+std::unique_ptr<Backend> make_openblas_backend();
+
+}  // namespace ablate::kernels

@@ -1,0 +1,59 @@
+// ModelSpec: the strategy-neutral description of a network, read from a small text file
+// (format in models/README.md). The layer-wise, dynamic and static engines all build from it.
+//
+//   # comment
+//   model lenet                      name of the model
+//   input 1 28 28                    C H W of one sample
+//   classes 10
+//   layer conv1 convolution outputs=20 kernel=5 weight_init=xavier bias_lr_mult=2
+//   layer pool1 pooling mode=max kernel=2 stride=2
+//   ...
+//   layer loss softmax_loss
+//
+// A layer takes the previous layer's output unless it names `input=LAYER`.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ablate::models {
+
+struct LayerSpec {
+  std::string name;
+  std::string type;   // one of layer_types()
+  std::string input;  // name of the layer that feeds it ("" = the model input for the first)
+  std::map<std::string, std::string> params;
+  std::string source;  // "file:line" for error messages
+  int line = 0;
+
+  bool has(const std::string& key) const { return params.count(key) != 0; }
+  // Typed getters: a missing key returns the fallback; a malformed value throws naming
+  // source, layer, key and value.
+  int get_int(const std::string& key, int fallback) const;
+  double get_double(const std::string& key, double fallback) const;
+  std::string get_string(const std::string& key, const std::string& fallback) const;
+  // The same, but a missing key throws.
+  int require_int(const std::string& key) const;
+  double require_double(const std::string& key) const;
+};
+
+struct ModelSpec {
+  std::string name;
+  std::string source;            // file name or "<zoo>/lenet.model"
+  std::vector<int> input_shape;  // C, H, W
+  int classes = 0;
+  std::vector<LayerSpec> layers;
+
+  const LayerSpec& layer(const std::string& name) const;  // throws if absent
+};
+
+// Layer types and, for each, the parameters it accepts (documented in models/README.md).
+const std::map<std::string, std::vector<std::string>>& layer_types();
+
+// Parses model text; `source` names it in errors ("lenet.model:12: unknown layer type 'conv'").
+ModelSpec parse_model(const std::string& text, const std::string& source);
+// Reads a file, or a zoo model by name ("lenet") when `path_or_name` is not a file.
+ModelSpec load_model(const std::string& path_or_name);
+
+}  // namespace ablate::models
