@@ -1,2 +1,37 @@
-// The ablate command line (placeholder until bench/ lands).
-int main() { return 0; }
+// ablate: one engine that re-creates how TensorFlow 1.x, Caffe, Torch7 and Theano train a
+// network. Subcommands: run, bench, list. Errors print "error: ..." and exit non-zero.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "bench/commands.h"
+
+namespace {
+const char* kUsage =
+    "usage: ablate COMMAND [options]\n\n"
+    "commands:\n"
+    "  run     train and test one framework's default configuration (any factor overridable)\n"
+    "  bench   training images/s of a model for every backend and thread count, side by side\n"
+    "  list    the backends, strategies, models, presets and data sets this build knows\n\n"
+    "ablate COMMAND --help describes each command's options.\n";
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 1 : 0;
+  }
+  std::string command = argv[1];
+  try {
+    if (command == "run") return ablate::bench::run_command(argc - 2, argv + 2);
+    if (command == "bench") return ablate::bench::bench_command(argc - 2, argv + 2);
+    if (command == "list") return ablate::bench::list_command(argc - 2, argv + 2);
+    std::fprintf(stderr, "error: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+    return 1;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+}

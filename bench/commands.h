@@ -1,0 +1,10 @@
+// The ablate subcommands. Each takes argv after its name and returns the exit status.
+#pragma once
+
+namespace ablate::bench {
+
+int run_command(int argc, char** argv);    // ablate run: train and test one configuration
+int bench_command(int argc, char** argv);  // ablate bench: training images/s per backend and threads
+int list_command(int argc, char** argv);   // ablate list: backends, strategies, models, presets, data sets
+
+}  // namespace ablate::bench

@@ -1,0 +1,61 @@
+// `ablate run`: resolves a configuration, loads the data, trains, tests, prints a summary and
+// appends the result record.
+#include <cstdio>
+
+#include "bench/commands.h"
+#include "bench/run_config.h"
+#include "bench/training_loop.h"
+#include "datasets/dataset_registry.h"
+
+namespace ablate::bench {
+
+namespace {
+std::string mib(std::int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return buf;
+}
+}  // namespace
+
+int run_command(int argc, char** argv) {
+  ArgParser parser("ablate run",
+                   "Trains one framework's model with its default recipe (every flag overrides one factor),\n"
+                   "tests it, prints a summary and appends one JSON record to --out.",
+                   run_options());
+  ParsedArgs args = parser.parse(argc, argv, 0);
+  if (args.help) {
+    std::fputs(parser.help().c_str(), stdout);
+    return 0;
+  }
+  RunConfig config = resolve_run_config(args);
+  if (!config.out.empty()) check_writable(config.out);  // fail now, not after hours of training
+  datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
+  RunResult result = train_and_test(config, data);
+
+  const RunMetrics& m = result.metrics;
+  std::printf("\nsummary: %s %s on %s (%s strategy, %s backend, %s threads, %s)\n", result.config.framework.c_str(),
+              result.config.model.c_str(), result.config.dataset.c_str(), result.resolved["strategy"].c_str(),
+              result.resolved["backend"].c_str(), result.resolved["threads_applied"].c_str(),
+              result.config.precision.c_str());
+  std::printf("  status            %s%s%s\n", result.status.c_str(), result.error.empty() ? "" : ": ",
+              result.error.c_str());
+  std::printf("  iterations        %lld of batch %lld\n", static_cast<long long>(m.iterations_done),
+              static_cast<long long>(result.config.batch));
+  std::printf("  training time     %.2f s (%.0f images/s)\n", m.train_time_s, m.images_per_s);
+  std::printf("  testing time      %.2f s (final pass; %.2f s with the interval tests)\n", m.test_time_s,
+              m.test_time_total_s);
+  std::printf("  test accuracy     %.4f\n", m.accuracy);
+  std::printf("  peak RSS          %s (tensors: %s)\n", mib(m.peak_rss_bytes).c_str(), mib(m.peak_tensor_bytes).c_str());
+  std::printf("  CPU utilisation   %.2f cores\n", m.cpu_util);
+  if (!config.out.empty()) {
+    append_record(config.out, to_json_line(result));
+    std::printf("  result appended to %s\n", config.out.c_str());
+  }
+  if (result.status != "completed") {
+    std::fprintf(stderr, "error: training %s: %s\n", result.status.c_str(), result.error.c_str());
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace ablate::bench
