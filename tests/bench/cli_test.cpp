@@ -1,0 +1,171 @@
+// End-to-end tests of the `ablate` command: a short run writes a complete result record,
+// and every bad input gives a clear error, a non-zero exit, and loses nothing already written.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ablate-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome ablate(const std::string& args) {
+    fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    std::string cmd = std::string(ABLATE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+    int status = std::system(cmd.c_str());
+    Outcome o;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o.out = slurp(out);
+    o.err = slurp(err);
+    return o;
+  }
+
+  // A short, fast run on generated data.
+  std::string quick() { return "run --dataset synthetic --backend reference --iterations 30 --batch 8 --test-batch 50 --test-iterations 2 "; }
+
+  fs::path dir_;
+};
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE((haystack).find(needle), std::string::npos) << "missing '" << (needle) << "' in:\n" << (haystack)
+
+}  // namespace
+
+TEST_F(Cli, HelpListsEveryCommandAndRunOptions) {
+  auto top = ablate("--help");
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_CONTAINS(top.out, "run");
+  EXPECT_CONTAINS(top.out, "bench");
+  auto run = ablate("run --help");
+  EXPECT_EQ(run.exit_code, 0);
+  for (const char* opt : {"--framework", "--dataset", "--data", "--backend", "--threads", "--iterations", "--batch",
+                          "--lr", "--seed", "--out"})
+    EXPECT_CONTAINS(run.out, opt);
+  EXPECT_EQ(ablate("bench --help").exit_code, 0);
+}
+
+TEST_F(Cli, ShortRunAppendsACompleteRecord) {
+  fs::path results = dir_ / "results.jsonl";
+  { std::ofstream(results) << "{\"earlier\":1}\n"; }
+  auto o = ablate(quick() + "--test-interval 20 --out " + results.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_CONTAINS(o.out, "test accuracy");
+  EXPECT_CONTAINS(o.out, "training time");
+  std::string text = slurp(results);
+  ASSERT_EQ(text.rfind("{\"earlier\":1}\n", 0), 0u) << "earlier content lost";
+  std::string record = text.substr(std::string("{\"earlier\":1}\n").size());
+  EXPECT_EQ(std::count(record.begin(), record.end(), '\n'), 1);
+  for (const char* key : {"\"config\"", "\"environment\"", "\"metrics\"", "\"curve\"", "\"train_time_s\"",
+                          "\"test_time_s\"", "\"accuracy\"", "\"images_per_s\"", "\"peak_rss_bytes\"", "\"cpu_util\"",
+                          "\"OPENBLAS_CORETYPE", "\"git_revision\"", "\"test_accuracy\"", "\"strategy\":\"layerwise\""})
+    EXPECT_CONTAINS(record, key);
+  // A loss point at least every 10 iterations: 1, 10, 20, 30.
+  std::size_t points = 0;
+  for (std::size_t p = record.find("\"iteration\":"); p != std::string::npos; p = record.find("\"iteration\":", p + 1))
+    ++points;
+  EXPECT_GE(points, 4u);
+}
+
+TEST_F(Cli, NegativeOrZeroBatchIsRefused) {
+  for (const char* bad : {"-3", "0"}) {
+    auto o = ablate(quick() + "--batch " + bad);
+    EXPECT_NE(o.exit_code, 0);
+    EXPECT_CONTAINS(o.err, "error:");
+    EXPECT_CONTAINS(o.err, "batch");
+    EXPECT_CONTAINS(o.err, bad);
+  }
+}
+
+TEST_F(Cli, UnknownBackendListsTheKnownOnes) {
+  auto o = ablate(quick() + "--backend cublas9");
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_CONTAINS(o.err, "cublas9");
+  for (const char* b : {"reference", "eigen", "openblas", "onednn"}) EXPECT_CONTAINS(o.err, b);
+}
+
+TEST_F(Cli, UnknownOptionFrameworkAndDatasetAreNamed) {
+  auto o = ablate(quick() + "--itertions 5");
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_CONTAINS(o.err, "--itertions");
+  auto d = ablate("run --dataset imagenet");
+  EXPECT_NE(d.exit_code, 0);
+  EXPECT_CONTAINS(d.err, "imagenet");
+  auto f = ablate("run --framework mxnet --dataset synthetic");
+  EXPECT_NE(f.exit_code, 0);
+  EXPECT_CONTAINS(f.err, "mxnet");
+}
+
+TEST_F(Cli, MissingDataDirectoryIsNamed) {
+  auto o = ablate("run --dataset mnist --data " + (dir_ / "no-such-dir").string());
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_CONTAINS(o.err, "no-such-dir");
+}
+
+TEST_F(Cli, TruncatedDataFileIsNamed) {
+  fs::path data = dir_ / "mnist";
+  fs::create_directories(data);
+  // A label file header promising 60000 labels, followed by only 3.
+  std::ofstream(data / "train-labels-idx1-ubyte", std::ios::binary)
+      .write("\x00\x00\x08\x01\x00\x00\xea\x60\x01\x02\x03", 11);
+  std::ofstream(data / "train-images-idx3-ubyte", std::ios::binary)
+      .write("\x00\x00\x08\x03\x00\x00\xea\x60\x00\x00\x00\x1c\x00\x00\x00\x1c\x00", 17);
+  auto o = ablate("run --dataset mnist --data " + data.string());
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_CONTAINS(o.err, "train-");
+  EXPECT_CONTAINS(o.err, "truncated");
+}
+
+TEST_F(Cli, UnknownLayerInAModelFileNamesFileAndLine) {
+  fs::path model = dir_ / "bad.model";
+  std::ofstream(model) << "model bad\ninput 1 28 28\nclasses 10\nlayer c1 convolution outputs=4 kernel=5\n"
+                          "layer x1 capsule\nlayer loss softmax_loss\n";
+  auto o = ablate(quick() + "--model " + model.string());
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_CONTAINS(o.err, "bad.model:5");
+  EXPECT_CONTAINS(o.err, "capsule");
+}
+
+TEST_F(Cli, UnwritableResultsFileFailsBeforeTraining) {
+  auto o = ablate(quick() + "--out " + (dir_ / "missing-dir" / "r.jsonl").string());
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_CONTAINS(o.err, "r.jsonl");
+  EXPECT_EQ(o.out.find("iter "), std::string::npos) << "training started before the results file was checked";
+}
+
+TEST_F(Cli, DivergingRunIsRecordedAsDivergedAndExitsNonZero) {
+  fs::path results = dir_ / "results.jsonl";
+  auto o = ablate(quick() + "--lr 1e30 --out " + results.string());
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_CONTAINS(o.err, "diverged");
+  EXPECT_CONTAINS(slurp(results), "\"status\":\"diverged\"");
+}
