@@ -20,7 +20,7 @@ struct Preset {
   long long get_int(const std::string& key) const;
 };
 
-// The keys a preset may hold (documented in models/presets/README.md).
+// The keys a preset may hold (documented in models/README.md).
 const std::vector<std::string>& preset_keys();
 Preset parse_preset(const std::string& text, const std::string& source);
 // "caffe-mnist" (embedded) or a file path.

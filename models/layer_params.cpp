@@ -1,0 +1,124 @@
+// Defaults and geometry of the layer keys; the pooling and SAME rules themselves are the
+// kernels' (kernels/op_params.h): Caffe's ceil rounding, TF SAME, floor "valid".
+#include "models/layer_params.h"
+
+#include <stdexcept>
+
+namespace ablate::models {
+namespace {
+
+[[noreturn]] void fail(const LayerSpec& layer, const std::string& what) {
+  throw std::invalid_argument(layer.source + ": layer '" + layer.name + "' (" + layer.type + "): " + what);
+}
+
+std::string size2(int h, int w) { return std::to_string(h) + "x" + std::to_string(w); }
+
+void require(const LayerSpec& layer, const char* key) {
+  if (!layer.has(key)) fail(layer, std::string("needs key '") + key + "'");
+}
+
+kernels::PoolKind pool_kind(const LayerSpec& layer) {
+  return layer.get_string("mode", "max") == "avg" ? kernels::PoolKind::avg : kernels::PoolKind::max;
+}
+
+}  // namespace
+
+void check_layer_keys(const LayerSpec& layer) {
+  const std::string& type = layer.type;
+  if (type == "convolution") {
+    require(layer, "outputs");
+    if (!layer.has("kernel") && !(layer.has("kernel_h") && layer.has("kernel_w")))
+      fail(layer, "needs key 'kernel' (or both 'kernel_h' and 'kernel_w')");
+    if (layer.has("pad") && layer.get_string("padding", "explicit") != "explicit")
+      fail(layer, "'pad' applies only to padding=explicit, not padding=" + layer.get_string("padding", ""));
+  } else if (type == "pooling") {
+    require(layer, "kernel");
+    if (layer.has("pad") && layer.get_string("padding", "valid") == "tf_same")
+      fail(layer, "'pad' does not apply to padding=tf_same (TF SAME computes its own padding)");
+  } else if (type == "inner_product") {
+    require(layer, "outputs");
+  }
+  if (layer.get_string("bias", "true") == "false")
+    for (const char* key : {"bias_init", "bias_lr_mult", "bias_decay_mult"})
+      if (layer.has(key)) fail(layer, std::string("'") + key + "' given but bias=false");
+}
+
+ConvGeometry conv_geometry(const LayerSpec& layer, int in_h, int in_w) {
+  ConvGeometry g;
+  g.outputs = layer.require_int("outputs");
+  const int kernel = layer.get_int("kernel", 0);
+  g.kernel_h = layer.get_int("kernel_h", kernel);
+  g.kernel_w = layer.get_int("kernel_w", kernel);
+  g.bias = layer_has_bias(layer);
+  const int stride = layer.get_int("stride", 1);
+  const std::string padding = layer.get_string("padding", "explicit");
+  if (padding == "same") {
+    try {
+      g.params = kernels::make_same_conv2d_params(g.kernel_h, g.kernel_w, stride, in_h, in_w);
+    } catch (const std::invalid_argument& e) {
+      fail(layer, e.what());
+    }
+  } else {
+    const int pad = padding == "explicit" ? layer.get_int("pad", 0) : 0;
+    g.params.pad_top = g.params.pad_bottom = g.params.pad_left = g.params.pad_right = pad;
+  }
+  g.params.stride_h = g.params.stride_w = stride;
+  const int padded_h = in_h + g.params.pad_top + g.params.pad_bottom;
+  const int padded_w = in_w + g.params.pad_left + g.params.pad_right;
+  if (g.kernel_h > padded_h || g.kernel_w > padded_w)
+    fail(layer, "kernel " + size2(g.kernel_h, g.kernel_w) + " is larger than its padded input " +
+                    size2(padded_h, padded_w) + " (input " + size2(in_h, in_w) + ", padding " + padding + ")");
+  g.out_h = kernels::conv2d_out_size(in_h, g.kernel_h, stride, g.params.pad_top, g.params.pad_bottom);
+  g.out_w = kernels::conv2d_out_size(in_w, g.kernel_w, stride, g.params.pad_left, g.params.pad_right);
+  return g;
+}
+
+kernels::Pool2dParams pool_params(const LayerSpec& layer, int in_h, int in_w) {
+  const int kernel = layer.require_int("kernel");
+  const int stride = layer.get_int("stride", kernel);
+  const int pad = layer.get_int("pad", 0);
+  const std::string padding_name = layer.get_string("padding", "valid");
+  const kernels::PoolPadding padding = kernels::parse_pool_padding(padding_name);
+  if (padding != kernels::PoolPadding::tf_same && (kernel > in_h + 2 * pad || kernel > in_w + 2 * pad))
+    fail(layer, "kernel " + size2(kernel, kernel) + " is larger than its padded input " +
+                    size2(in_h + 2 * pad, in_w + 2 * pad) + " (input " + size2(in_h, in_w) + ", padding " +
+                    padding_name + ")");
+  kernels::Pool2dParams p;
+  try {
+    p = kernels::make_pool2d_params(pool_kind(layer), kernel, stride, pad, padding, in_h, in_w);
+  } catch (const std::invalid_argument& e) {
+    fail(layer, e.what());  // the kernels' own geometry checks, named after this layer
+  }
+  return p;
+}
+
+kernels::LrnParams lrn_params(const LayerSpec& layer) {
+  kernels::LrnParams p;
+  p.size = layer.get_int("size", p.size);
+  p.alpha = layer.get_double("alpha", p.alpha);
+  p.beta = layer.get_double("beta", p.beta);
+  p.k = layer.get_double("k", p.k);
+  return p;
+}
+
+double dropout_keep(const LayerSpec& layer) { return layer.get_double("keep", 0.5); }
+
+int layer_outputs(const LayerSpec& layer) { return layer.require_int("outputs"); }
+
+bool layer_has_bias(const LayerSpec& layer) {
+  if (layer.type == "bias") return true;
+  if (layer.type != "convolution" && layer.type != "inner_product") return false;
+  return layer.get_string("bias", "true") == "true";
+}
+
+ParamSettings weight_settings(const LayerSpec& layer) {
+  return {layer.get_string("weight_init", "xavier"), layer.get_double("weight_lr_mult", 1.0),
+          layer.get_double("weight_decay_mult", 1.0)};
+}
+
+ParamSettings bias_settings(const LayerSpec& layer) {
+  return {layer.get_string("bias_init", "constant:0"), layer.get_double("bias_lr_mult", 1.0),
+          layer.get_double("bias_decay_mult", 1.0)};
+}
+
+}  // namespace ablate::models

@@ -1,0 +1,55 @@
+// A LayerSpec's keys resolved with their defaults into the numbers the engines and the
+// kernels use, in one place so that every strategy reads a model file the same way.
+// Defaults (models/README.md):
+//   convolution   stride 1, pad 0, padding explicit, bias true
+//   pooling       mode max, stride = kernel (Torch, Theano), pad 0, padding valid
+//   lrn           size 5, alpha 1e-4, beta 0.75, k 1
+//   dropout       keep 0.5
+//   parameters    weight_init xavier, bias_init constant:0, every lr/decay mult 1
+#pragma once
+
+#include <string>
+
+#include "kernels/op_params.h"
+#include "models/model_spec.h"
+
+namespace ablate::models {
+
+// Checks that a layer's keys fit together (run by parse_model): convolution needs outputs
+// and kernel (or kernel_h and kernel_w); pooling needs kernel; inner_product needs outputs;
+// pad only with explicit convolution padding or non-tf_same pooling; no bias_* keys when
+// bias=false. Throws naming the layer's source line.
+void check_layer_keys(const LayerSpec& layer);
+
+// Convolution of an in_h x in_w input: output [N, outputs, out_h, out_w].
+//   explicit  pad on every side; out = (in + 2 pad - k) / stride + 1
+//   valid     no padding
+//   same      TF SAME: out = ceil(in / stride), the odd padded pixel at the bottom/right
+struct ConvGeometry {
+  int outputs = 0, kernel_h = 0, kernel_w = 0;
+  kernels::Conv2dParams params;
+  int out_h = 0, out_w = 0;
+  bool bias = true;
+};
+// Throws naming the layer when the kernel is larger than the padded input.
+ConvGeometry conv_geometry(const LayerSpec& layer, int in_h, int in_w);
+
+// Pooling of an in_h x in_w input (kernels::make_pool2d_params); throws naming the layer when
+// the kernel is larger than the padded input, pad >= kernel (Caffe's check) or a window
+// would lie outside the input.
+kernels::Pool2dParams pool_params(const LayerSpec& layer, int in_h, int in_w);
+
+kernels::LrnParams lrn_params(const LayerSpec& layer);
+double dropout_keep(const LayerSpec& layer);
+int layer_outputs(const LayerSpec& layer);  // convolution, inner_product: `outputs`
+bool layer_has_bias(const LayerSpec& layer);  // convolution, inner_product (`bias`), bias: true
+
+// Initializer and multipliers of a layer's weight or bias.
+struct ParamSettings {
+  std::string init;
+  double lr_mult = 1.0, decay_mult = 1.0;
+};
+ParamSettings weight_settings(const LayerSpec& layer);
+ParamSettings bias_settings(const LayerSpec& layer);
+
+}  // namespace ablate::models
