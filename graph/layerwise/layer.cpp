@@ -1,0 +1,38 @@
+// Layer base: set-up order, parameter blobs and the error prefix shared by every layer.
+#include "graph/layerwise/layer.h"
+
+#include <stdexcept>
+
+namespace ablate::graph::layerwise {
+
+Layer::Layer(const models::LayerSpec& spec, kernels::Backend& backend, kernels::DType dtype)
+    : backend_(backend), dtype_(dtype), spec_(spec) {}
+
+std::string Layer::where() const {
+  std::string prefix = spec_.source.empty() ? "" : spec_.source + ": ";
+  return prefix + "layer '" + spec_.name + "' (" + spec_.type + ")";
+}
+
+void Layer::fail(const std::string& what) const { throw std::invalid_argument(where() + ": " + what); }
+
+void Layer::setup(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) {
+  if (static_cast<int>(bottom.size()) != bottom_count() || static_cast<int>(top.size()) != top_count())
+    fail("set up with " + std::to_string(bottom.size()) + " bottom and " + std::to_string(top.size()) +
+         " top blobs; expected " + std::to_string(bottom_count()) + " and " + std::to_string(top_count()));
+  layer_setup(bottom);
+  reshape(bottom, top);
+}
+
+void Layer::add_blob(const std::string& suffix, const kernels::Shape& shape) {
+  auto blob = std::make_shared<Blob>(spec_.name + "." + suffix, dtype_, backend_.allocator());
+  blob->reshape(shape);
+  blobs_.push_back(std::move(blob));
+  blob_suffixes_.push_back(suffix);
+}
+
+void Layer::require_dims(const Blob& bottom, int dims, const char* layout) const {
+  if (static_cast<int>(bottom.shape().size()) != dims)
+    fail("expects a " + std::to_string(dims) + "-D input " + layout + ", got " + kernels::shape_string(bottom.shape()));
+}
+
+}  // namespace ablate::graph::layerwise

@@ -1,0 +1,87 @@
+// Layer: Caffe's Layer. A layer reads its bottom blobs and writes its top blobs; it is set
+// up once (geometry, parameter blobs), reshaped whenever its bottom shapes change, and runs
+// forward and backward through kernels::Backend ops only. Parameter blobs (weight, then bias)
+// belong to the layer and may be shared with another net's layer (Caffe's test net shares
+// the train net's weights).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/layerwise/blob.h"
+#include "kernels/backend.h"
+#include "models/model_spec.h"
+
+namespace ablate::graph::layerwise {
+
+enum class Phase { train, test };  // Caffe's TRAIN and TEST
+
+// What a forward pass needs beyond the blobs: the phase, and for dropout the iteration and
+// the engine seed its mask is derived from.
+struct LayerContext {
+  Phase phase = Phase::train;
+  std::int64_t iteration = 0;
+  std::uint64_t seed = 1;
+};
+
+class Layer {
+ public:
+  Layer(const models::LayerSpec& spec, kernels::Backend& backend, kernels::DType dtype);
+  virtual ~Layer() = default;
+  Layer(const Layer&) = delete;
+  Layer& operator=(const Layer&) = delete;
+
+  const models::LayerSpec& spec() const { return spec_; }
+  const std::string& name() const { return spec_.name; }
+  virtual const char* type() const = 0;  // Caffe's type name: "Convolution", "ReLU", ...
+
+  // Caffe's SetUp: checks the number of bottoms and tops, reads the geometry and creates the
+  // parameter blobs (layer_setup), then shapes the tops (reshape).
+  void setup(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top);
+  // Shapes the tops (and internal buffers) for the bottoms' current shapes.
+  virtual void reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) = 0;
+  virtual void forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top,
+                       const LayerContext& context) = 0;
+  // Writes the parameter diffs (overwritten, not accumulated) and, when propagate_down, the
+  // diff of bottom[0]. Labels never receive a diff.
+  virtual void backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) = 0;
+
+  virtual int bottom_count() const { return 1; }  // loss layers: 2 (scores, labels)
+  virtual int top_count() const { return 1; }     // loss layers: 0 (the loss is loss())
+  virtual bool is_loss() const { return false; }
+  // The mean loss of the last forward (loss layers).
+  virtual double loss() const { return 0.0; }
+  // Whether top may be the bottom blob itself (Caffe's in-place ReLU and Dropout).
+  virtual bool can_run_in_place() const { return false; }
+  // Whether backward reads the top data in a way that an in-place layer above would spoil
+  // (tanh reads 1 - y^2 everywhere); the net then keeps the next layer out of place.
+  virtual bool backward_needs_top_data() const { return false; }
+
+  // Parameter blobs in canonical order (weight, then bias) and their suffixes.
+  std::vector<std::shared_ptr<Blob>>& blobs() { return blobs_; }
+  const std::vector<std::shared_ptr<Blob>>& blobs() const { return blobs_; }
+  const std::vector<std::string>& blob_suffixes() const { return blob_suffixes_; }
+
+  // "lenet.model:5: layer 'conv1' (convolution)", the prefix of every error about the layer.
+  std::string where() const;
+
+ protected:
+  virtual void layer_setup(const std::vector<Blob*>& bottom) {}
+  [[noreturn]] void fail(const std::string& what) const;
+  // Creates parameter blob "<layer>.<suffix>" of `shape`.
+  void add_blob(const std::string& suffix, const kernels::Shape& shape);
+  // Throws unless bottom[0] has `dims` dimensions; `layout` describes them ("[N, C, H, W]").
+  void require_dims(const Blob& bottom, int dims, const char* layout) const;
+
+  kernels::Backend& backend_;
+  kernels::DType dtype_;
+  models::LayerSpec spec_;
+
+ private:
+  std::vector<std::shared_ptr<Blob>> blobs_;
+  std::vector<std::string> blob_suffixes_;
+};
+
+}  // namespace ablate::graph::layerwise

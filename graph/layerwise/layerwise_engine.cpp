@@ -1,0 +1,114 @@
+// LayerwiseEngine: the Engine of the layer-wise strategy, as Caffe's `caffe train` runs a
+// solver: a train net (the training batch size) and, from the first evaluation, a test net
+// that shares the train net's weights (Caffe's test_net with ShareTrainedLayersWith), with
+// the initial weights of models::make_initial_parameters so that every strategy starts
+// from the same values.
+#include "graph/layerwise/layerwise_engine.h"
+
+#include <stdexcept>
+
+#include "graph/layerwise/accuracy.h"
+#include "graph/layerwise/net.h"
+#include "graph/layerwise/solver.h"
+#include "models/parameters.h"
+
+namespace ablate::graph::layerwise {
+
+namespace {
+
+class LayerwiseEngine final : public Engine {
+ public:
+  LayerwiseEngine(const models::ModelSpec& spec, kernels::Backend& backend, const EngineOptions& options)
+      : spec_(spec), backend_(backend), options_(options) {
+    if (options.batch <= 0)
+      throw std::invalid_argument("batch size " + std::to_string(options.batch) + ": expected a positive count");
+    NetOptions net_options;
+    net_options.phase = Phase::train;
+    net_options.batch = options.batch;
+    net_options.dtype = options.dtype;
+    train_net_ = std::make_unique<Net>(spec, backend, net_options);
+    train_net_->set_parameters(models::make_initial_parameters(spec, options.dtype, options.seed));
+    solver_ = std::make_unique<Solver>(*train_net_, options.optimizer, backend, options.seed);
+  }
+
+  std::string strategy() const override { return "layerwise"; }
+
+  double train_step(const kernels::Tensor& x, const kernels::Tensor& labels, std::int64_t iteration) override {
+    load_batch(*train_net_, x, labels, "train_step");
+    return solver_->step(iteration);
+  }
+
+  EvalResult evaluate(const kernels::Tensor& x, const kernels::Tensor& labels) override {
+    if (!test_net_) {
+      NetOptions net_options;
+      net_options.phase = Phase::test;
+      net_options.batch = check_batch(x, labels, "evaluate");
+      net_options.dtype = options_.dtype;
+      test_net_ = std::make_unique<Net>(spec_, backend_, net_options);
+      test_net_->share_parameters(*train_net_);
+      predictions_ = std::make_unique<Blob>("predictions", kernels::DType::i32, kernels::cpu_allocator(), false);
+    }
+    load_batch(*test_net_, x, labels, "evaluate");
+    predictions_->reshape({x.dim(0)});
+    EvalResult result;
+    result.loss = test_net_->forward();
+    result.correct = count_correct(backend_, test_net_->scores().data(), test_net_->labels().data(), predictions_->data());
+    return result;
+  }
+
+  std::vector<Parameter*> parameters() override { return solver_->parameters(); }
+  kernels::Backend& backend() override { return backend_; }
+
+ private:
+  // Checks x [N, C, H, W] and labels i32 [N] in [0, classes); returns N.
+  std::int64_t check_batch(const kernels::Tensor& x, const kernels::Tensor& labels, const char* what) const {
+    const auto& in = spec_.input_shape;
+    const kernels::Shape expected{x.ndim() > 0 ? x.dim(0) : 0, in[0], in[1], in[2]};
+    if (x.empty() || x.ndim() != 4 || x.shape() != expected || x.dim(0) <= 0)
+      throw std::invalid_argument(std::string(what) + ": input " + x.describe() + " does not fit model '" + spec_.name +
+                                  "'; expected [N, " + std::to_string(in[0]) + ", " + std::to_string(in[1]) + ", " +
+                                  std::to_string(in[2]) + "] with N >= 1");
+    if (x.dtype() != kernels::DType::f32 && x.dtype() != kernels::DType::f64)
+      throw std::invalid_argument(std::string(what) + ": input " + x.describe() + " must be f32 or f64");
+    if (labels.empty() || labels.dtype() != kernels::DType::i32 || labels.numel() != x.dim(0))
+      throw std::invalid_argument(std::string(what) + ": labels " + labels.describe() + " do not match input " +
+                                  x.describe() + "; expected i32[" + std::to_string(x.dim(0)) + "]");
+    const std::int32_t* label = labels.data<std::int32_t>();
+    for (std::int64_t n = 0; n < labels.numel(); ++n)
+      if (label[n] < 0 || label[n] >= spec_.classes)
+        throw std::invalid_argument(std::string(what) + ": label " + std::to_string(label[n]) + " of sample " +
+                                    std::to_string(n) + " is out of range; model '" + spec_.name + "' has classes 0.." +
+                                    std::to_string(spec_.classes - 1));
+    return x.dim(0);
+  }
+
+  // Copies a checked host batch into the net's input and label blobs (Caffe's data layer).
+  void load_batch(Net& net, const kernels::Tensor& x, const kernels::Tensor& labels, const char* what) {
+    net.reshape(check_batch(x, labels, what));
+    copy_in(x, net.input().data());
+    copy_in(labels, net.labels().data());
+  }
+
+  void copy_in(const kernels::Tensor& host, kernels::Tensor& blob) {
+    if (blob.device() == kernels::Device::cpu)
+      blob.copy_from(host);  // a memcpy, or the f32 <-> f64 conversion of the input
+    else
+      backend_.copy(host, blob);
+  }
+
+  models::ModelSpec spec_;
+  kernels::Backend& backend_;
+  EngineOptions options_;
+  std::unique_ptr<Net> train_net_, test_net_;
+  std::unique_ptr<Solver> solver_;
+  std::unique_ptr<Blob> predictions_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_layerwise_engine(const models::ModelSpec& spec, kernels::Backend& backend,
+                                              const EngineOptions& options) {
+  return std::make_unique<LayerwiseEngine>(spec, backend, options);
+}
+
+}  // namespace ablate::graph::layerwise

@@ -1,0 +1,100 @@
+// Net: Caffe's Net. Built from a ModelSpec for one phase (train or test): one layer per
+// LayerSpec in file order, a blob per layer output ("data" is the model input, "label" the
+// labels), ReLU and Dropout in place as Caffe's prototxts write them. All blobs are
+// allocated at construction for the batch size; reshape() to another batch size reuses the
+// storage when it is large enough (Caffe's grow-only Blob::Reshape), so no step allocates.
+// Forward runs the layers in order and returns the loss; Backward runs them in reverse.
+// ClearParamDiffs is not needed: the backend's backward-weights ops overwrite the diffs
+// (each parameter belongs to exactly one layer).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/layerwise/blob.h"
+#include "graph/layerwise/layer.h"
+#include "kernels/backend.h"
+#include "models/model_spec.h"
+#include "models/parameters.h"
+
+namespace ablate::graph::layerwise {
+
+struct NetOptions {
+  Phase phase = Phase::train;
+  std::int64_t batch = 1;
+  kernels::DType dtype = kernels::DType::f32;
+  // Caffe's force_backward: also compute the diff of the input blob (gradient checks).
+  bool force_backward = false;
+};
+
+// A learnable blob of the net with its Caffe multipliers (from the layer's
+// weight_lr_mult, bias_decay_mult, ... keys).
+struct NetParameter {
+  std::string name;  // "<layer>.weight" or "<layer>.bias"
+  std::shared_ptr<Blob> blob;
+  double lr_mult = 1.0, decay_mult = 1.0;
+};
+
+class Net {
+ public:
+  // Throws std::invalid_argument naming the layer for a model the net cannot run.
+  Net(const models::ModelSpec& spec, kernels::Backend& backend, const NetOptions& options);
+  ~Net();
+  Net(const Net&) = delete;
+  Net& operator=(const Net&) = delete;
+
+  Phase phase() const { return options_.phase; }
+  kernels::DType dtype() const { return options_.dtype; }
+  std::int64_t batch() const { return batch_; }
+  // Reshapes every blob for `batch` samples; allocates only beyond the largest batch so far.
+  void reshape(std::int64_t batch);
+
+  Blob& input() { return *input_; }    // [N, C, H, W]
+  Blob& labels() { return *labels_; }  // i32 [N]
+  Blob& scores();                      // the loss layer's input [N, classes]
+  // The blob a layer writes (for an in-place layer, its bottom's blob). Throws if unknown.
+  Blob& blob(const std::string& layer_name);
+
+  // Forward through every layer in the net's phase; returns the loss of the loss layer (mean
+  // over the batch). `iteration` and `seed` give the dropout masks of the train phase.
+  double forward(std::int64_t iteration = 0, std::uint64_t seed = 1);
+  // Backward through every layer in reverse order; parameter diffs are overwritten.
+  void backward();
+
+  // Learnable blobs in canonical order (layers in file order; weight, then bias), the order
+  // of models::make_initial_parameters.
+  const std::vector<NetParameter>& parameters() const { return parameters_; }
+  // Copies initial values in; names, order and shapes must match the net's parameters.
+  void set_parameters(const std::vector<models::InitialParameter>& initial);
+  // Caffe's ShareTrainedLayersWith: uses `source`'s parameter blobs (the test net shares the
+  // train net's weights). Shapes must match.
+  void share_parameters(const Net& source);
+
+  const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
+  // Whether layer i writes its output into its input blob.
+  bool in_place(std::size_t i) const { return !tops_.at(i).empty() && bottoms_[i][0] == tops_[i][0]; }
+
+ private:
+  Blob* make_blob(const std::string& name, kernels::DType dtype, bool with_diff);
+  void add_layer(std::size_t i, std::map<std::string, std::string>& reader);
+  void collect_parameters();
+
+  models::ModelSpec spec_;
+  kernels::Backend& backend_;
+  NetOptions options_;
+  std::int64_t batch_ = 0;
+  std::vector<std::unique_ptr<Blob>> blobs_;
+  Blob* input_ = nullptr;
+  Blob* labels_ = nullptr;
+  std::vector<std::unique_ptr<Layer>> layers_;
+  std::vector<std::vector<Blob*>> bottoms_, tops_;
+  std::vector<Blob*> layer_output_;  // per layer: the blob holding its output (none for the loss)
+  std::vector<bool> propagate_down_;
+  std::size_t loss_layer_ = 0;
+  std::vector<NetParameter> parameters_;
+};
+
+}  // namespace ablate::graph::layerwise

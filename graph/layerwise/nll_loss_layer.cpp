@@ -1,0 +1,15 @@
+// NLL loss forward and backward through Backend::nll_* (see nll_loss_layer.h).
+#include "graph/layerwise/nll_loss_layer.h"
+
+namespace ablate::graph::layerwise {
+
+void NllLossLayer::forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>&, const LayerContext&) {
+  loss_ = backend_.nll_forward(bottom[0]->data(), bottom[1]->data());
+}
+
+void NllLossLayer::backward(const std::vector<Blob*>&, bool propagate_down, const std::vector<Blob*>& bottom) {
+  if (!propagate_down) return;
+  backend_.nll_backward(bottom[1]->data(), gradient_scale(*bottom[0]), bottom[0]->diff());
+}
+
+}  // namespace ablate::graph::layerwise

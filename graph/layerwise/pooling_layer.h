@@ -1,0 +1,28 @@
+// PoolingLayer: max or average pooling with the three padding conventions of the frameworks
+// (Caffe's ceil rounding, TF SAME, floor "valid" of Torch and Theano), resolved by
+// models::pool_params through kernels::make_pool2d_params.
+//   bottom [N, C, H, W] -> top [N, C, OH, OW]
+// The workspace (argmax indices or a library's own state) is filled by forward and read by
+// backward, as Caffe's max_idx_ blob.
+#pragma once
+
+#include "graph/layerwise/layer.h"
+
+namespace ablate::graph::layerwise {
+
+class PoolingLayer final : public Layer {
+ public:
+  using Layer::Layer;
+  const char* type() const override { return "Pooling"; }
+  void reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) override;
+  void forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top, const LayerContext& context) override;
+  void backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) override;
+  // The backend's pool2d_backward receives y (a library may locate the maximum by it).
+  bool backward_needs_top_data() const override { return true; }
+
+ private:
+  kernels::Pool2dParams params_;
+  kernels::Tensor workspace_;
+};
+
+}  // namespace ablate::graph::layerwise

@@ -1,0 +1,94 @@
+// The shared Optimizer: per-parameter multipliers, state tensors, and the dispatch to the
+// Backend's caffe_sgd_update, torch_sgd_update and adam_update (see optimizer.h).
+#include "graph/optim/optimizer.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace ablate::graph {
+
+Optimizer::Optimizer(const OptimizerConfig& config, kernels::Backend& backend)
+    : config_(config), backend_(backend) {
+  validate(config_);
+}
+
+double Optimizer::learning_rate(std::int64_t iteration) const {
+  return graph::learning_rate(config_.lr, iteration);
+}
+
+void Optimizer::allocate_state(const std::vector<Parameter*>& params) {
+  const bool adam = config_.type == "adam";
+  slots_.clear();
+  slots_.reserve(params.size());
+  for (const Parameter* p : params) {
+    Slot slot;
+    slot.first = kernels::Tensor(p->value.shape(), p->value.dtype(), &backend_.allocator());
+    backend_.fill(slot.first, 0.0);
+    if (adam) {
+      slot.second = kernels::Tensor(p->value.shape(), p->value.dtype(), &backend_.allocator());
+      backend_.fill(slot.second, 0.0);
+    }
+    slots_.push_back(std::move(slot));
+  }
+}
+
+void Optimizer::check_same_parameters(const std::vector<Parameter*>& params) const {
+  if (params.size() != slots_.size())
+    throw std::invalid_argument("optimizer step with " + std::to_string(params.size()) +
+                                " parameters; the optimizer state holds " + std::to_string(slots_.size()));
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (params[i]->value.shape() != slots_[i].first.shape() || params[i]->value.dtype() != slots_[i].first.dtype())
+      throw std::invalid_argument("optimizer step: parameter " + params[i]->name + " is " +
+                                  params[i]->value.describe() + "; its optimizer state is " +
+                                  slots_[i].first.describe());
+}
+
+void Optimizer::step(const std::vector<Parameter*>& params, std::int64_t iteration) {
+  if (updates_ == 0 && slots_.empty()) allocate_state(params);
+  check_same_parameters(params);
+  const double rate = learning_rate(iteration);
+  const std::string& type = config_.type;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    Parameter& p = *params[i];
+    if (p.grad.shape() != p.value.shape() || p.grad.dtype() != p.value.dtype())
+      throw std::invalid_argument("optimizer step: the gradient of " + p.name + " is " + p.grad.describe() +
+                                  "; expected " + p.value.describe());
+    const double lr = rate * p.lr_mult;
+    const double decay = config_.weight_decay * p.decay_mult;
+    Slot& s = slots_[i];
+    if (type == "caffe_sgd") {
+      backend_.caffe_sgd_update(p.value, p.grad, s.first, {lr, config_.momentum, decay});
+    } else if (type == "torch_sgd" || type == "gd") {
+      kernels::TorchSgdParams tp;
+      tp.lr = lr;
+      tp.momentum = type == "gd" ? 0.0 : config_.momentum;
+      tp.dampening = type == "gd" ? 0.0 : config_.dampening;
+      tp.weight_decay = decay;
+      tp.nesterov = type == "gd" ? false : config_.nesterov;
+      tp.first_step = updates_ == 0;
+      backend_.torch_sgd_update(p.value, p.grad, s.first, tp);
+    } else {  // adam
+      if (decay != 0) backend_.axpy(decay, p.value, p.grad);
+      kernels::AdamParams ap;
+      ap.lr = lr;
+      ap.beta1 = config_.beta1;
+      ap.beta2 = config_.beta2;
+      ap.epsilon = config_.epsilon;
+      ap.t = iteration + 1;
+      backend_.adam_update(p.value, p.grad, s.first, s.second, ap);
+    }
+  }
+  ++updates_;
+}
+
+std::vector<kernels::Tensor*> Optimizer::state(std::size_t i) {
+  if (slots_.empty()) return {};
+  if (i >= slots_.size())
+    throw std::out_of_range("optimizer state of parameter " + std::to_string(i) + "; there are " +
+                            std::to_string(slots_.size()));
+  std::vector<kernels::Tensor*> out{&slots_[i].first};
+  if (!slots_[i].second.empty()) out.push_back(&slots_[i].second);
+  return out;
+}
+
+}  // namespace ablate::graph

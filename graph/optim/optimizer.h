@@ -1,0 +1,54 @@
+// Optimizer: applies one update to a list of graph::Parameter, the same for every strategy.
+// It reproduces the solvers of the four frameworks through the Backend's update ops:
+//   caffe_sgd  Caffe's SGDSolver (history h: h = m h + lr (g + wd w); w -= h)
+//   torch_sgd  Torch's optim.sgd (velocity starts as g on the first update)
+//   gd         plain gradient descent (Theano's tutorials, TF's GradientDescentOptimizer):
+//              torch_sgd with momentum 0
+//   adam       TF's AdamOptimizer with t = iteration + 1
+// Each parameter learns at lr * lr_mult with weight decay weight_decay * decay_mult (Caffe's
+// per-blob multipliers). Adam has no decay term of its own: a weight decay is added to the
+// gradient first (L2 in the loss, as TF's models write it).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "graph/engine.h"
+#include "graph/optim/optimizer_config.h"
+#include "kernels/backend.h"
+
+namespace ablate::graph {
+
+class Optimizer {
+ public:
+  // Validates `config` (throws std::invalid_argument naming the bad field).
+  Optimizer(const OptimizerConfig& config, kernels::Backend& backend);
+
+  const OptimizerConfig& config() const { return config_; }
+  double learning_rate(std::int64_t iteration) const;
+
+  // One update of every parameter from its `grad` (which may be modified) at the learning
+  // rate of `iteration` (0-based). The state tensors are allocated on the first call in the
+  // parameters' shapes; later calls must pass the same parameters in the same order.
+  void step(const std::vector<Parameter*>& params, std::int64_t iteration);
+
+  // How many updates have been applied.
+  std::int64_t updates() const { return updates_; }
+  // The state of parameter i: caffe_sgd {history}, torch_sgd and gd {velocity}, adam {m, v};
+  // empty before the first step. For checkpoints and tests.
+  std::vector<kernels::Tensor*> state(std::size_t i);
+
+ private:
+  struct Slot {
+    kernels::Tensor first, second;  // history / velocity / m; v (adam only)
+  };
+  void allocate_state(const std::vector<Parameter*>& params);
+  void check_same_parameters(const std::vector<Parameter*>& params) const;
+
+  OptimizerConfig config_;
+  kernels::Backend& backend_;
+  std::vector<Slot> slots_;
+  std::int64_t updates_ = 0;
+};
+
+}  // namespace ablate::graph

@@ -1,0 +1,89 @@
+// Helpers of the graph tests: small model texts, seeded batches, synthetic data as engine
+// input, and an error-message matcher.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "datasets/image_set.h"
+#include "kernels/tensor.h"
+#include "models/model_spec.h"
+
+namespace ablate::graph::testing {
+
+// A LeNet-like model on a 1x12x12 input with 3 classes:
+//   conv1 3x3/4 -> pool1 max 2/2 (Caffe ceil) -> conv2 3x3/4 -> pool2 max 2/2 -> ip1 8 ->
+//   relu1 -> ip2 3 -> softmax_loss
+// Every weight and bias starts from a seeded gaussian, so the gradients are non-trivial.
+inline std::string tiny_lenet_text() {
+  return "model tiny_lenet\n"
+         "input 1 12 12\n"
+         "classes 3\n"
+         "layer conv1 convolution outputs=4 kernel=3 weight_init=gaussian:0.4 bias_init=gaussian:0.1\n"
+         "layer pool1 pooling mode=max kernel=2 stride=2 padding=caffe_ceil\n"
+         "layer conv2 convolution outputs=4 kernel=3 weight_init=gaussian:0.3 bias_init=gaussian:0.1\n"
+         "layer pool2 pooling mode=max kernel=2 stride=2 padding=caffe_ceil\n"
+         "layer ip1 inner_product outputs=8 weight_init=gaussian:0.3 bias_init=gaussian:0.1 bias_lr_mult=2\n"
+         "layer relu1 relu\n"
+         "layer ip2 inner_product outputs=3 weight_init=gaussian:0.3 bias_init=gaussian:0.1 bias_lr_mult=2\n"
+         "layer loss softmax_loss\n";
+}
+
+// `text` with the first occurrence of `from` replaced by `to` (fails the test if absent).
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "'" << from << "' not in the model text";
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+inline models::ModelSpec parse(const std::string& text, const std::string& name = "test.model") {
+  return models::parse_model(text, name);
+}
+
+// x [n, C, H, W] uniform in [-1, 1) and labels i32 [n] uniform in [0, classes).
+struct Batch {
+  kernels::Tensor x, labels;
+};
+inline Batch random_batch(const models::ModelSpec& spec, std::int64_t n, kernels::DType dtype, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Batch b{kernels::Tensor({n, spec.input_shape[0], spec.input_shape[1], spec.input_shape[2]}, dtype),
+          kernels::Tensor({n}, kernels::DType::i32)};
+  for (std::int64_t i = 0; i < b.x.numel(); ++i) b.x.set(i, u(rng));
+  for (std::int64_t i = 0; i < n; ++i) b.labels.set(i, static_cast<double>(rng() % spec.classes));
+  return b;
+}
+
+// Images [begin, begin + n) of `set`, scaled by `scale`, as an engine batch.
+inline Batch image_batch(const datasets::ImageSet& set, std::int64_t begin, std::int64_t n, double scale,
+                         kernels::DType dtype = kernels::DType::f32) {
+  Batch b{kernels::Tensor({n, set.channels, set.height, set.width}, dtype), kernels::Tensor({n}, kernels::DType::i32)};
+  const std::int64_t size = set.image_size();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t src = (begin + i) % set.count();
+    for (std::int64_t j = 0; j < size; ++j) b.x.set(i * size + j, set.image(src)[j] * scale);
+    b.labels.set(i, set.labels[static_cast<std::size_t>(src)]);
+  }
+  return b;
+}
+
+// Expects `call` to throw E whose message contains every one of `parts`.
+template <class E>
+void expect_error(const std::function<void()>& call, std::initializer_list<std::string> parts) {
+  try {
+    call();
+    ADD_FAILURE() << "no exception; expected one mentioning '" << *parts.begin() << "'";
+  } catch (const E& e) {
+    const std::string message = e.what();
+    for (const auto& part : parts) EXPECT_NE(message.find(part), std::string::npos) << "message: " << message;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+  }
+}
+
+}  // namespace ablate::graph::testing
