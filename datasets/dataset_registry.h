@@ -1,12 +1,14 @@
 // Resolves `--dataset NAME [--data DIR]` to train and test sets:
 //   fashion-mnist  MNIST-format files; default DIR is where Debian's dataset-fashion-mnist
-//                  package installs them (/usr/share/fashion-mnist)
+//                  package installs them (/usr/share/datasets/fashion-mnist, gzip files)
 //   mnist          MNIST-format files from --data DIR (required)
 //   cifar10        CIFAR-10 binary files from --data DIR (required)
-//   synthetic      generated (28x28x1, 10 classes unless told otherwise)
+//   synthetic      generated from the seed: 28x28x1, 10 classes, 6000 train + 1000 test
+//                  images sharing the class prototypes (--data is ignored)
 // An unknown name, or a missing directory, is an error naming it and what was expected.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -1,11 +1,22 @@
 // BatchLoader: walks an ImageSet in batches, in order or shuffled once per epoch with a
 // seeded generator, applies a Transform, and prepares the next batch on a background thread
 // while the current one trains (Caffe's prefetching data layer). A batch that would run past
-// the end wraps to the start of the next epoch, as Caffe's data layer does.
+// the end wraps to the start of the next epoch, as Caffe's data layer does (or, with
+// drop_last, an epoch ends at its last whole batch). The sample order depends on the seed
+// alone (see sample_order.h); prefetch on or off gives the same batches.
+//
+// Lifetime contract: the loader owns a ring of 3 batches allocated once (Caffe's
+// PREFETCH_COUNT); a returned Batch shares storage with one of them. A Batch stays intact
+// until next() has been called twice more: the current and the previous batch are always
+// safe, while the background thread fills only the one after the current. clone() a batch to
+// keep it longer. The ImageSet must outlive the loader (it is read, not copied). next() and
+// position() are for one consumer thread; an error in the background thread is re-thrown
+// by next().
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -44,9 +55,8 @@ class BatchLoader {
   std::int64_t position() const;
 
  private:
-  // (implementation detail; see loader.cpp)
-  struct Impl;
-  Impl* impl_;
+  struct Impl;  // ring of batches, sample order, background thread (loader.cpp)
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace ablate::datasets
