@@ -1,4 +1,5 @@
-// Factory of the reference backend (see reference_backend.cpp for what it reproduces).
+// Factory of the reference backend: plain single-threaded C++ loops, the oracle every other
+// backend is tested against (see reference_backend_impl.h for the class).
 #pragma once
 
 #include <memory>

@@ -1,0 +1,67 @@
+// Pointwise activations. Forward y = f(x); backward reads the output y, as Caffe's in-place
+// ReLU/TanH/Sigmoid layers and Torch's modules do, so x and y may be one tensor, and dx may
+// alias dy:
+//   relu:    y = max(x, 0)          dx = dy * (y > 0)
+//   tanh:    y = tanh(x)            dx = dy * (1 - y^2)
+//   sigmoid: y = 1 / (1 + e^-x)     dx = dy * y (1 - y)
+// Each element is computed in double and rounded once.
+#include <cmath>
+
+#include "kernels/reference/reference_backend_impl.h"
+#include "kernels/reference/reference_checks.h"
+
+namespace ablate::kernels::reference {
+namespace {
+
+double activate(Activation a, double x) {
+  switch (a) {
+    case Activation::relu: return x > 0 ? x : 0.0;
+    case Activation::tanh: return std::tanh(x);
+    case Activation::sigmoid: return 1.0 / (1.0 + std::exp(-x));
+  }
+  return 0;
+}
+
+// f'(x) written in terms of y = f(x).
+double derivative_from_output(Activation a, double y) {
+  switch (a) {
+    case Activation::relu: return y > 0 ? 1.0 : 0.0;
+    case Activation::tanh: return 1.0 - y * y;
+    case Activation::sigmoid: return y * (1.0 - y);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void ReferenceBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
+  const char* op = "activation_forward";
+  require_float(op, "x", x);
+  require_like(op, "y", y, x);
+  require_numel(op, "y", y, x.numel());
+  with_float_type(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    for (std::int64_t i = 0; i < x.numel(); ++i) out[i] = static_cast<T>(activate(a, in[i]));
+  });
+}
+
+void ReferenceBackend::activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
+  const char* op = "activation_backward";
+  require_float(op, "y", y);
+  require_like(op, "dy", dy, y);
+  require_like(op, "dx", dx, y);
+  require_numel(op, "dy", dy, y.numel());
+  require_numel(op, "dx", dx, y.numel());
+  with_float_type(y.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* out = y.data<T>();
+    const T* d_out = dy.data<T>();
+    T* d_in = dx.data<T>();
+    for (std::int64_t i = 0; i < y.numel(); ++i)
+      d_in[i] = static_cast<T>(double(d_out[i]) * derivative_from_output(a, out[i]));
+  });
+}
+
+}  // namespace ablate::kernels::reference

@@ -1,0 +1,184 @@
+// Direct 2-D convolution (cross-correlation, as in every framework here) and the per-channel
+// bias, as one loop over (output pixel, kernel tap) pairs that all three passes share.
+// Shapes: x [N,C,H,W], w [K,C,KH,KW], y [N,K,OH,OW], OH = (H + pad_top + pad_bottom - KH) /
+// stride_h + 1 (likewise OW); input pixels outside the image are zero padding.
+//   forward:          y[n,k,oh,ow] = bias[k] + sum_{c,i,j} x[n,c,oh*sh-pt+i, ow*sw-pl+j] w[k,c,i,j]
+//   backward data:    dx[n,c,h,w]  = sum over the taps that read x[n,c,h,w] of dy[n,k,oh,ow] w[k,c,i,j]
+//   backward weights: dw[k,c,i,j]  = sum over n, oh, ow of x[n,c,oh*sh-pt+i, ow*sw-pl+j] dy[n,k,oh,ow]
+// Each sum accumulates in a double buffer and is rounded to T once at the end.
+#include <vector>
+
+#include "kernels/reference/reference_backend_impl.h"
+#include "kernels/reference/reference_checks.h"
+#include "kernels/reference/reference_loops.h"
+
+namespace ablate::kernels::reference {
+namespace {
+
+struct ConvGeometry {
+  std::int64_t N, C, H, W;  // input
+  std::int64_t K, KH, KW;   // filters
+  std::int64_t OH, OW;      // output
+  Conv2dParams p;
+};
+
+// Checks the parameters and derives the output size from the input and filter shapes.
+ConvGeometry conv_geometry(const char* op, const Shape& x, const Shape& w, const Conv2dParams& p) {
+  if (p.stride_h < 1 || p.stride_w < 1)
+    fail(op, "stride " + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) + ", expected at least 1");
+  if (p.pad_top < 0 || p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0)
+    fail(op, "padding (top " + std::to_string(p.pad_top) + ", left " + std::to_string(p.pad_left) + ", bottom " +
+                 std::to_string(p.pad_bottom) + ", right " + std::to_string(p.pad_right) + "), expected >= 0");
+  ConvGeometry g{x[0], x[1], x[2], x[3], w[0], w[2], w[3], 0, 0, p};
+  if (w[1] != g.C)
+    fail(op, "filters " + shape_string(w) + " have " + std::to_string(w[1]) + " input channels, the input " +
+                 shape_string(x) + " has " + std::to_string(g.C));
+  std::int64_t padded_h = g.H + p.pad_top + p.pad_bottom, padded_w = g.W + p.pad_left + p.pad_right;
+  if (padded_h < g.KH || padded_w < g.KW)
+    fail(op, "padded input " + std::to_string(padded_h) + "x" + std::to_string(padded_w) + " is smaller than the kernel " +
+                 std::to_string(g.KH) + "x" + std::to_string(g.KW));
+  g.OH = (padded_h - g.KH) / p.stride_h + 1;
+  g.OW = (padded_w - g.KW) / p.stride_w + 1;
+  return g;
+}
+
+Shape output_shape(const ConvGeometry& g) { return {g.N, g.K, g.OH, g.OW}; }
+
+// Calls f(y_index, x_index, w_index) for every output pixel and kernel tap whose input pixel
+// lies inside the image; taps that fall on padding multiply zero and are skipped.
+template <class F> void for_each_conv_tap(const ConvGeometry& g, F&& f) {
+  for (std::int64_t n = 0; n < g.N; ++n)
+    for (std::int64_t k = 0; k < g.K; ++k)
+      for (std::int64_t oh = 0; oh < g.OH; ++oh)
+        for (std::int64_t ow = 0; ow < g.OW; ++ow) {
+          std::int64_t y_index = ((n * g.K + k) * g.OH + oh) * g.OW + ow;
+          for (std::int64_t c = 0; c < g.C; ++c)
+            for (std::int64_t i = 0; i < g.KH; ++i) {
+              std::int64_t h = oh * g.p.stride_h - g.p.pad_top + i;
+              if (h < 0 || h >= g.H) continue;
+              for (std::int64_t j = 0; j < g.KW; ++j) {
+                std::int64_t w = ow * g.p.stride_w - g.p.pad_left + j;
+                if (w < 0 || w >= g.W) continue;
+                f(y_index, ((n * g.C + c) * g.H + h) * g.W + w, ((k * g.C + c) * g.KH + i) * g.KW + j);
+              }
+            }
+        }
+}
+
+template <class T> void round_into(const std::vector<double>& acc, T* out) {
+  for (std::size_t i = 0; i < acc.size(); ++i) out[i] = static_cast<T>(acc[i]);
+}
+
+template <class T>
+void conv_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y) {
+  std::vector<double> acc(static_cast<std::size_t>(g.N * g.K * g.OH * g.OW), 0.0);
+  if (bias) {
+    std::int64_t plane = g.OH * g.OW;
+    for (std::size_t i = 0; i < acc.size(); ++i) acc[i] = bias[(static_cast<std::int64_t>(i) / plane) % g.K];
+  }
+  for_each_conv_tap(g, [&](std::int64_t yi, std::int64_t xi, std::int64_t wi) { acc[yi] += double(x[xi]) * w[wi]; });
+  round_into(acc, y);
+}
+
+template <class T> void conv_backward_data(const ConvGeometry& g, const T* dy, const T* w, T* dx) {
+  std::vector<double> acc(static_cast<std::size_t>(g.N * g.C * g.H * g.W), 0.0);
+  for_each_conv_tap(g, [&](std::int64_t yi, std::int64_t xi, std::int64_t wi) { acc[xi] += double(dy[yi]) * w[wi]; });
+  round_into(acc, dx);
+}
+
+template <class T> void conv_backward_weights(const ConvGeometry& g, const T* x, const T* dy, T* dw) {
+  std::vector<double> acc(static_cast<std::size_t>(g.K * g.C * g.KH * g.KW), 0.0);
+  for_each_conv_tap(g, [&](std::int64_t yi, std::int64_t xi, std::int64_t wi) { acc[wi] += double(x[xi]) * dy[yi]; });
+  round_into(acc, dw);
+}
+
+// Elements per (n, c) of a tensor [N, C, ...]: 1 for [N,C], H*W for [N,C,H,W].
+std::int64_t inner_size(const Tensor& t) {
+  std::int64_t inner = 1;
+  for (int d = 2; d < t.ndim(); ++d) inner *= t.dim(d);
+  return inner;
+}
+
+void require_bias(const char* op, const char* arg, const Tensor& bias, const Tensor& lead, std::int64_t channels) {
+  require_like(op, arg, bias, lead);
+  require_shape(op, arg, bias, {channels});
+}
+
+}  // namespace
+
+void ReferenceBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                      const Conv2dParams& p) {
+  const char* op = "conv2d_forward";
+  require_float(op, "x", x);
+  require_like(op, "w", w, x);
+  require_like(op, "y", y, x);
+  require_ndim(op, "x", x, 4);
+  require_ndim(op, "w", w, 4);
+  ConvGeometry g = conv_geometry(op, x.shape(), w.shape(), p);
+  require_shape(op, "y", y, output_shape(g));
+  if (!bias.empty()) require_bias(op, "bias", bias, x, g.K);
+  with_float_type(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    conv_forward<T>(g, x.data<T>(), w.data<T>(), bias.empty() ? nullptr : bias.data<T>(), y.data<T>());
+  });
+}
+
+void ReferenceBackend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
+  const char* op = "conv2d_backward_data";
+  require_float(op, "dy", dy);
+  require_like(op, "w", w, dy);
+  require_like(op, "dx", dx, dy);
+  require_ndim(op, "dx", dx, 4);
+  require_ndim(op, "w", w, 4);
+  ConvGeometry g = conv_geometry(op, dx.shape(), w.shape(), p);
+  require_shape(op, "dy", dy, output_shape(g));
+  with_float_type(dy.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    conv_backward_data<T>(g, dy.data<T>(), w.data<T>(), dx.data<T>());
+  });
+}
+
+void ReferenceBackend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                               const Conv2dParams& p) {
+  const char* op = "conv2d_backward_weights";
+  require_float(op, "x", x);
+  require_like(op, "dy", dy, x);
+  require_like(op, "dw", dw, x);
+  require_ndim(op, "x", x, 4);
+  require_ndim(op, "dw", dw, 4);
+  ConvGeometry g = conv_geometry(op, x.shape(), dw.shape(), p);
+  require_shape(op, "dy", dy, output_shape(g));
+  if (!dbias.empty()) require_bias(op, "dbias", dbias, x, g.K);
+  with_float_type(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    conv_backward_weights<T>(g, x.data<T>(), dy.data<T>(), dw.data<T>());
+    if (!dbias.empty()) channel_sums<T>(dy.data<T>(), g.N, g.K, g.OH * g.OW, dbias.data<T>());
+  });
+}
+
+// y [N,C,...] += bias[c]; the trailing dimensions (none, or H, W) are one inner block.
+void ReferenceBackend::bias_add(Tensor& y, const Tensor& bias) {
+  const char* op = "bias_add";
+  require_float(op, "y", y);
+  if (y.ndim() < 2) fail(op, "y is " + y.describe() + ", expected at least 2 dimensions [N, C, ...]");
+  require_bias(op, "bias", bias, y, y.dim(1));
+  std::int64_t N = y.dim(0), C = y.dim(1);
+  with_float_type(y.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    add_channel_bias<T>(y.data<T>(), N, C, inner_size(y), bias.data<T>());
+  });
+}
+
+void ReferenceBackend::bias_backward(const Tensor& dy, Tensor& dbias) {
+  const char* op = "bias_backward";
+  require_float(op, "dy", dy);
+  if (dy.ndim() < 2) fail(op, "dy is " + dy.describe() + ", expected at least 2 dimensions [N, C, ...]");
+  require_bias(op, "dbias", dbias, dy, dy.dim(1));
+  std::int64_t N = dy.dim(0), C = dy.dim(1);
+  with_float_type(dy.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    channel_sums<T>(dy.data<T>(), N, C, inner_size(dy), dbias.data<T>());
+  });
+}
+
+}  // namespace ablate::kernels::reference

@@ -1,0 +1,82 @@
+// The optimizer updates of one parameter w with gradient g, elementwise, exactly as written
+// in kernels/op_params.h (each element computed in double, rounded once):
+//  Caffe SGD (sgd_solver.cpp):  g += wd w;  h = momentum h + lr g;  w -= h
+//  Torch optim.sgd:             g += wd w;  v = first ? g : momentum v + (1 - dampening) g;
+//                               step = nesterov ? g + momentum v : v;  w -= lr step
+//  TF AdamOptimizer:            lr_t = lr sqrt(1 - b2^t) / (1 - b1^t);  m = b1 m + (1 - b1) g;
+//                               v = b2 v + (1 - b2) g^2;  w -= lr_t m / (sqrt(v) + eps)
+// g ends holding the regularised gradient (g + wd w) for the two SGDs.
+#include <cmath>
+#include <initializer_list>
+#include <utility>
+
+#include "kernels/reference/reference_backend_impl.h"
+#include "kernels/reference/reference_checks.h"
+
+namespace ablate::kernels::reference {
+namespace {
+
+// Checks that every state tensor matches w in dtype and shape.
+void check_state(const char* op, const Tensor& w, std::initializer_list<std::pair<const char*, const Tensor*>> state) {
+  require_float(op, "w", w);
+  for (auto [name, t] : state) {
+    require_like(op, name, *t, w);
+    require_shape(op, name, *t, w.shape());
+  }
+}
+
+}  // namespace
+
+void ReferenceBackend::caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) {
+  check_state("caffe_sgd_update", w, {{"g", &g}, {"history", &history}});
+  with_float_type(w.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T *pw = w.data<T>(), *pg = g.data<T>(), *ph = history.data<T>();
+    for (std::int64_t i = 0; i < w.numel(); ++i) {
+      double grad = pg[i] + p.weight_decay * pw[i];
+      double h = p.momentum * ph[i] + p.lr * grad;
+      pg[i] = static_cast<T>(grad);
+      ph[i] = static_cast<T>(h);
+      pw[i] = static_cast<T>(pw[i] - h);
+    }
+  });
+}
+
+void ReferenceBackend::torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) {
+  check_state("torch_sgd_update", w, {{"g", &g}, {"velocity", &velocity}});
+  with_float_type(w.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T *pw = w.data<T>(), *pg = g.data<T>(), *pv = velocity.data<T>();
+    for (std::int64_t i = 0; i < w.numel(); ++i) {
+      double grad = pg[i] + p.weight_decay * pw[i];
+      double v = p.first_step ? grad : p.momentum * pv[i] + (1 - p.dampening) * grad;
+      double step = p.nesterov ? grad + p.momentum * v : v;
+      pg[i] = static_cast<T>(grad);
+      pv[i] = static_cast<T>(v);
+      pw[i] = static_cast<T>(pw[i] - p.lr * step);
+    }
+  });
+}
+
+void ReferenceBackend::adam_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) {
+  const char* op = "adam_update";
+  check_state(op, w, {{"g", &g}, {"m", &m}, {"v", &v}});
+  if (p.t < 1) fail(op, "step t " + std::to_string(p.t) + ", expected at least 1 (the first update is t = 1)");
+  double t = static_cast<double>(p.t);
+  double lr_t = p.lr * std::sqrt(1 - std::pow(p.beta2, t)) / (1 - std::pow(p.beta1, t));
+  with_float_type(w.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T *pw = w.data<T>(), *pm = m.data<T>(), *pv = v.data<T>();
+    const T* pg = g.data<T>();
+    for (std::int64_t i = 0; i < w.numel(); ++i) {
+      double grad = pg[i];
+      double mi = p.beta1 * pm[i] + (1 - p.beta1) * grad;
+      double vi = p.beta2 * pv[i] + (1 - p.beta2) * grad * grad;
+      pm[i] = static_cast<T>(mi);
+      pv[i] = static_cast<T>(vi);
+      pw[i] = static_cast<T>(pw[i] - lr_t * mi / (std::sqrt(vi) + p.epsilon));
+    }
+  });
+}
+
+}  // namespace ablate::kernels::reference

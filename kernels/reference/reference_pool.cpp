@@ -1,0 +1,154 @@
+// Max and average pooling over NCHW planes with the geometry of Pool2dParams (built by
+// make_pool2d_params for Caffe's ceil rule, TF's SAME or Torch/Theano's valid rule).
+// Window of output (oh, ow): rows [oh*stride_h - pad_top, ... + kernel_h), likewise columns.
+//  - max: the largest real (unpadded) cell; the first in raster order wins a tie, as in
+//    Caffe's MaxPoolForward. The workspace is i32 [N,C,OH,OW] holding the argmax as a flat
+//    index h*W + w within the input plane; backward routes dy there.
+//  - avg: the sum of the real cells divided by the window clipped to
+//    [-pad_top, H + pad_bottom_limit) when avg_count_padding (Caffe, Torch: padded cells
+//    count), or by the number of real cells (TF SAME). Backward spreads dy / divisor back.
+#include <algorithm>
+
+#include "kernels/reference/reference_backend_impl.h"
+#include "kernels/reference/reference_checks.h"
+
+namespace ablate::kernels::reference {
+namespace {
+
+// The real cells [h0, h1) x [w0, w1) of one window and its average divisor.
+struct PoolWindow {
+  std::int64_t h0, h1, w0, w1;
+  double divisor;
+};
+
+PoolWindow pool_window(const Pool2dParams& p, std::int64_t H, std::int64_t W, std::int64_t oh, std::int64_t ow) {
+  std::int64_t hs = oh * p.stride_h - p.pad_top, ws = ow * p.stride_w - p.pad_left;
+  std::int64_t he = hs + p.kernel_h, we = ws + p.kernel_w;
+  PoolWindow win{std::max<std::int64_t>(hs, 0), std::min(he, H), std::max<std::int64_t>(ws, 0), std::min(we, W), 0};
+  if (p.avg_count_padding)
+    win.divisor = double(std::min(he, H + p.pad_bottom_limit) - hs) * double(std::min(we, W + p.pad_right_limit) - ws);
+  else
+    win.divisor = double(win.h1 - win.h0) * double(win.w1 - win.w0);
+  return win;
+}
+
+// Calls f(plane, out_index, window) for every output cell; `plane` is n*C + c and out_index
+// the flat index of the output cell in y.
+template <class F> void for_each_pool_window(const Pool2dParams& p, std::int64_t planes, std::int64_t H, std::int64_t W,
+                                            F&& f) {
+  for (std::int64_t plane = 0; plane < planes; ++plane)
+    for (std::int64_t oh = 0; oh < p.out_h; ++oh)
+      for (std::int64_t ow = 0; ow < p.out_w; ++ow)
+        f(plane, (plane * p.out_h + oh) * p.out_w + ow, pool_window(p, H, W, oh, ow));
+}
+
+// Parameters that make every window hold at least one real cell.
+void check_pool_params(const char* op, const Pool2dParams& p, std::int64_t H, std::int64_t W) {
+  auto text = [](const char* name, std::int64_t v) { return std::string(name) + " " + std::to_string(v); };
+  if (p.kernel_h < 1 || p.kernel_w < 1 || p.stride_h < 1 || p.stride_w < 1)
+    fail(op, text("kernel_h", p.kernel_h) + ", " + text("kernel_w", p.kernel_w) + ", " + text("stride_h", p.stride_h) +
+                 ", " + text("stride_w", p.stride_w) + ": expected all at least 1");
+  if (p.pad_top < 0 || p.pad_left < 0 || p.pad_top >= p.kernel_h || p.pad_left >= p.kernel_w)
+    fail(op, text("pad_top", p.pad_top) + ", " + text("pad_left", p.pad_left) + ": expected 0 <= pad < kernel");
+  if (p.out_h < 1 || p.out_w < 1)
+    fail(op, text("out_h", p.out_h) + ", " + text("out_w", p.out_w) + ": expected at least 1 (use make_pool2d_params)");
+  if ((p.out_h - 1) * std::int64_t(p.stride_h) - p.pad_top >= H ||
+      (p.out_w - 1) * std::int64_t(p.stride_w) - p.pad_left >= W)
+    fail(op, "output " + std::to_string(p.out_h) + "x" + std::to_string(p.out_w) + " puts the last window past the input " +
+                 std::to_string(H) + "x" + std::to_string(W));
+}
+
+template <class T> void max_pool_forward(const Pool2dParams& p, std::int64_t planes, std::int64_t H, std::int64_t W,
+                                         const T* x, T* y, std::int32_t* argmax) {
+  for_each_pool_window(p, planes, H, W, [&](std::int64_t plane, std::int64_t out, const PoolWindow& win) {
+    const T* in = x + plane * H * W;
+    std::int64_t best = win.h0 * W + win.w0;
+    for (std::int64_t h = win.h0; h < win.h1; ++h)
+      for (std::int64_t w = win.w0; w < win.w1; ++w)
+        if (in[h * W + w] > in[best]) best = h * W + w;
+    y[out] = in[best];
+    argmax[out] = static_cast<std::int32_t>(best);
+  });
+}
+
+template <class T> void max_pool_backward(const Pool2dParams& p, std::int64_t planes, std::int64_t H, std::int64_t W,
+                                          const T* dy, const std::int32_t* argmax, T* dx) {
+  std::fill(dx, dx + planes * H * W, T(0));
+  for_each_pool_window(p, planes, H, W, [&](std::int64_t plane, std::int64_t out, const PoolWindow&) {
+    dx[plane * H * W + argmax[out]] += dy[out];
+  });
+}
+
+template <class T> void avg_pool_forward(const Pool2dParams& p, std::int64_t planes, std::int64_t H, std::int64_t W,
+                                         const T* x, T* y) {
+  for_each_pool_window(p, planes, H, W, [&](std::int64_t plane, std::int64_t out, const PoolWindow& win) {
+    const T* in = x + plane * H * W;
+    double sum = 0;
+    for (std::int64_t h = win.h0; h < win.h1; ++h)
+      for (std::int64_t w = win.w0; w < win.w1; ++w) sum += in[h * W + w];
+    y[out] = static_cast<T>(sum / win.divisor);
+  });
+}
+
+template <class T> void avg_pool_backward(const Pool2dParams& p, std::int64_t planes, std::int64_t H, std::int64_t W,
+                                          const T* dy, T* dx) {
+  std::fill(dx, dx + planes * H * W, T(0));
+  for_each_pool_window(p, planes, H, W, [&](std::int64_t plane, std::int64_t out, const PoolWindow& win) {
+    T share = static_cast<T>(dy[out] / win.divisor);
+    for (std::int64_t h = win.h0; h < win.h1; ++h)
+      for (std::int64_t w = win.w0; w < win.w1; ++w) dx[plane * H * W + h * W + w] += share;
+  });
+}
+
+}  // namespace
+
+void ReferenceBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
+  const char* op = "pool2d_forward";
+  require_float(op, "x", x);
+  require_like(op, "y", y, x);
+  require_ndim(op, "x", x, 4);
+  std::int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+  check_pool_params(op, p, H, W);
+  require_shape(op, "y", y, {N, C, p.out_h, p.out_w});
+  with_float_type(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if (p.kind == PoolKind::max) {
+      if (workspace.shape() != y.shape() || workspace.dtype() != DType::i32) workspace = Tensor(y.shape(), DType::i32);
+      max_pool_forward<T>(p, N * C, H, W, x.data<T>(), y.data<T>(), workspace.data<std::int32_t>());
+    } else {
+      avg_pool_forward<T>(p, N * C, H, W, x.data<T>(), y.data<T>());
+    }
+  });
+}
+
+void ReferenceBackend::pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                                       Tensor& dx, const Pool2dParams& p) {
+  const char* op = "pool2d_backward";
+  require_float(op, "x", x);
+  require_like(op, "dy", dy, x);
+  require_like(op, "dx", dx, x);
+  require_ndim(op, "x", x, 4);
+  std::int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+  check_pool_params(op, p, H, W);
+  require_shape(op, "dy", dy, {N, C, p.out_h, p.out_w});
+  require_shape(op, "dx", dx, x.shape());
+  if (!y.empty()) require_shape(op, "y", y, dy.shape());  // not needed: max reads the argmax
+  with_float_type(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if (p.kind == PoolKind::max) {
+      if (workspace.empty()) fail(op, "max pooling needs the workspace that pool2d_forward filled; it is empty");
+      require_dtype(op, "workspace", workspace, DType::i32);
+      require_shape(op, "workspace", workspace, dy.shape());
+      const std::int32_t* argmax = workspace.data<std::int32_t>();
+      for (std::int64_t i = 0; i < workspace.numel(); ++i)
+        if (argmax[i] < 0 || argmax[i] >= H * W)
+          fail(op, "workspace index " + std::to_string(argmax[i]) + " at " + std::to_string(i) +
+                       " is outside the input plane of " + std::to_string(H * W));
+      max_pool_backward<T>(p, N * C, H, W, dy.data<T>(), argmax, dx.data<T>());
+    } else {
+      avg_pool_backward<T>(p, N * C, H, W, dy.data<T>(), dx.data<T>());
+    }
+  });
+}
+
+}  // namespace ablate::kernels::reference

@@ -1,0 +1,103 @@
+// Conformance cases of the convolution family: conv2d forward, backward data, backward
+// weights (with and without bias) over seeded random shapes: batch 1 and > 1, odd sizes,
+// kernels 1-5 (square and not), strides 1-3 per axis, asymmetric padding, plus TF SAME, a
+// LeNet-sized layer and layers with 16-32 channels (the libraries' blocked layouts).
+#include <sstream>
+
+#include "conformance.h"
+#include "kernels/op_params.h"
+
+namespace ablate::kernels::test {
+namespace {
+
+struct ConvShape {
+  std::int64_t N, C, H, W, K, KH, KW;
+  Conv2dParams p;
+  bool bias;
+  std::int64_t out_h() const { return (H + p.pad_top + p.pad_bottom - KH) / p.stride_h + 1; }
+  std::int64_t out_w() const { return (W + p.pad_left + p.pad_right - KW) / p.stride_w + 1; }
+  Shape x() const { return {N, C, H, W}; }
+  Shape w() const { return {K, C, KH, KW}; }
+  Shape y() const { return {N, K, out_h(), out_w()}; }
+  std::string describe() const {
+    std::ostringstream s;
+    s << "x " << shape_string(x()) << ", w " << shape_string(w()) << ", stride " << p.stride_h << "x" << p.stride_w
+      << ", pad t" << p.pad_top << " l" << p.pad_left << " b" << p.pad_bottom << " r" << p.pad_right
+      << (bias ? ", bias" : ", no bias");
+    return s.str();
+  }
+};
+
+ConvShape random_conv_shape(Rng& rng) {
+  ConvShape s{};
+  s.N = random_int(rng, 1, 3);
+  s.C = random_int(rng, 1, 4);
+  s.K = random_int(rng, 1, 4);
+  s.KH = random_int(rng, 1, 5);
+  s.KW = random_int(rng, 1, 5);
+  s.p.stride_h = random_int(rng, 1, 3);
+  s.p.stride_w = random_int(rng, 1, 3);
+  s.p.pad_top = random_int(rng, 0, static_cast<int>(s.KH) - 1);
+  s.p.pad_bottom = random_int(rng, 0, static_cast<int>(s.KH) - 1);
+  s.p.pad_left = random_int(rng, 0, static_cast<int>(s.KW) - 1);
+  s.p.pad_right = random_int(rng, 0, static_cast<int>(s.KW) - 1);
+  // The padded input holds at least one window.
+  s.H = std::max<std::int64_t>(random_int(rng, 1, 11), s.KH - s.p.pad_top - s.p.pad_bottom);
+  s.W = std::max<std::int64_t>(random_int(rng, 1, 11), s.KW - s.p.pad_left - s.p.pad_right);
+  s.H = std::max<std::int64_t>(s.H, 1);
+  s.W = std::max<std::int64_t>(s.W, 1);
+  s.bias = random_int(rng, 0, 1) == 1;
+  return s;
+}
+
+void add_conv_cases(std::vector<Case>& cases, const ConvShape& s, std::uint64_t seed) {
+  double taps = double(s.C * s.KH * s.KW);
+  cases.push_back({"conv2d_forward", s.describe(), seed, [s, taps](OpRun& r) {
+                     Tensor x = r.input(s.x()), w = r.input(s.w());
+                     Tensor bias = s.bias ? r.input({s.K}) : Tensor();
+                     Tensor y = r.output(s.y());
+                     r.backend().conv2d_forward(x, w, bias, y, s.p);
+                     r.keep("y", y, taps);
+                   }});
+  cases.push_back({"conv2d_backward_data", s.describe(), seed + 1, [s](OpRun& r) {
+                     Tensor dy = r.input(s.y()), w = r.input(s.w());
+                     Tensor dx = r.output(s.x());
+                     r.backend().conv2d_backward_data(dy, w, dx, s.p);
+                     r.keep("dx", dx, double(s.K * s.KH * s.KW));
+                   }});
+  cases.push_back({"conv2d_backward_weights", s.describe(), seed + 2, [s](OpRun& r) {
+                     Tensor x = r.input(s.x()), dy = r.input(s.y());
+                     Tensor dw = r.output(s.w());
+                     Tensor dbias = s.bias ? r.output({s.K}) : Tensor();
+                     r.backend().conv2d_backward_weights(x, dy, dw, dbias, s.p);
+                     double terms = double(s.N * s.out_h() * s.out_w());
+                     r.keep("dw", dw, terms);
+                     if (s.bias) r.keep("dbias", dbias, terms);
+                   }});
+}
+
+}  // namespace
+
+std::vector<Case> conv_cases() {
+  std::vector<Case> cases;
+  Rng rng(0xC0117);
+  for (int i = 0; i < 60; ++i) add_conv_cases(cases, random_conv_shape(rng), 1000 + 10 * i);
+  // TF SAME padding (odd pixel at the bottom/right) on an odd input with stride 2.
+  ConvShape same{2, 3, 9, 7, 4, 5, 5, make_same_conv2d_params(5, 5, 2, 9, 7), true};
+  add_conv_cases(cases, same, 2000);
+  // A LeNet conv2 layer, scaled down: 5x5 over 12x12 with many input channels.
+  ConvShape lenet{2, 8, 12, 12, 6, 5, 5, Conv2dParams{}, true};
+  add_conv_cases(cases, lenet, 2100);
+  // Channel counts where the libraries switch to blocked layouts (oneDNN's nChw8c/16c):
+  // cifar10_quick conv1 and conv2 (5x5 pad 2), TF MNIST conv2 (5x5 SAME), a strided 3x3.
+  add_conv_cases(cases, ConvShape{2, 3, 16, 16, 32, 5, 5, Conv2dParams{1, 1, 2, 2, 2, 2}, true}, 2300);
+  add_conv_cases(cases, ConvShape{2, 32, 8, 8, 32, 5, 5, Conv2dParams{1, 1, 2, 2, 2, 2}, true}, 2400);
+  add_conv_cases(cases, ConvShape{1, 16, 7, 7, 32, 5, 5, make_same_conv2d_params(5, 5, 1, 7, 7), true}, 2500);
+  add_conv_cases(cases, ConvShape{3, 16, 9, 10, 24, 3, 3, Conv2dParams{2, 2, 1, 0, 1, 1}, false}, 2600);
+  // 1x1 convolution with stride 2 and a single image.
+  ConvShape pointwise{1, 5, 6, 5, 3, 1, 1, Conv2dParams{2, 2, 0, 0, 0, 0}, false};
+  add_conv_cases(cases, pointwise, 2200);
+  return cases;
+}
+
+}  // namespace ablate::kernels::test

@@ -1,0 +1,135 @@
+// Backend conformance: every op of kernels/backend.h on every backend other than reference,
+// in f32 and f64, against the reference backend over the seeded random cases of
+// conformance_*_cases.cpp (odd sizes, strides 1-3, asymmetric padding, the three pooling
+// conventions with max and avg, batch 1 and > 1, in-place activations).
+//
+// Tolerance: for each output element, err = |out - ref| / max(1, |ref|); a case passes when
+// max err <= base * sqrt(L), L the number of terms summed into the element (C*KH*KW for a
+// convolution, K for gemm, 1 for pointwise ops), base 1e-5 for f32 and 1e-11 for f64.
+// Dropout masks, copies and argmax indices must match exactly. Workspaces are private to a
+// backend: outputs and gradients are compared, never workspaces.
+//
+// A backend whose factory still throws "not built yet" is skipped with that message (its
+// tests run as soon as it lands); any other factory error fails.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <sstream>
+#include <tuple>
+
+#include "conformance.h"
+#include "kernels/registry.h"
+
+namespace ablate::kernels::test {
+namespace {
+
+using Param = std::tuple<std::string, DType>;
+
+class Conformance : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    const auto& [name, dtype] = GetParam();
+    reference_ = make_backend("reference");
+    try {
+      tested_ = make_backend(name);
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      if (what.find("not built yet") != std::string::npos)
+        GTEST_SKIP() << "backend '" << name << "' is not built yet (" << what
+                     << "); its conformance tests run once it lands";
+      FAIL() << "make_backend(\"" << name << "\") threw: " << what;
+    }
+    if (dtype == DType::f64) {
+      try {  // a backend without f64 says so on the smallest op
+        Tensor a({1, 1}, DType::f64), c({1, 1}, DType::f64);
+        tested_->gemm(false, false, 1.0, a, a, 0.0, c);
+      } catch (const std::exception& e) {
+        GTEST_SKIP() << "backend '" << name << "' does not run f64: " << e.what();
+      }
+    }
+  }
+
+  // Runs every case; reports each failing case with its op, shape and output.
+  void check(const std::vector<Case>& cases) {
+    const auto& [name, dtype] = GetParam();
+    ASSERT_FALSE(cases.empty());
+    int failed = 0;
+    for (const Case& c : cases) {
+      for (const std::string& failure : run_and_compare(*reference_, *tested_, c, dtype)) {
+        ++failed;
+        ADD_FAILURE() << name << " " << dtype_name(dtype) << " " << c.op << " (" << c.shape << ", seed " << c.seed
+                      << "): " << failure;
+      }
+    }
+    RecordProperty("cases", static_cast<int>(cases.size()));
+    EXPECT_EQ(failed, 0) << failed << " of " << cases.size() << " cases failed";
+  }
+
+  std::unique_ptr<Backend> reference_, tested_;
+};
+
+TEST_P(Conformance, GemmAndLinear) { check(gemm_linear_cases()); }
+TEST_P(Conformance, Conv2d) { check(conv_cases()); }
+TEST_P(Conformance, Pool2d) { check(pool_cases()); }
+TEST_P(Conformance, Activations) { check(activation_cases()); }
+TEST_P(Conformance, Lrn) { check(lrn_cases()); }
+TEST_P(Conformance, Dropout) { check(dropout_cases()); }
+TEST_P(Conformance, Losses) { check(loss_cases()); }
+TEST_P(Conformance, ElementwiseAndBias) { check(elementwise_cases()); }
+TEST_P(Conformance, Optimizers) { check(optimizer_cases()); }
+
+std::vector<std::string> tested_backends() {
+  std::vector<std::string> names;
+  for (const std::string& name : backend_names())
+    if (name != "reference") names.push_back(name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Conformance,
+                         ::testing::Combine(::testing::ValuesIn(tested_backends()),
+                                            ::testing::Values(DType::f32, DType::f64)),
+                         [](const ::testing::TestParamInfo<Param>& info) {
+                           return std::get<0>(info.param) + "_" + dtype_name(std::get<1>(info.param));
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Conformance);
+
+// The harness itself must be able to fail: a perturbed, a NaN and a renamed output are
+// caught, and an exact output tolerates no difference at all.
+TEST(ConformanceHarness, DetectsDifferences) {
+  auto kept = [](double v, bool exact = false, const char* name = "y") {
+    Tensor t({3}, DType::f64);
+    t.data<double>()[0] = 1.0;
+    t.data<double>()[1] = v;
+    t.data<double>()[2] = -2.0;
+    return std::vector<Kept>{{name, t, 4.0, exact}};
+  };
+  EXPECT_TRUE(compare_kept(kept(0.5), kept(0.5 + 1e-6), DType::f32).empty());  // 1e-6 < 2e-5
+  EXPECT_EQ(compare_kept(kept(0.5), kept(0.5 + 1e-4), DType::f32).size(), 1u);
+  EXPECT_EQ(compare_kept(kept(0.5), kept(0.5 + 1e-6), DType::f64).size(), 1u);
+  EXPECT_EQ(compare_kept(kept(0.5), kept(std::nan("")), DType::f32).size(), 1u);
+  EXPECT_EQ(compare_kept(kept(0.5, true), kept(0.5 + 1e-12, true), DType::f64).size(), 1u);
+  EXPECT_EQ(compare_kept(kept(0.5), kept(0.5, false, "dx"), DType::f32).size(), 1u);
+  EXPECT_EQ(compare_kept(kept(0.5), {}, DType::f32).size(), 1u);
+  // Relative to max(1, |ref|): 1e-5 off 1000 is fine, 1e-5 off 0.001 is absolute.
+  EXPECT_TRUE(compare_kept(kept(1000.0), kept(1000.0 + 1e-2), DType::f32).empty());
+}
+
+// Every case runs on the reference itself and matches itself exactly: the case lists build
+// valid shapes for every op, and each keeps at least one output.
+TEST(ConformanceHarness, EveryCaseRunsOnTheReference) {
+  auto reference = make_backend("reference");
+  for (auto list : {gemm_linear_cases, conv_cases, pool_cases, activation_cases, lrn_cases, dropout_cases,
+                    loss_cases, elementwise_cases, optimizer_cases})
+    for (const Case& c : list()) {
+      OpRun first(*reference, DType::f32, c.seed), second(*reference, DType::f32, c.seed);
+      ASSERT_NO_THROW(c.body(first)) << c.op << " (" << c.shape << ")";
+      c.body(second);
+      EXPECT_FALSE(first.kept().empty()) << c.op << " (" << c.shape << ")";
+      for (std::size_t i = 0; i < first.kept().size(); ++i)
+        EXPECT_TRUE(all_near(second.kept()[i].value, first.kept()[i].value, 0.0)) << c.op << " (" << c.shape << ")";
+    }
+}
+
+}  // namespace
+}  // namespace ablate::kernels::test

@@ -1,0 +1,217 @@
+// Gradient checks of the reference backend: every backward op against central finite
+// differences of its forward op, in f64 on small random shapes (Caffe's GradientChecker in
+// spirit). For an op y = f(x) and a fixed random projection R, the scalar L = <f(x), R> has
+// dL/dx = backward(dy = R), and each element is checked against
+// (L(x + h e_i) - L(x - h e_i)) / 2h with h = 1e-5, to 1e-6 relative to max(1, |dL/dx_i|).
+// Kinks are kept out of reach: relu inputs avoid 0 and max-pool inputs are distinct.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
+#include "kernels/op_params.h"
+#include "kernels/registry.h"
+#include "test_tensors.h"
+
+namespace ablate::kernels::test {
+namespace {
+
+constexpr double kStep = 1e-5, kTolerance = 1e-6;
+
+// <a, b> over all elements.
+double dot(const Tensor& a, const Tensor& b) {
+  double s = 0;
+  for (std::int64_t i = 0; i < a.numel(); ++i) s += a.at(i) * b.at(i);
+  return s;
+}
+
+// Central differences of loss() with respect to every element of `param` (perturbed in place).
+Tensor numeric_gradient(Tensor& param, const std::function<double()>& loss) {
+  Tensor grad(param.shape(), DType::f64);
+  double* p = param.data<double>();
+  for (std::int64_t i = 0; i < param.numel(); ++i) {
+    double saved = p[i];
+    p[i] = saved + kStep;
+    double up = loss();
+    p[i] = saved - kStep;
+    double down = loss();
+    p[i] = saved;
+    grad.data<double>()[i] = (up - down) / (2 * kStep);
+  }
+  return grad;
+}
+
+void expect_gradient(const char* what, Tensor& param, const Tensor& analytic, const std::function<double()>& loss) {
+  EXPECT_TRUE(all_near(analytic, numeric_gradient(param, loss), kTolerance)) << what;
+}
+
+class GradientCheck : public ::testing::Test {
+ protected:
+  std::unique_ptr<Backend> b = make_backend("reference");
+  Rng rng{20240611};
+  Tensor random(const Shape& s, double lo = -1, double hi = 1) { return random_tensor(s, DType::f64, rng, lo, hi); }
+};
+
+TEST_F(GradientCheck, Conv2dDataWeightsAndBias) {
+  struct Geometry {
+    Shape x, w;
+    Conv2dParams p;
+  };
+  const Geometry cases[] = {
+      {{2, 2, 5, 4}, {3, 2, 3, 2}, {1, 1, 0, 0, 0, 0}},
+      {{1, 3, 6, 7}, {2, 3, 3, 3}, {2, 1, 1, 2, 0, 1}},  // strides 2x1, asymmetric padding
+      {{2, 1, 7, 7}, {2, 1, 4, 4}, {3, 3, 2, 1, 1, 2}},
+  };
+  for (const Geometry& g : cases) {
+    std::int64_t oh = conv2d_out_size(int(g.x[2]), int(g.w[2]), g.p.stride_h, g.p.pad_top, g.p.pad_bottom);
+    std::int64_t ow = conv2d_out_size(int(g.x[3]), int(g.w[3]), g.p.stride_w, g.p.pad_left, g.p.pad_right);
+    Shape ys{g.x[0], g.w[0], oh, ow};
+    Tensor x = random(g.x), w = random(g.w), bias = random({g.w[0]}), R = random(ys), y(ys, DType::f64);
+    auto loss = [&] {
+      b->conv2d_forward(x, w, bias, y, g.p);
+      return dot(y, R);
+    };
+    Tensor dx(g.x, DType::f64), dw(g.w, DType::f64), dbias({g.w[0]}, DType::f64);
+    b->conv2d_backward_data(R, w, dx, g.p);
+    b->conv2d_backward_weights(x, R, dw, dbias, g.p);
+    expect_gradient("conv2d dx", x, dx, loss);
+    expect_gradient("conv2d dw", w, dw, loss);
+    expect_gradient("conv2d dbias", bias, dbias, loss);
+  }
+}
+
+TEST_F(GradientCheck, LinearDataWeightsAndBias) {
+  Tensor x = random({3, 7}), w = random({4, 7}), bias = random({4}), R = random({3, 4}), y({3, 4}, DType::f64);
+  auto loss = [&] {
+    b->linear_forward(x, w, bias, y);
+    return dot(y, R);
+  };
+  Tensor dx({3, 7}, DType::f64), dw({4, 7}, DType::f64), dbias({4}, DType::f64);
+  b->linear_backward_data(R, w, dx);
+  b->linear_backward_weights(x, R, dw, dbias);
+  expect_gradient("linear dx", x, dx, loss);
+  expect_gradient("linear dw", w, dw, loss);
+  expect_gradient("linear dbias", bias, dbias, loss);
+}
+
+TEST_F(GradientCheck, BiasAdd) {
+  for (Shape s : {Shape{3, 5}, Shape{2, 3, 4, 5}}) {
+    Tensor y0 = random(s), bias = random({s[1]}), R = random(s);
+    auto loss = [&] {
+      Tensor y = y0.clone();
+      b->bias_add(y, bias);
+      return dot(y, R);
+    };
+    Tensor dbias({s[1]}, DType::f64);
+    b->bias_backward(R, dbias);
+    expect_gradient("bias_add dbias", bias, dbias, loss);
+  }
+}
+
+TEST_F(GradientCheck, Pool2dMaxAndAvgForEachConvention) {
+  for (PoolKind kind : {PoolKind::max, PoolKind::avg})
+    for (PoolPadding padding : {PoolPadding::caffe_ceil, PoolPadding::tf_same, PoolPadding::valid})
+      for (auto [kernel, stride, pad] : {std::tuple{3, 2, 1}, std::tuple{2, 2, 0}, std::tuple{3, 3, 2}}) {
+        if (padding == PoolPadding::tf_same) pad = 0;
+        Shape xs{2, 2, 7, 6};
+        Pool2dParams p = make_pool2d_params(kind, kernel, stride, pad, padding, 7, 6);
+        Shape ys{2, 2, p.out_h, p.out_w};
+        // Distinct values 0.01 apart in random order: no ties within h of each other.
+        Tensor x(xs, DType::f64);
+        std::vector<std::int64_t> order(static_cast<std::size_t>(x.numel()));
+        std::iota(order.begin(), order.end(), 0);
+        std::shuffle(order.begin(), order.end(), rng);
+        for (std::int64_t i = 0; i < x.numel(); ++i) x.data<double>()[i] = 0.01 * double(order[i]) - 0.5;
+        Tensor R = random(ys), y(ys, DType::f64), workspace;
+        auto loss = [&] {
+          Tensor scratch;
+          b->pool2d_forward(x, y, scratch, p);
+          return dot(y, R);
+        };
+        b->pool2d_forward(x, y, workspace, p);
+        Tensor dx(xs, DType::f64);
+        b->pool2d_backward(x, y, R, workspace, dx, p);
+        std::string what = std::string(kind == PoolKind::max ? "max" : "avg") + " " + pool_padding_name(padding) +
+                           " kernel " + std::to_string(kernel) + " stride " + std::to_string(stride) + " pad " +
+                           std::to_string(pad);
+        expect_gradient(what.c_str(), x, dx, loss);
+      }
+}
+
+TEST_F(GradientCheck, Activations) {
+  for (Activation a : {Activation::relu, Activation::tanh, Activation::sigmoid}) {
+    Tensor x = random({3, 8}, 0.1, 2.0);
+    for (std::int64_t i = 0; i < x.numel(); i += 2) x.data<double>()[i] *= -1;  // both signs, none near 0
+    Tensor R = random({3, 8}), y({3, 8}, DType::f64);
+    auto loss = [&] {
+      b->activation_forward(a, x, y);
+      return dot(y, R);
+    };
+    loss();
+    Tensor dx({3, 8}, DType::f64);
+    b->activation_backward(a, y, R, dx);
+    expect_gradient(activation_name(a), x, dx, loss);
+  }
+}
+
+TEST_F(GradientCheck, LrnWithAndWithoutWorkspace) {
+  for (LrnParams p : {LrnParams{3, 0.9, 0.75, 1.0}, LrnParams{5, 2.0, 0.6, 1.5}, LrnParams{1, 0.5, 0.9, 2.0}}) {
+    Shape s{2, 6, 3, 2};
+    Tensor x = random(s, -2, 2), R = random(s), y(s, DType::f64), workspace;
+    auto loss = [&] {
+      Tensor scratch;
+      b->lrn_forward(x, y, scratch, p);
+      return dot(y, R);
+    };
+    b->lrn_forward(x, y, workspace, p);
+    Tensor dx(s, DType::f64), dx_recomputed(s, DType::f64);
+    b->lrn_backward(x, y, R, workspace, dx, p);
+    b->lrn_backward(x, y, R, Tensor(), dx_recomputed, p);
+    EXPECT_TRUE(all_near(dx_recomputed, dx, 1e-14)) << "size " << p.size;
+    expect_gradient(("lrn size " + std::to_string(p.size)).c_str(), x, dx, loss);
+  }
+}
+
+TEST_F(GradientCheck, SoftmaxCrossEntropy) {
+  Tensor logits = random({4, 5}, -3, 3), labels = random_labels(4, 5, rng), prob({4, 5}, DType::f64);
+  auto loss = [&] { return b->softmax_xent_forward(logits, labels, prob); };
+  loss();
+  Tensor dlogits({4, 5}, DType::f64);
+  b->softmax_xent_backward(prob, labels, 1.0 / 4, dlogits);  // the batch mean's scale
+  expect_gradient("softmax_xent dlogits", logits, dlogits, loss);
+}
+
+TEST_F(GradientCheck, LogSoftmax) {
+  Tensor x = random({3, 6}, -3, 3), R = random({3, 6}), y({3, 6}, DType::f64);
+  auto loss = [&] {
+    b->log_softmax_forward(x, y);
+    return dot(y, R);
+  };
+  loss();
+  Tensor dx({3, 6}, DType::f64);
+  b->log_softmax_backward(y, R, dx);
+  expect_gradient("log_softmax dx", x, dx, loss);
+}
+
+TEST_F(GradientCheck, Nll) {
+  Tensor logp = random({5, 4}, -4, 0), labels = random_labels(5, 4, rng);
+  auto loss = [&] { return b->nll_forward(logp, labels); };
+  Tensor dlogp({5, 4}, DType::f64);
+  b->nll_backward(labels, 1.0 / 5, dlogp);
+  expect_gradient("nll dlogp", logp, dlogp, loss);
+}
+
+// The check itself fails on a wrong gradient.
+TEST_F(GradientCheck, CatchesAWrongGradient) {
+  Tensor x = random({6});
+  auto loss = [&] { return dot(x, x); };  // dL/dx = 2x
+  Tensor almost = x.clone();
+  for (std::int64_t i = 0; i < almost.numel(); ++i) almost.data<double>()[i] *= 2.0;
+  EXPECT_TRUE(all_near(almost, numeric_gradient(x, loss), kTolerance));
+  almost.data<double>()[3] += 1e-4;
+  EXPECT_FALSE(all_near(almost, numeric_gradient(x, loss), kTolerance));
+}
+
+}  // namespace
+}  // namespace ablate::kernels::test
