@@ -87,7 +87,7 @@ TEST_F(Cli, ShortRunAppendsACompleteRecord) {
   EXPECT_EQ(std::count(record.begin(), record.end(), '\n'), 1);
   for (const char* key : {"\"config\"", "\"environment\"", "\"metrics\"", "\"curve\"", "\"train_time_s\"",
                           "\"test_time_s\"", "\"accuracy\"", "\"images_per_s\"", "\"peak_rss_bytes\"", "\"cpu_util\"",
-                          "\"OPENBLAS_CORETYPE", "\"git_revision\"", "\"test_accuracy\"", "\"strategy\":\"layerwise\""})
+                          "\"env.OPENBLAS_CORETYPE\"", "\"git_revision\"", "\"test_accuracy\"", "\"strategy\":\"layerwise\""})
     EXPECT_CONTAINS(record, key);
   // A loss point at least every 10 iterations: 1, 10, 20, 30.
   std::size_t points = 0;
@@ -139,6 +139,12 @@ TEST_F(Cli, TruncatedDataFileIsNamed) {
       .write("\x00\x00\x08\x01\x00\x00\xea\x60\x01\x02\x03", 11);
   std::ofstream(data / "train-images-idx3-ubyte", std::ios::binary)
       .write("\x00\x00\x08\x03\x00\x00\xea\x60\x00\x00\x00\x1c\x00\x00\x00\x1c\x00", 17);
+  // Well-formed test files of one image, so the training files are the ones at fault.
+  std::string image(16 + 28 * 28, '\0');
+  image.replace(0, 16, std::string("\x00\x00\x08\x03\x00\x00\x00\x01\x00\x00\x00\x1c\x00\x00\x00\x1c", 16));
+  std::ofstream(data / "t10k-images-idx3-ubyte", std::ios::binary) << image;
+  std::ofstream(data / "t10k-labels-idx1-ubyte", std::ios::binary)
+      .write("\x00\x00\x08\x01\x00\x00\x00\x01\x03", 9);
   auto o = ablate("run --dataset mnist --data " + data.string());
   EXPECT_NE(o.exit_code, 0);
   EXPECT_CONTAINS(o.err, "train-");
