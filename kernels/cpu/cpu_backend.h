@@ -1,16 +1,26 @@
 // CpuBackend: the part that the eigen, openblas and onednn backends share. Every op that a
 // math library does not provide is one OpenMP loop here (kernels/cpu/*.cpp), written once;
-// convolution is im2col + GEMM per image as in Caffe's BaseConvolutionLayer and Torch's
-// SpatialConvolutionMM, and fully connected layers are one GEMM. A subclass supplies the
+// convolution is im2col + GEMM as in Caffe's BaseConvolutionLayer and Torch's
+// SpatialConvolutionMM (per image, or in groups of images, with the threads in the library or
+// in OpenMP: conv_mode.h), and fully connected layers are one GEMM. A subclass supplies the
 // GEMM (and may override whole ops with library primitives, as onednn does).
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/backend.h"
+#include "kernels/cpu/conv_mode.h"
 
 namespace ablate::kernels::cpu {
 
 class CpuBackend : public Backend {
  public:
+  CpuBackend();
+  // Convolution and threading strategy (conv_mode.h); starts as default_conv_mode()
+  // (ABLATE_CONV_MODE). The omp_* modes keep the library single-threaded.
+  void set_conv_mode(ConvMode mode);
+  ConvMode conv_mode() const { return conv_mode_; }
+
   void set_threads(int threads) override;
   int threads() const override { return threads_; }
 
@@ -66,7 +76,33 @@ class CpuBackend : public Backend {
   // Applies the thread count to the library's own pool (BLAS, Eigen, oneDNN).
   virtual void set_library_threads(int threads) = 0;
 
+  // The settings of the shared loops, for library_version(): "conv=batched".
+  std::string cpu_settings() const;
+  // Whether all threads are OpenMP's (omp_* modes): GEMMs outside convolutions are then split
+  // over OpenMP threads (split_gemm.h) and the library runs single-threaded.
+  bool openmp_owns_threads() const { return conv_mode_ == ConvMode::omp_per_image || conv_mode_ == ConvMode::omp_batched; }
+  // A GEMM of the ops (linear layers, the public gemm): the library's threads, or split_gemm.
+  template <class T>
+  void run_gemm(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c,
+                int ldc);
+  // sgemm or dgemm as one callable of precision T, for the templated loops. Empty products
+  // never reach the library (CBLAS rejects a leading dimension of 0): k = 0 gives C = beta C.
+  template <class T> auto gemm_hook() {
+    return [this](bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb,
+                  T beta, T* c, int ldc) {
+      if (m <= 0 || n <= 0) return;
+      if (k <= 0) {
+        for (int i = 0; i < m; ++i)
+          for (int j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
+        return;
+      }
+      if constexpr (std::is_same_v<T, float>) sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      else dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    };
+  }
+
   int threads_ = 1;
+  ConvMode conv_mode_;
 };
 
 }  // namespace ablate::kernels::cpu

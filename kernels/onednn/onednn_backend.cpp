@@ -1,8 +1,121 @@
-// PLACEHOLDER until the onednn backend lands: replaced by the real backend.
-#include "kernels/onednn/onednn_backend.h"
+// The onednn backend's identity, threads and GEMM (see onednn_backend_impl.h): an engine and
+// a stream on CPU 0, dnnl_sgemm for f32 (row-major, as oneDNN's C API defines it) and
+// OpenBLAS's cblas_dgemm for f64, which oneDNN 2.6 does not compute on CPU.
+#include "kernels/onednn/onednn_backend_impl.h"
+
+#include <cblas.h>
+#include <omp.h>
 
 #include <stdexcept>
 
+#include "kernels/onednn/onednn_backend.h"
+
 namespace ablate::kernels {
-std::unique_ptr<Backend> make_onednn_backend() { throw std::logic_error("onednn backend not built yet"); }
+namespace onednn {
+
+namespace {
+
+const char* isa_name(dnnl::cpu_isa isa) {
+  switch (isa) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_mic: return "avx512_mic";
+    case dnnl::cpu_isa::avx512_mic_4ops: return "avx512_mic_4ops";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return "all";
+  }
+}
+
+}  // namespace
+
+OnednnBackend::OnednnBackend(OnednnOptions options)
+    : options_(options), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+
+std::string OnednnBackend::library_version() const {
+  const dnnl_version_t* v = dnnl_version();
+  std::string text = "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+                     std::to_string(v->patch) + " (" + isa_name(dnnl::get_effective_cpu_isa()) + ", OpenMP";
+  text += std::string("; conv layout ") + conv_layout_name(options_.conv_layout);
+  text += options_.conv_forward_training ? ", forward_training" : ", forward_inference";
+  text += "; shared loops " + cpu_settings();
+  text += "; f64 falls back to shared loops + OpenBLAS dgemm)";
+  return text;
+}
+
+// CpuBackend::set_threads has set OpenMP's count for this thread (oneDNN's primitives and
+// dnnl_sgemm run on OpenMP); OpenBLAS (f64 dgemm) keeps its own pool.
+void OnednnBackend::set_library_threads(int threads) { openblas_set_num_threads(threads); }
+
+// OpenMP's thread count is an attribute of the calling thread: a thread of a static graph's
+// inter-op pool starts with the default (all cores) until told otherwise.
+static void apply_threads(int threads) {
+  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+}
+
+void OnednnBackend::sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda,
+                          const float* b, int ldb, float beta, float* c, int ldc) {
+  apply_threads(threads_);
+  dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb,
+                                    beta, c, ldc);
+  if (status != dnnl_success)
+    throw std::runtime_error("dnnl_sgemm(m=" + std::to_string(m) + ", n=" + std::to_string(n) + ", k=" +
+                             std::to_string(k) + ") failed with status " + std::to_string(status));
+}
+
+void OnednnBackend::dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a,
+                          int lda, const double* b, int ldb, double beta, double* c, int ldc) {
+  // OpenBLAS's setting is process-wide: another backend in this process may have changed it.
+  if (openblas_get_num_threads() != threads_) openblas_set_num_threads(threads_);
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
+              alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+CachedPrimitive& OnednnBackend::primitive(CacheKey& key, const Builder& build) {
+  apply_threads(threads_);
+  // A primitive partitions its work for the thread count it was built with.
+  key.add(threads_);
+  return cache_.get(key, [&] {
+    auto entry = std::make_unique<CachedPrimitive>();
+    build(*entry);
+    return entry;
+  });
+}
+
+CachedPrimitive& OnednnBackend::conv_primitive(CacheKey& key, const ConvBuilder& build,
+                                               std::initializer_list<Binding> bindings) {
+  apply_threads(threads_);
+  key.add(threads_).add(static_cast<std::int64_t>(options_.conv_layout)).add(options_.conv_forward_training);
+  return cache_.get(key, [&] {
+    if (options_.conv_layout != ConvLayout::autotune) {
+      auto entry = std::make_unique<CachedPrimitive>();
+      build(*entry, options_.conv_layout);
+      entry->label = conv_layout_name(options_.conv_layout);
+      return entry;
+    }
+    std::vector<std::unique_ptr<CachedPrimitive>> candidates;
+    std::vector<std::string> names;
+    for (ConvLayout layout : {ConvLayout::plain, ConvLayout::nhwc, ConvLayout::blocked}) {
+      candidates.push_back(std::make_unique<CachedPrimitive>());
+      build(*candidates.back(), layout);
+      names.push_back(conv_layout_name(layout));
+    }
+    return fastest(std::move(candidates), names, stream_, bindings);
+  });
+}
+
+dnnl::primitive_attr OnednnBackend::attr() const {
+  dnnl::primitive_attr a;
+  a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return a;
+}
+
+}  // namespace onednn
+
+std::unique_ptr<Backend> make_onednn_backend() { return std::make_unique<onednn::OnednnBackend>(); }
+
 }  // namespace ablate::kernels

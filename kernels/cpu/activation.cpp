@@ -1,0 +1,61 @@
+// ReLU, tanh and sigmoid, elementwise (Caffe's ReLULayer with negative_slope 0, TanHLayer,
+// SigmoidLayer). Backward reads the output y, so forward may run in place:
+//   relu: dx = dy * (y > 0);  tanh: dx = dy * (1 - y^2);  sigmoid: dx = dy * y * (1 - y).
+#include <cmath>
+
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/op_checks.h"
+#include "kernels/cpu/parallel_for.h"
+
+namespace ablate::kernels::cpu {
+void CpuBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
+  const char* op = "activation_forward";
+  check_float(x, op, "x");
+  check_same_dtype(y, x, op, "y");
+  check_shape(y, x.shape(), op, "y");
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    switch (a) {
+      case Activation::relu:
+        parallel_each(threads_, x.numel(), [=](std::int64_t i) { out[i] = in[i] > T(0) ? in[i] : T(0); });
+        break;
+      case Activation::tanh:
+        parallel_each(threads_, x.numel(), [=](std::int64_t i) { out[i] = std::tanh(in[i]); });
+        break;
+      case Activation::sigmoid:
+        parallel_each(threads_, x.numel(), [=](std::int64_t i) { out[i] = T(1) / (T(1) + std::exp(-in[i])); });
+        break;
+    }
+  });
+}
+
+void CpuBackend::activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
+  const char* op = "activation_backward";
+  check_float(y, op, "y");
+  check_same_dtype(dy, y, op, "dy");
+  check_shape(dy, y.shape(), op, "dy");
+  check_same_dtype(dx, y, op, "dx");
+  check_shape(dx, y.shape(), op, "dx");
+  dispatch_float(y.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* out = y.data<T>();
+    const T* g = dy.data<T>();
+    T* d = dx.data<T>();
+    switch (a) {
+      case Activation::relu:
+        parallel_each(threads_, y.numel(), [=](std::int64_t i) { d[i] = out[i] > T(0) ? g[i] : T(0); });
+        break;
+      case Activation::tanh:
+        parallel_each(threads_, y.numel(), [=](std::int64_t i) { d[i] = g[i] * (T(1) - out[i] * out[i]); });
+        break;
+      case Activation::sigmoid:
+        parallel_each(threads_, y.numel(), [=](std::int64_t i) { d[i] = g[i] * out[i] * (T(1) - out[i]); });
+        break;
+    }
+  });
+}
+
+}  // namespace ablate::kernels::cpu

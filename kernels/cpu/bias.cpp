@@ -1,0 +1,86 @@
+// Bias addition and its gradient over [N, C, ...] (Caffe's bias term of Convolution and
+// InnerProduct, Theano's "+ b.dimshuffle('x', 0, 'x', 'x')" after pooling).
+#include <algorithm>
+#include <vector>
+
+#include "kernels/cpu/accumulate.h"
+#include "kernels/cpu/bias_loops.h"
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/op_checks.h"
+#include "kernels/cpu/parallel_for.h"
+
+namespace ablate::kernels::cpu {
+
+template <class T>
+void add_channel_bias(int threads, T* y, const T* b, std::int64_t n, std::int64_t c, std::int64_t inner) {
+  // Rows (n, c) of `inner` values each.
+  parallel_for(threads, n * c, row_grain(inner),
+               [&](std::int64_t begin, std::int64_t end) {
+                 for (std::int64_t r = begin; r < end; ++r) {
+                   const T v = b[r % c];
+                   T* row = y + r * inner;
+                   for (std::int64_t s = 0; s < inner; ++s) row[s] += v;
+                 }
+               });
+}
+
+template <class T>
+void channel_bias_grad(int threads, const T* dy, std::int64_t n, std::int64_t c, std::int64_t inner, T* db) {
+  // Each thread owns a range of channels and walks all images over it.
+  const std::int64_t per_channel = std::max<std::int64_t>(n * inner, 1);
+  parallel_for(threads, c, row_grain(per_channel),
+               [&](std::int64_t begin, std::int64_t end) {
+                 std::vector<double> acc(static_cast<std::size_t>(end - begin), 0.0);
+                 for (std::int64_t i = 0; i < n; ++i) {
+                   const T* image = dy + i * c * inner;
+                   if (inner == 1) {
+                     for (std::int64_t ch = begin; ch < end; ++ch) acc[ch - begin] += image[ch];
+                   } else {
+                     for (std::int64_t ch = begin; ch < end; ++ch) acc[ch - begin] += sum_run(image + ch * inner, inner);
+                   }
+                 }
+                 for (std::int64_t ch = begin; ch < end; ++ch) db[ch] = static_cast<T>(acc[ch - begin]);
+               });
+}
+
+template void add_channel_bias<float>(int, float*, const float*, std::int64_t, std::int64_t, std::int64_t);
+template void add_channel_bias<double>(int, double*, const double*, std::int64_t, std::int64_t, std::int64_t);
+template void channel_bias_grad<float>(int, const float*, std::int64_t, std::int64_t, std::int64_t, float*);
+template void channel_bias_grad<double>(int, const double*, std::int64_t, std::int64_t, std::int64_t, double*);
+
+namespace {
+// [N, C, trailing...] -> inner = product of the trailing dimensions.
+std::int64_t inner_size(const Tensor& t) { return t.dim(1) == 0 ? 0 : t.numel() / (t.dim(0) * t.dim(1)); }
+}  // namespace
+
+void CpuBackend::bias_add(Tensor& y, const Tensor& bias) {
+  const char* op = "bias_add";
+  check_float(y, op, "y");
+  if (y.ndim() < 2) check_ndim(y, 2, op, "y");
+  check_same_dtype(bias, y, op, "bias");
+  check_shape(bias, {y.dim(1)}, op, "bias");
+  if (y.numel() == 0) return;
+  dispatch_float(y.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    add_channel_bias(threads_, y.data<T>(), bias.data<T>(), y.dim(0), y.dim(1), inner_size(y));
+  });
+}
+
+void CpuBackend::bias_backward(const Tensor& dy, Tensor& dbias) {
+  const char* op = "bias_backward";
+  check_float(dy, op, "dy");
+  if (dy.ndim() < 2) check_ndim(dy, 2, op, "dy");
+  check_same_dtype(dbias, dy, op, "dbias");
+  check_shape(dbias, {dy.dim(1)}, op, "dbias");
+  dispatch_float(dy.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    if (dy.numel() == 0) {
+      std::fill(dbias.data<T>(), dbias.data<T>() + dbias.numel(), T(0));
+      return;
+    }
+    channel_bias_grad(threads_, dy.data<T>(), dy.dim(0), dy.dim(1), inner_size(dy), dbias.data<T>());
+  });
+}
+
+}  // namespace ablate::kernels::cpu

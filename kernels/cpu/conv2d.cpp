@@ -1,0 +1,198 @@
+// Convolution as im2col + GEMM, Caffe's BaseConvolutionLayer (forward_cpu_gemm,
+// backward_cpu_gemm, weight_cpu_gemm) and Torch's SpatialConvolutionMM, over the backend's
+// sgemm/dgemm. For a group of G images whose im2col matrices sit side by side,
+// col [R, G*P] with R = C*KH*KW and P = OH*OW:
+//   forward          Y [K, G*P]  = W [K, R] x col                 then Y -> y [G, K, P] (+ bias)
+//   backward data    col [R, G*P] = W^T x dY [K, G*P]             then col2im -> dx
+//   backward weights dW [K, R]  += dY [K, G*P] x col^T            summed over the groups
+// G = 1 is Caffe's per-image loop (y, dy are used in place: no permutation); conv_mode.h lists
+// the strategies and conv_plan.h how images are split between OpenMP workers and groups.
+#include <algorithm>
+
+#include "kernels/cpu/bias_loops.h"
+#include "kernels/cpu/conv_geometry.h"
+#include "kernels/cpu/conv_plan.h"
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/im2col.h"
+#include "kernels/cpu/op_checks.h"
+#include "kernels/cpu/parallel_for.h"
+#include "kernels/cpu/scratch.h"
+
+namespace ablate::kernels::cpu {
+namespace {
+
+// f(chunk, begin, end) for each chunk of images [n*c/chunks, n*(c+1)/chunks), handed out to the
+// plan's OpenMP workers one at a time. Inside, loops stay on their worker (parallel_for sees
+// omp_in_parallel); workers > 1 only in the omp_* modes, where the library is single-threaded
+// (CpuBackend::set_conv_mode), so no BLAS call inside a parallel region is multi-threaded.
+template <class F> void over_chunks(const ConvPlan& plan, std::int64_t n, F&& f) {
+  if (plan.workers <= 1) {
+    for (std::int64_t c = 0; c < plan.chunks; ++c) f(c, n * c / plan.chunks, n * (c + 1) / plan.chunks);
+    return;
+  }
+#pragma omp parallel for num_threads(plan.workers) schedule(dynamic, 1)
+  for (std::int64_t c = 0; c < plan.chunks; ++c) f(c, n * c / plan.chunks, n * (c + 1) / plan.chunks);
+}
+
+// The im2col matrix of images [n0, n0 + gs) of x, side by side; a pointwise single image is x itself.
+template <class T> const T* group_columns(const ConvGeometry& g, int threads, const T* x, std::int64_t n0, std::int64_t gs) {
+  if (gs == 1 && g.pointwise()) return x + n0 * g.in_size();
+  const std::int64_t ld = gs * g.pixels();
+  T* col = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(g.col_rows() * ld));
+  parallel_for(threads, gs, 1, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) im2col(g, x + (n0 + i) * g.in_size(), col + i * g.pixels(), ld);
+  });
+  return col;
+}
+
+// dy of images [n0, n0 + gs) as one matrix [K, gs*P]; a single image is dy itself.
+template <class T> const T* group_output_grad(const ConvGeometry& g, int threads, const T* dy, std::int64_t n0, std::int64_t gs) {
+  if (gs == 1) return dy + n0 * g.out_size();
+  const std::int64_t p = g.pixels(), ld = gs * p;
+  T* out = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(g.k * ld));
+  parallel_for(threads, gs, 1, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i)
+      for (std::int64_t k = 0; k < g.k; ++k)
+        std::copy_n(dy + (n0 + i) * g.out_size() + k * p, p, out + k * ld + i * p);
+  });
+  return out;
+}
+
+template <class T, class Gemm>
+void forward_images(const ConvGeometry& g, const Gemm& gemm, int threads, std::int64_t group, const T* x, const T* w,
+                    const T* bias, T* y, std::int64_t begin, std::int64_t end) {
+  const int rows = static_cast<int>(g.col_rows()), k = static_cast<int>(g.k);
+  const std::int64_t p = g.pixels();
+  for (std::int64_t n0 = begin; n0 < end; n0 += group) {
+    const std::int64_t gs = std::min(group, end - n0), ld = gs * p;
+    const T* col = group_columns(g, threads, x, n0, gs);
+    if (gs == 1) {
+      T* yn = y + n0 * g.out_size();
+      gemm(false, false, k, static_cast<int>(p), rows, T(1), w, rows, col, static_cast<int>(p), T(0), yn,
+           static_cast<int>(p));
+      if (bias) add_channel_bias(threads, yn, bias, 1, g.k, p);
+      continue;
+    }
+    T* out = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(g.k * ld));
+    gemm(false, false, k, static_cast<int>(ld), rows, T(1), w, rows, col, static_cast<int>(ld), T(0), out,
+         static_cast<int>(ld));
+    parallel_for(threads, gs, 1, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i)
+        for (std::int64_t c = 0; c < g.k; ++c) {
+          const T* src = out + c * ld + i * p;
+          T* dst = y + (n0 + i) * g.out_size() + c * p;
+          const T v = bias ? bias[c] : T(0);
+          for (std::int64_t q = 0; q < p; ++q) dst[q] = src[q] + v;
+        }
+    });
+  }
+}
+
+template <class T, class Gemm>
+void backward_data_images(const ConvGeometry& g, const Gemm& gemm, int threads, std::int64_t group, const T* dy,
+                          const T* w, T* dx, std::int64_t begin, std::int64_t end) {
+  const int rows = static_cast<int>(g.col_rows()), k = static_cast<int>(g.k);
+  const std::int64_t p = g.pixels();
+  for (std::int64_t n0 = begin; n0 < end; n0 += group) {
+    const std::int64_t gs = std::min(group, end - n0), ld = gs * p;
+    const T* dyg = group_output_grad(g, threads, dy, n0, gs);
+    if (gs == 1 && g.pointwise()) {  // the column matrix is dx itself
+      gemm(true, false, rows, static_cast<int>(p), k, T(1), w, rows, dyg, static_cast<int>(p), T(0),
+           dx + n0 * g.in_size(), static_cast<int>(p));
+      continue;
+    }
+    T* col = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(g.col_rows() * ld));
+    gemm(true, false, rows, static_cast<int>(ld), k, T(1), w, rows, dyg, static_cast<int>(ld), T(0), col,
+         static_cast<int>(ld));
+    parallel_for(threads, gs, 1, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) col2im(g, col + i * p, ld, dx + (n0 + i) * g.in_size());
+    });
+  }
+}
+
+// dw_acc [K, R] = sum over images [begin, end) of dY x col^T (zero when the range is empty).
+template <class T, class Gemm>
+void backward_weights_images(const ConvGeometry& g, const Gemm& gemm, int threads, std::int64_t group, const T* x,
+                             const T* dy, T* dw_acc, std::int64_t begin, std::int64_t end) {
+  const int rows = static_cast<int>(g.col_rows()), k = static_cast<int>(g.k);
+  const std::int64_t p = g.pixels();
+  if (begin >= end) std::fill(dw_acc, dw_acc + g.k * g.col_rows(), T(0));
+  for (std::int64_t n0 = begin; n0 < end; n0 += group) {
+    const std::int64_t gs = std::min(group, end - n0), ld = gs * p;
+    const T* col = group_columns(g, threads, x, n0, gs);
+    const T* dyg = group_output_grad(g, threads, dy, n0, gs);
+    gemm(false, true, k, rows, static_cast<int>(ld), T(1), dyg, static_cast<int>(ld), col, static_cast<int>(ld),
+         n0 == begin ? T(0) : T(1), dw_acc, rows);
+  }
+}
+
+}  // namespace
+
+void CpuBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                const Conv2dParams& p) {
+  const char* op = "conv2d_forward";
+  const ConvGeometry g = conv_geometry(x, w, y, p, op, "x", "w", "y");
+  if (!bias.empty()) {
+    check_same_dtype(bias, x, op, "bias");
+    check_shape(bias, {g.k}, op, "bias");
+  }
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const ConvPlan plan = plan_conv(g, conv_mode_, threads_, sizeof(T));
+    const T* b = bias.empty() ? nullptr : bias.data<T>();
+    auto gemm = gemm_hook<T>();
+    over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
+      forward_images(g, gemm, threads_, plan.group, x.data<T>(), w.data<T>(), b, y.data<T>(), begin, end);
+    });
+  });
+}
+
+void CpuBackend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
+  const char* op = "conv2d_backward_data";
+  const ConvGeometry g = conv_geometry(dx, w, dy, p, op, "dx", "w", "dy");
+  dispatch_float(dx.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const ConvPlan plan = plan_conv(g, conv_mode_, threads_, sizeof(T));
+    auto gemm = gemm_hook<T>();
+    over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
+      backward_data_images(g, gemm, threads_, plan.group, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
+    });
+  });
+}
+
+void CpuBackend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                         const Conv2dParams& p) {
+  const char* op = "conv2d_backward_weights";
+  const ConvGeometry g = conv_geometry(x, dw, dy, p, op, "x", "dw", "dy");
+  if (!dbias.empty()) {
+    check_same_dtype(dbias, x, op, "dbias");
+    check_shape(dbias, {g.k}, op, "dbias");
+  }
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const ConvPlan plan = plan_conv(g, conv_mode_, threads_, sizeof(T));
+    auto gemm = gemm_hook<T>();
+    const std::int64_t size = g.k * g.col_rows();
+    T* dw_data = dw.data<T>();
+    if (plan.chunks <= 1) {
+      backward_weights_images(g, gemm, threads_, plan.group, x.data<T>(), dy.data<T>(), dw_data, 0, g.n);
+    } else {
+      // One partial per chunk, added in chunk order: the same bits whichever worker ran which.
+      T* partial = scratch_of<T>(ScratchSlot::weight_partial, static_cast<std::size_t>(plan.chunks * size));
+      over_chunks(plan, g.n, [&](std::int64_t c, std::int64_t begin, std::int64_t end) {
+        backward_weights_images(g, gemm, threads_, plan.group, x.data<T>(), dy.data<T>(), partial + c * size, begin, end);
+      });
+      parallel_for(threads_, size, kElementwiseGrain, [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) {
+          T s = partial[i];
+          for (std::int64_t c = 1; c < plan.chunks; ++c) s += partial[c * size + i];
+          dw_data[i] = s;
+        }
+      });
+    }
+    if (!dbias.empty()) channel_bias_grad(threads_, dy.data<T>(), g.n, g.k, g.pixels(), dbias.data<T>());
+  });
+}
+
+}  // namespace ablate::kernels::cpu

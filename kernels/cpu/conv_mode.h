@@ -1,0 +1,28 @@
+// How the CPU backends run a convolution as im2col + GEMM (a named, switchable optimization):
+//  per_image      Caffe's BaseConvolutionLayer and Torch's SpatialConvolutionMM: one im2col and
+//                 one GEMM per image, threads inside the GEMM.
+//  batched        im2col of a group of images side by side, [C*KH*KW, G*OH*OW], and one GEMM for
+//                 the group, G as large as fits kColumnBudgetBytes (conv_plan.h); the output is
+//                 permuted back to NCHW. Threads inside the GEMM and over images in im2col/col2im.
+//  omp_per_image  OpenMP over images, one single-threaded im2col + GEMM per image.
+//  omp_batched    OpenMP over images, each thread one batched GEMM over its share of images.
+// In the omp_* modes OpenMP owns every thread: the library's own pool is held at 1 thread and
+// the other GEMMs (linear layers, Backend::gemm) are split over OpenMP threads (split_gemm.h),
+// so the BLAS's threads never compete with ours for the cores (Debian's OpenBLAS runs a
+// pthread pool beside OpenMP's). With 1 thread the omp_* modes equal their plain ones.
+// The setting comes from the environment variable ABLATE_CONV_MODE, read once per process
+// (default below), and can be changed per backend with CpuBackend::set_conv_mode.
+#pragma once
+
+#include <string>
+
+namespace ablate::kernels::cpu {
+
+enum class ConvMode { per_image, batched, omp_per_image, omp_batched };
+
+const char* conv_mode_name(ConvMode mode);
+ConvMode parse_conv_mode(const std::string& name);  // throws listing the known names
+// ABLATE_CONV_MODE if set (an unknown value throws), else the measured fastest default.
+ConvMode default_conv_mode();
+
+}  // namespace ablate::kernels::cpu

@@ -1,0 +1,66 @@
+// CpuBackend: threads and the GEMM entry point; the op loops live in one file per family
+// (conv2d.cpp, linear.cpp, pool2d.cpp, activation.cpp, lrn.cpp, ...).
+#include "kernels/cpu/cpu_backend.h"
+
+#include <omp.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/op_checks.h"
+#include "kernels/cpu/split_gemm.h"
+
+namespace ablate::kernels::cpu {
+
+CpuBackend::CpuBackend() : conv_mode_(default_conv_mode()) {}
+
+// Our OpenMP loops take threads_ explicitly (num_threads), so the setting holds on whatever
+// thread calls the ops; omp_set_num_threads covers any default-sized region of this thread.
+// The library's own pool gets the thread count unless OpenMP owns the threads (omp_* modes).
+void CpuBackend::set_threads(int threads) {
+  if (threads < 1) fail_value("set_threads", "threads", threads, "at least 1");
+  threads_ = threads;
+  omp_set_num_threads(threads);
+  set_library_threads(openmp_owns_threads() ? 1 : threads);
+}
+
+void CpuBackend::set_conv_mode(ConvMode mode) {
+  conv_mode_ = mode;
+  set_library_threads(openmp_owns_threads() ? 1 : threads_);
+}
+
+template <class T>
+void CpuBackend::run_gemm(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta,
+                          T* c, int ldc) {
+  if (openmp_owns_threads()) split_gemm(threads_, gemm_hook<T>(), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else gemm_hook<T>()(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+template void CpuBackend::run_gemm<float>(bool, bool, int, int, int, float, const float*, int, const float*, int, float,
+                                          float*, int);
+template void CpuBackend::run_gemm<double>(bool, bool, int, int, int, double, const double*, int, const double*, int,
+                                           double, double*, int);
+
+std::string CpuBackend::cpu_settings() const { return std::string("conv=") + conv_mode_name(conv_mode_); }
+
+void CpuBackend::gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,
+                      Tensor& c) {
+  const char* op = "gemm";
+  check_float(a, op, "a");
+  check_ndim(a, 2, op, "a");
+  check_same_dtype(b, a, op, "b");
+  check_ndim(b, 2, op, "b");
+  check_same_dtype(c, a, op, "c");
+  const std::int64_t m = trans_a ? a.dim(1) : a.dim(0), k = trans_a ? a.dim(0) : a.dim(1);
+  const std::int64_t n = trans_b ? b.dim(0) : b.dim(1);
+  check_shape(b, trans_b ? Shape{n, k} : Shape{k, n}, op, trans_b ? "b (transposed: [N, K])" : "b ([K, N])");
+  check_shape(c, {m, n}, op, "c ([M, N])");
+  dispatch_float(a.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    run_gemm<T>(trans_a, trans_b, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), static_cast<T>(alpha),
+                   a.data<T>(), static_cast<int>(a.dim(1)), b.data<T>(), static_cast<int>(b.dim(1)), static_cast<T>(beta),
+                   c.data<T>(), static_cast<int>(n));
+  });
+}
+
+}  // namespace ablate::kernels::cpu

@@ -1,0 +1,26 @@
+// Dropout mask from the counter-based generator (kernels/counter_random.h), the same on every
+// backend, thread count and strategy: mask[i] = (u(seed, i) < keep) ? 1 / keep : 0 (inverted
+// dropout as TF's nn.dropout and Caffe's DropoutLayer scale at training time).
+#include "kernels/counter_random.h"
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/op_checks.h"
+#include "kernels/cpu/parallel_for.h"
+
+namespace ablate::kernels::cpu {
+
+void CpuBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed) {
+  const char* op = "dropout_mask";
+  check_float(mask, op, "mask");
+  if (!(keep_prob > 0.0 && keep_prob <= 1.0)) fail_value(op, "keep_prob", keep_prob, "in (0, 1]");
+  dispatch_float(mask.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T* m = mask.data<T>();
+    const T kept = static_cast<T>(1.0 / keep_prob);
+    parallel_each(threads_, mask.numel(), [=](std::int64_t i) {
+      m[i] = counter_uniform(seed, static_cast<std::uint64_t>(i)) < keep_prob ? kept : T(0);
+    });
+  });
+}
+
+}  // namespace ablate::kernels::cpu

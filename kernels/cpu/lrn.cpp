@@ -1,0 +1,107 @@
+// Local response normalisation across channels, Caffe's LRNLayer (ACROSS_CHANNELS) and
+// TF's local_response_normalization with alpha_tf = alpha / size:
+//   scale[c] = k + alpha / size * sum_{c' in W(c)} x[c']^2,  y[c] = x[c] * scale[c]^-beta,
+// W(c) = channels [c - (size-1)/2, c - (size-1)/2 + size - 1] clipped to [0, C) (Caffe's pre_pad).
+// Backward (Caffe's CrossChannelBackward):
+//   dx[c] = dy[c] scale[c]^-beta - 2 alpha beta / size * x[c] * sum_{c': c in W(c')} dy[c'] y[c'] / scale[c'].
+// The workspace holds scale (x's shape and dtype) from forward to backward.
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/op_checks.h"
+#include "kernels/cpu/parallel_for.h"
+#include "kernels/cpu/scratch.h"
+
+namespace ablate::kernels::cpu {
+namespace {
+
+void check_lrn_params(const LrnParams& p, const char* op) {
+  if (p.size < 1) fail_value(op, "size", p.size, "at least 1");
+  if (!(p.k > 0)) fail_value(op, "k", p.k, "above 0 (the scale must stay positive)");
+  if (!(p.alpha >= 0)) fail_value(op, "alpha", p.alpha, "at least 0");
+}
+
+// out[s] = sum over channels [lo, hi) clipped to [0, C) of f(c, s), for one image of planes [C, S].
+template <class T, class F>
+void window_sum(std::int64_t channels, std::int64_t plane, std::int64_t lo, std::int64_t hi, T* out, F&& f) {
+  std::fill(out, out + plane, T(0));
+  for (std::int64_t c = std::max<std::int64_t>(lo, 0); c < std::min(hi, channels); ++c)
+    for (std::int64_t s = 0; s < plane; ++s) out[s] += f(c, s);
+}
+
+}  // namespace
+
+void CpuBackend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) {
+  const char* op = "lrn_forward";
+  check_float(x, op, "x");
+  check_ndim(x, 4, op, "x");
+  check_same_dtype(y, x, op, "y");
+  check_shape(y, x.shape(), op, "y");
+  check_lrn_params(p, op);
+  if (workspace.empty() || workspace.dtype() != x.dtype() || workspace.shape() != x.shape())
+    workspace = Tensor(x.shape(), x.dtype());
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const std::int64_t n = x.dim(0), channels = x.dim(1), plane = x.dim(2) * x.dim(3), pre = (p.size - 1) / 2;
+    const T a = static_cast<T>(p.alpha / p.size), k = static_cast<T>(p.k), beta = static_cast<T>(p.beta);
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    T* scale = workspace.data<T>();
+    parallel_for(threads_, n * channels, row_grain(plane * p.size),
+                 [&](std::int64_t b, std::int64_t e) {
+                   for (std::int64_t r = b; r < e; ++r) {
+                     const std::int64_t img = r / channels, c = r % channels;
+                     const T* xi = in + img * channels * plane;
+                     T* sc = scale + r * plane;
+                     window_sum(channels, plane, c - pre, c - pre + p.size, sc,
+                                [&](std::int64_t cc, std::int64_t s) { return xi[cc * plane + s] * xi[cc * plane + s]; });
+                     for (std::int64_t s = 0; s < plane; ++s) {
+                       sc[s] = k + a * sc[s];
+                       out[r * plane + s] = in[r * plane + s] * std::pow(sc[s], -beta);
+                     }
+                   }
+                 });
+  });
+}
+
+void CpuBackend::lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
+                              const LrnParams& p) {
+  const char* op = "lrn_backward";
+  check_float(x, op, "x");
+  check_ndim(x, 4, op, "x");
+  for (auto [t, name] : {std::pair<const Tensor*, const char*>{&y, "y"}, {&dy, "dy"}, {&dx, "dx"},
+                         {&workspace, "workspace (the scale that lrn_forward filled)"}}) {
+    check_same_dtype(*t, x, op, name);
+    check_shape(*t, x.shape(), op, name);
+  }
+  check_lrn_params(p, op);
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const std::int64_t n = x.dim(0), channels = x.dim(1), plane = x.dim(2) * x.dim(3), pre = (p.size - 1) / 2;
+    const T coeff = static_cast<T>(2.0 * p.alpha * p.beta / p.size), beta = static_cast<T>(p.beta);
+    const T *in = x.data<T>(), *out = y.data<T>(), *g = dy.data<T>(), *scale = workspace.data<T>();
+    T* d = dx.data<T>();
+    // Per image: ratio = dy * y / scale over all channels, then each channel's window of it.
+    parallel_for(threads_, n, 1, [&](std::int64_t b, std::int64_t e) {
+      T* ratio = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(channels * plane));
+      T* acc = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(plane));
+      for (std::int64_t img = b; img < e; ++img) {
+        const std::int64_t base = img * channels * plane;
+        for (std::int64_t i = 0; i < channels * plane; ++i) ratio[i] = g[base + i] * out[base + i] / scale[base + i];
+        for (std::int64_t c = 0; c < channels; ++c) {
+          // c is in W(c') for c' in [c + pre - size + 1, c + pre].
+          window_sum(channels, plane, c + pre - p.size + 1, c + pre + 1, acc,
+                     [&](std::int64_t cc, std::int64_t s) { return ratio[cc * plane + s]; });
+          const std::int64_t at = base + c * plane;
+          for (std::int64_t s = 0; s < plane; ++s)
+            d[at + s] = g[at + s] * std::pow(scale[at + s], -beta) - coeff * in[at + s] * acc[s];
+        }
+      }
+    });
+  });
+}
+
+}  // namespace ablate::kernels::cpu

@@ -1,0 +1,295 @@
+// Max and average pooling over each [H,W] plane, as Caffe's PoolingLayer (and Torch's
+// SpatialMaxPooling / SpatialAveragePooling, TF's SAME pooling) with the geometry resolved in
+// Pool2dParams (op_params.h). Output cell (oh, ow) reads the window
+//   rows [oh*stride_h - pad_top, + kernel_h) and columns [ow*stride_w - pad_left, + kernel_w)
+// clipped to the image. Max: the first largest value wins; the workspace holds its index
+// h*W + w in the plane (i32, shape of y), which backward routes dy to (Caffe's mask).
+// Average: the sum over the clipped window divided by the window clipped to
+// [-pad_top, H + pad_bottom_limit) x [-pad_left, W + pad_right_limit) when avg_count_padding
+// (Caffe, Torch), or by the number of real cells otherwise (TF SAME); backward spreads
+// dy / divisor over the real cells.
+#include <algorithm>
+#include <vector>
+
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/op_checks.h"
+#include "kernels/cpu/parallel_for.h"
+
+namespace ablate::kernels::cpu {
+namespace {
+
+struct PoolGeometry {
+  std::int64_t planes, h, w, oh, ow;
+};
+
+PoolGeometry pool_geometry(const Tensor& x, const Tensor& y, const Pool2dParams& p, const char* op, const char* x_arg,
+                           const char* y_arg) {
+  check_float(x, op, x_arg);
+  check_ndim(x, 4, op, x_arg);
+  check_same_dtype(y, x, op, y_arg);
+  if (p.kernel_h < 1) fail_value(op, "kernel_h", p.kernel_h, "at least 1");
+  if (p.kernel_w < 1) fail_value(op, "kernel_w", p.kernel_w, "at least 1");
+  if (p.stride_h < 1) fail_value(op, "stride_h", p.stride_h, "at least 1");
+  if (p.stride_w < 1) fail_value(op, "stride_w", p.stride_w, "at least 1");
+  if (p.pad_top < 0) fail_value(op, "pad_top", p.pad_top, "at least 0");
+  if (p.pad_left < 0) fail_value(op, "pad_left", p.pad_left, "at least 0");
+  if (p.out_h < 1) fail_value(op, "out_h", p.out_h, "at least 1 (resolve the parameters with make_pool2d_params)");
+  if (p.out_w < 1) fail_value(op, "out_w", p.out_w, "at least 1 (resolve the parameters with make_pool2d_params)");
+  check_shape(y, {x.dim(0), x.dim(1), p.out_h, p.out_w}, op, y_arg);
+  return {x.dim(0) * x.dim(1), x.dim(2), x.dim(3), p.out_h, p.out_w};
+}
+
+// The windows along one axis, computed once per call: output o reads [lo[o], hi[o]) of the
+// input (clipped to the image) and counts `count[o]` cells towards the average divisor.
+// Windows are separable, so the divisor of (oh, ow) is count_h[oh] * count_w[ow].
+struct AxisWindows {
+  std::vector<std::int64_t> lo, hi, count;
+};
+
+AxisWindows axis_windows(std::int64_t out, std::int64_t in, int kernel, int stride, int pad, int pad_end_limit,
+                         bool count_padding) {
+  AxisWindows a;
+  a.lo.resize(static_cast<std::size_t>(out));
+  a.hi.resize(static_cast<std::size_t>(out));
+  a.count.resize(static_cast<std::size_t>(out));
+  for (std::int64_t o = 0; o < out; ++o) {
+    const std::int64_t start = o * stride - pad, lo = std::max<std::int64_t>(start, 0);
+    const std::int64_t hi = std::max(lo, std::min<std::int64_t>(start + kernel, in));
+    const auto i = static_cast<std::size_t>(o);
+    a.lo[i] = lo;
+    a.hi[i] = hi;
+    a.count[i] = count_padding ? std::max<std::int64_t>(0, std::min<std::int64_t>(start + kernel, in + pad_end_limit) - start)
+                               : hi - lo;
+  }
+  return a;
+}
+
+struct Windows {
+  AxisWindows h, w;
+};
+
+Windows windows_of(const PoolGeometry& g, const Pool2dParams& p) {
+  return {axis_windows(g.oh, g.h, p.kernel_h, p.stride_h, p.pad_top, p.pad_bottom_limit, p.avg_count_padding),
+          axis_windows(g.ow, g.w, p.kernel_w, p.stride_w, p.pad_left, p.pad_right_limit, p.avg_count_padding)};
+}
+
+// Planes per parallel chunk: enough cells to be worth a region.
+std::int64_t plane_grain(const PoolGeometry& g) { return row_grain(g.h * g.w); }
+
+// Outputs ow in [lo, hi) whose window lies wholly inside the image horizontally: their taps
+// are plain strided reads, so the loops below run over ow innermost and vectorize.
+// The outputs of one plane in chunks of kChunk consecutive cells. A chunk whose windows all lie
+// wholly inside the image (the common case) runs as vector code: for each tap of the window,
+// in row-major order, one gathered read per cell at start[o] + tap. Other cells take the
+// per-cell path over their clipped window. Computed once per call.
+constexpr std::int64_t kChunk = 16;
+
+struct PlaneLayout {
+  std::vector<std::int32_t> start;  // first input index of each output's unclipped window
+  std::vector<std::int32_t> taps;   // offsets i * W + j of a window, row-major
+  std::vector<bool> full_chunk;     // chunk c: all kChunk windows wholly inside the image
+};
+
+PlaneLayout plane_layout(const PoolGeometry& g, const Pool2dParams& p, const Windows& win) {
+  PlaneLayout layout;
+  const std::int64_t cells = g.oh * g.ow;
+  layout.start.resize(static_cast<std::size_t>(cells));
+  std::vector<bool> full(static_cast<std::size_t>(cells));
+  for (std::int64_t oh = 0; oh < g.oh; ++oh)
+    for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+      const std::int64_t hs = oh * p.stride_h - p.pad_top, ws = ow * p.stride_w - p.pad_left;
+      const auto o = static_cast<std::size_t>(oh * g.ow + ow);
+      full[o] = hs >= 0 && ws >= 0 && hs + p.kernel_h <= g.h && ws + p.kernel_w <= g.w;
+      layout.start[o] = full[o] ? static_cast<std::int32_t>(hs * g.w + ws) : 0;
+    }
+  for (std::int64_t i = 0; i < p.kernel_h; ++i)
+    for (std::int64_t j = 0; j < p.kernel_w; ++j) layout.taps.push_back(static_cast<std::int32_t>(i * g.w + j));
+  for (std::int64_t c0 = 0; c0 + kChunk <= cells; c0 += kChunk) {
+    bool all = true;
+    for (std::int64_t o = c0; o < c0 + kChunk; ++o) all = all && full[static_cast<std::size_t>(o)];
+    layout.full_chunk.push_back(all);
+  }
+  return layout;
+}
+
+// Max of one output cell over its clipped window: the first largest value in row-major order.
+template <class T>
+void max_cell(const T* in, std::int64_t width, std::int64_t h0, std::int64_t h1, std::int64_t w0, std::int64_t w1, T& out,
+              std::int32_t& idx) {
+  if (h0 >= h1 || w0 >= w1) {  // a window wholly in the padding gives 0
+    out = T(0);
+    idx = -1;
+    return;
+  }
+  std::int64_t where = h0 * width + w0;
+  T best = in[where];
+  for (std::int64_t h = h0; h < h1; ++h)
+    for (std::int64_t w = w0; w < w1; ++w)
+      if (in[h * width + w] > best) {
+        best = in[h * width + w];
+        where = h * width + w;
+      }
+  out = best;
+  idx = static_cast<std::int32_t>(where);
+}
+
+// kChunk cells of full windows: strict > over the taps in order keeps the first largest.
+template <class T>
+void max_chunk(const T* __restrict in, const std::int32_t* __restrict start, const std::int32_t* taps, std::size_t ntaps,
+               T* __restrict out, std::int32_t* __restrict idx) {
+  T best[kChunk];
+  std::int32_t where[kChunk];
+  for (std::int64_t l = 0; l < kChunk; ++l) {
+    best[l] = in[start[l]];
+    where[l] = start[l];
+  }
+  for (std::size_t t = 1; t < ntaps; ++t)
+    for (std::int64_t l = 0; l < kChunk; ++l) {
+      const std::int32_t at = start[l] + taps[t];
+      const T v = in[at];
+      const bool larger = v > best[l];
+      best[l] = larger ? v : best[l];
+      where[l] = larger ? at : where[l];
+    }
+  for (std::int64_t l = 0; l < kChunk; ++l) {
+    out[l] = best[l];
+    idx[l] = where[l];
+  }
+}
+
+template <class T>
+void max_forward(int threads, const PoolGeometry& g, const Pool2dParams& p, const Windows& win, const T* x, T* y,
+                 std::int32_t* arg) {
+  const PlaneLayout layout = plane_layout(g, p, win);
+  const std::int64_t cells = g.oh * g.ow;
+  parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t plane = b; plane < e; ++plane) {
+      const T* in = x + plane * g.h * g.w;
+      T* out = y + plane * cells;
+      std::int32_t* idx = arg + plane * cells;
+      for (std::int64_t c0 = 0; c0 < cells; c0 += kChunk) {
+        const std::size_t chunk = static_cast<std::size_t>(c0 / kChunk);
+        if (chunk < layout.full_chunk.size() && layout.full_chunk[chunk]) {
+          max_chunk(in, layout.start.data() + c0, layout.taps.data(), layout.taps.size(), out + c0, idx + c0);
+          continue;
+        }
+        for (std::int64_t o = c0; o < std::min(c0 + kChunk, cells); ++o) {
+          const std::int64_t oh = o / g.ow, ow = o % g.ow;
+          max_cell(in, g.w, win.h.lo[oh], win.h.hi[oh], win.w.lo[ow], win.w.hi[ow], out[o], idx[o]);
+        }
+      }
+    }
+  });
+}
+
+template <class T>
+void max_backward(int threads, const PoolGeometry& g, const T* dy, const std::int32_t* arg, T* dx) {
+  parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t pl = b; pl < e; ++pl) {
+      T* din = dx + pl * g.h * g.w;
+      const T* dout = dy + pl * g.oh * g.ow;
+      const std::int32_t* idx = arg + pl * g.oh * g.ow;
+      std::fill(din, din + g.h * g.w, T(0));
+      for (std::int64_t o = 0; o < g.oh * g.ow; ++o)
+        if (idx[o] >= 0) din[idx[o]] += dout[o];
+    }
+  });
+}
+
+// kChunk cells of full windows: the mean over the taps (a full window counts kh * kw cells
+// under either divisor rule).
+template <class T>
+void avg_chunk(const T* __restrict in, const std::int32_t* __restrict start, const std::int32_t* taps, std::size_t ntaps,
+               T* __restrict out) {
+  T sum[kChunk] = {};
+  for (std::size_t t = 0; t < ntaps; ++t)
+    for (std::int64_t l = 0; l < kChunk; ++l) sum[l] += in[start[l] + taps[t]];
+  const T divisor = static_cast<T>(ntaps);
+  for (std::int64_t l = 0; l < kChunk; ++l) out[l] = sum[l] / divisor;
+}
+
+template <class T>
+void avg_forward(int threads, const PoolGeometry& g, const Pool2dParams& p, const Windows& win, const T* x, T* y) {
+  const PlaneLayout layout = plane_layout(g, p, win);
+  const std::int64_t cells = g.oh * g.ow;
+  parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t plane = b; plane < e; ++plane) {
+      const T* in = x + plane * g.h * g.w;
+      T* out = y + plane * cells;
+      for (std::int64_t c0 = 0; c0 < cells; c0 += kChunk) {
+        const std::size_t chunk = static_cast<std::size_t>(c0 / kChunk);
+        if (chunk < layout.full_chunk.size() && layout.full_chunk[chunk]) {
+          avg_chunk(in, layout.start.data() + c0, layout.taps.data(), layout.taps.size(), out + c0);
+          continue;
+        }
+        for (std::int64_t o = c0; o < std::min(c0 + kChunk, cells); ++o) {
+          const std::int64_t oh = o / g.ow, ow = o % g.ow;
+          T s = 0;
+          for (std::int64_t h = win.h.lo[oh]; h < win.h.hi[oh]; ++h)
+            for (std::int64_t w = win.w.lo[ow]; w < win.w.hi[ow]; ++w) s += in[h * g.w + w];
+          const std::int64_t divisor = win.h.count[oh] * win.w.count[ow];
+          out[o] = divisor > 0 ? s / static_cast<T>(divisor) : T(0);
+        }
+      }
+    }
+  });
+}
+
+template <class T> void avg_backward(int threads, const PoolGeometry& g, const Windows& win, const T* dy, T* dx) {
+  parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t pl = b; pl < e; ++pl) {
+      T* din = dx + pl * g.h * g.w;
+      const T* dout = dy + pl * g.oh * g.ow;
+      std::fill(din, din + g.h * g.w, T(0));
+      for (std::int64_t oh = 0; oh < g.oh; ++oh)
+        for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+          const std::int64_t divisor = win.h.count[oh] * win.w.count[ow];
+          if (divisor <= 0) continue;
+          const T share = dout[oh * g.ow + ow] / static_cast<T>(divisor);
+          for (std::int64_t h = win.h.lo[oh]; h < win.h.hi[oh]; ++h)
+            for (std::int64_t w = win.w.lo[ow]; w < win.w.hi[ow]; ++w) din[h * g.w + w] += share;
+        }
+    }
+  });
+}
+
+}  // namespace
+
+void CpuBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
+  const char* op = "pool2d_forward";
+  const PoolGeometry g = pool_geometry(x, y, p, op, "x", "y");
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    if (p.kind == PoolKind::avg) {
+      avg_forward(threads_, g, p, windows_of(g, p), x.data<T>(), y.data<T>());
+      return;
+    }
+    // The argmax workspace is allocated on the first call and reused while the shape holds.
+    if (workspace.empty() || workspace.dtype() != DType::i32 || workspace.shape() != y.shape())
+      workspace = Tensor(y.shape(), DType::i32);
+    max_forward(threads_, g, p, windows_of(g, p), x.data<T>(), y.data<T>(), workspace.data<std::int32_t>());
+  });
+}
+
+void CpuBackend::pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                                 Tensor& dx, const Pool2dParams& p) {
+  const char* op = "pool2d_backward";
+  const PoolGeometry g = pool_geometry(x, y, p, op, "x", "y");
+  check_same_dtype(dy, x, op, "dy");
+  check_shape(dy, y.shape(), op, "dy");
+  check_same_dtype(dx, x, op, "dx");
+  check_shape(dx, x.shape(), op, "dx");
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    if (p.kind == PoolKind::avg) {
+      avg_backward(threads_, g, windows_of(g, p), dy.data<T>(), dx.data<T>());
+      return;
+    }
+    check_dtype(workspace, DType::i32, op, "workspace (the argmax that pool2d_forward filled)");
+    check_shape(workspace, y.shape(), op, "workspace (the argmax that pool2d_forward filled)");
+    max_backward(threads_, g, dy.data<T>(), workspace.data<std::int32_t>(), dx.data<T>());
+  });
+}
+
+}  // namespace ablate::kernels::cpu

@@ -1,0 +1,57 @@
+// Reductions: sum and sum of squares in double (deterministic for a thread count: per-thread
+// partials added in thread order), and the argmax of each row (accuracy; ties take the
+// lowest index, as Caffe's AccuracyLayer with top_k 1 and numpy's argmax).
+#include "kernels/cpu/accumulate.h"
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/op_checks.h"
+#include "kernels/cpu/parallel_for.h"
+
+namespace ablate::kernels::cpu {
+
+double CpuBackend::sum(const Tensor& x) {
+  const char* op = "sum";
+  check_float(x, op, "x");
+  return dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = x.data<T>();
+    return parallel_sum(threads_, x.numel(), kElementwiseGrain,
+                        [=](std::int64_t b, std::int64_t e) { return sum_run(p + b, e - b); });
+  });
+}
+
+double CpuBackend::sum_squares(const Tensor& x) {
+  const char* op = "sum_squares";
+  check_float(x, op, "x");
+  return dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = x.data<T>();
+    return parallel_sum(threads_, x.numel(), kElementwiseGrain,
+                        [=](std::int64_t b, std::int64_t e) { return sum_squares_run(p + b, e - b); });
+  });
+}
+
+void CpuBackend::argmax_rows(const Tensor& x, Tensor& out) {
+  const char* op = "argmax_rows";
+  check_float(x, op, "x");
+  check_ndim(x, 2, op, "x");
+  check_dtype(out, DType::i32, op, "out");
+  check_shape(out, {x.dim(0)}, op, "out");
+  if (x.dim(1) < 1) fail_value(op, "x.dim(1) (classes)", static_cast<double>(x.dim(1)), "at least 1");
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = x.data<T>();
+    std::int32_t* o = out.data<std::int32_t>();
+    const std::int64_t k = x.dim(1);
+    parallel_for(threads_, x.dim(0), row_grain(k), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t r = b; r < e; ++r) {
+        std::int64_t best = 0;
+        for (std::int64_t j = 1; j < k; ++j)
+          if (p[r * k + j] > p[r * k + best]) best = j;
+        o[r] = static_cast<std::int32_t>(best);
+      }
+    });
+  });
+}
+
+}  // namespace ablate::kernels::cpu

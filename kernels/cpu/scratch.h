@@ -1,0 +1,24 @@
+// Grow-only scratch memory of the CPU backends (im2col columns, permuted GEMM outputs,
+// per-thread weight-gradient partials), one set per thread and kept for the thread's life:
+// nothing is allocated per step once the largest layer has run (a first touch of fresh
+// pages costs ~12 us per 4 KiB on the target machine). Caffe keeps its col_buffer_ Blob the
+// same way. Per thread, so that an inter-op pool or OpenMP workers never share a buffer.
+// Bytes come from cpu_allocator(), so they show in its live and peak counters.
+#pragma once
+
+#include <cstddef>
+
+namespace ablate::kernels::cpu {
+
+// Independent buffers that one op may hold at the same time.
+enum class ScratchSlot { columns, gemm_out, weight_partial, count };
+
+// At least `bytes` of 64-byte aligned memory for `slot` on the calling thread; contents are
+// unspecified and stay valid until the next call for the same slot on this thread.
+void* scratch(ScratchSlot slot, std::size_t bytes);
+
+template <class T> T* scratch_of(ScratchSlot slot, std::size_t count) {
+  return static_cast<T*>(scratch(slot, count * sizeof(T)));
+}
+
+}  // namespace ablate::kernels::cpu

@@ -1,0 +1,73 @@
+// Softmax and log-softmax over the rows of [N,K] (Caffe's SoftmaxLayer, Torch's
+// nn.LogSoftMax); log-softmax backward: dx = dy - exp(y) * sum_k dy[k] per row.
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/op_checks.h"
+#include "kernels/cpu/parallel_for.h"
+#include "kernels/cpu/softmax_rows.h"
+
+namespace ablate::kernels::cpu {
+namespace {
+
+void check_rows(const Tensor& x, const Tensor& y, const char* op, const char* x_arg, const char* y_arg) {
+  check_float(x, op, x_arg);
+  check_ndim(x, 2, op, x_arg);
+  check_same_dtype(y, x, op, y_arg);
+  check_shape(y, x.shape(), op, y_arg);
+}
+
+
+}  // namespace
+
+void CpuBackend::softmax_forward(const Tensor& x, Tensor& y) {
+  const char* op = "softmax_forward";
+  check_rows(x, y, op, "x", "y");
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const std::int64_t k = x.dim(1);
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    if (k == 0) return;
+    parallel_for(threads_, x.dim(0), row_grain(k), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t r = b; r < e; ++r) softmax_row(in + r * k, out + r * k, k);
+    });
+  });
+}
+
+void CpuBackend::log_softmax_forward(const Tensor& x, Tensor& y) {
+  const char* op = "log_softmax_forward";
+  check_rows(x, y, op, "x", "y");
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const std::int64_t k = x.dim(1);
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    if (k == 0) return;
+    parallel_for(threads_, x.dim(0), row_grain(k), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t r = b; r < e; ++r) log_softmax_row(in + r * k, out + r * k, k);
+    });
+  });
+}
+
+void CpuBackend::log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
+  const char* op = "log_softmax_backward";
+  check_rows(y, dy, op, "y", "dy");
+  check_same_dtype(dx, y, op, "dx");
+  check_shape(dx, y.shape(), op, "dx");
+  dispatch_float(y.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const std::int64_t k = y.dim(1);
+    const T *out = y.data<T>(), *g = dy.data<T>();
+    T* d = dx.data<T>();
+    parallel_for(threads_, y.dim(0), row_grain(k), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t r = b; r < e; ++r) {
+        double total = 0;
+        for (std::int64_t j = 0; j < k; ++j) total += g[r * k + j];
+        const T s = static_cast<T>(total);
+        for (std::int64_t j = 0; j < k; ++j) d[r * k + j] = g[r * k + j] - std::exp(out[r * k + j]) * s;
+      }
+    });
+  });
+}
+
+}  // namespace ablate::kernels::cpu

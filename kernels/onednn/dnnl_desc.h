@@ -1,0 +1,32 @@
+// Helpers that turn the interface's plain tensors into oneDNN memory descriptors, and the
+// workspace handling of pooling and LRN. Argument checks are CpuBackend's (op_checks.h).
+#pragma once
+
+#include <string>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "kernels/cpu/op_checks.h"
+#include "kernels/tensor.h"
+
+namespace ablate::kernels::onednn {
+
+using dnnl::memory;
+using tag = dnnl::memory::format_tag;
+using cpu::check_dtype;
+using cpu::check_ndim;
+using cpu::check_shape;
+
+inline memory::dims dims_of(const Shape& shape) { return memory::dims(shape.begin(), shape.end()); }
+
+// f32 descriptor of `dims` in layout `t` (nchw, oihw, nc, oi, x, a, any).
+inline memory::desc f32_md(const memory::dims& dims, tag t) {
+  return memory::desc(dims, memory::data_type::f32, t);
+}
+
+// A forward op's workspace: (re)allocates `workspace` as u8[bytes] unless it already is.
+void ensure_workspace(Tensor& workspace, std::size_t bytes);
+// A backward op's workspace: throws unless it is u8[bytes] as `producer` left it.
+void check_workspace(const Tensor& workspace, std::size_t bytes, const char* op, const char* producer);
+
+}  // namespace ablate::kernels::onednn

@@ -1,0 +1,81 @@
+// ReLU, tanh and sigmoid on oneDNN's eltwise primitive. The interface's backward gets y, not
+// x (so a framework may run the forward in place, as Caffe's ReLU layer does), hence the
+// *_use_dst_for_bwd algorithms: relu dx = dy * (y > 0), tanh dx = dy * (1 - y^2), logistic
+// dx = dy * y * (1 - y). Elementwise, so any shape runs as one 1-D tensor of numel values.
+#include <stdexcept>
+
+#include "kernels/onednn/dnnl_desc.h"
+#include "kernels/onednn/onednn_backend_impl.h"
+
+namespace ablate::kernels::onednn {
+
+namespace {
+
+dnnl::algorithm eltwise_algorithm(Activation a) {
+  switch (a) {
+    case Activation::relu: return dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
+    case Activation::tanh: return dnnl::algorithm::eltwise_tanh_use_dst_for_bwd;
+    case Activation::sigmoid: return dnnl::algorithm::eltwise_logistic_use_dst_for_bwd;
+  }
+  throw std::invalid_argument("activation " + std::to_string(static_cast<int>(a)) +
+                              ": expected relu, tanh or sigmoid");
+}
+
+dnnl::eltwise_forward::primitive_desc eltwise_forward_pd(dnnl::algorithm alg, std::int64_t n,
+                                                         const dnnl::primitive_attr& attr, const dnnl::engine& engine) {
+  dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_training, alg, f32_md({n}, tag::a), 0.f, 0.f);
+  return dnnl::eltwise_forward::primitive_desc(desc, attr, engine);
+}
+
+}  // namespace
+
+void OnednnBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
+  if (x.dtype() != DType::f32) return CpuBackend::activation_forward(a, x, y);
+  const char* op = "activation_forward";
+  check_dtype(x, DType::f32, op, "x");
+  check_dtype(y, DType::f32, op, "y");
+  check_shape(y, x.shape(), op, "y");
+  const auto alg = eltwise_algorithm(a);
+  const std::int64_t n = x.numel();
+  if (n == 0) return;
+
+  CacheKey key("eltwise_fwd");
+  key.add(static_cast<std::int64_t>(alg)).add(n);
+  CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
+    auto pd = eltwise_forward_pd(alg, n, attr(), engine_);
+    entry.primitive = dnnl::eltwise_forward(pd);
+    entry.add_input(engine_, DNNL_ARG_SRC, f32_md({n}, tag::a), pd.src_desc());
+    entry.add_output(engine_, DNNL_ARG_DST, f32_md({n}, tag::a), pd.dst_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  });
+  run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
+}
+
+void OnednnBackend::activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
+  if (y.dtype() != DType::f32) return CpuBackend::activation_backward(a, y, dy, dx);
+  const char* op = "activation_backward";
+  check_dtype(y, DType::f32, op, "y");
+  check_dtype(dy, DType::f32, op, "dy");
+  check_dtype(dx, DType::f32, op, "dx");
+  check_shape(dy, y.shape(), op, "dy");
+  check_shape(dx, y.shape(), op, "dx");
+  const auto alg = eltwise_algorithm(a);
+  const std::int64_t n = y.numel();
+  if (n == 0) return;
+
+  CacheKey key("eltwise_bwd");
+  key.add(static_cast<std::int64_t>(alg)).add(n);
+  CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
+    auto hint = eltwise_forward_pd(alg, n, attr(), engine_);
+    dnnl::eltwise_backward::desc desc(alg, f32_md({n}, tag::a), f32_md({n}, tag::a), 0.f, 0.f);
+    dnnl::eltwise_backward::primitive_desc pd(desc, attr(), engine_, hint);
+    entry.primitive = dnnl::eltwise_backward(pd);
+    entry.add_input(engine_, DNNL_ARG_DST, f32_md({n}, tag::a), pd.dst_desc());
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md({n}, tag::a), pd.diff_dst_desc());
+    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, f32_md({n}, tag::a), pd.diff_src_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  });
+  run(prim, {{DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}});
+}
+
+}  // namespace ablate::kernels::onednn

@@ -1,0 +1,102 @@
+// OnednnBackend: the backend that runs the heavy ops as oneDNN 2.6 primitives (convolution,
+// pooling, LRN, eltwise, inner product, softmax, log-softmax) and GEMM as dnnl_sgemm, the
+// library behind Intel's optimised TensorFlow/Caffe/PyTorch CPU builds ("MKL-class" math).
+// Everything else (losses' label handling, dropout masks, elementwise ops, optimizer
+// updates) is CpuBackend's shared OpenMP loops. oneDNN 2.6's CPU primitives are f32 only:
+// f64 tensors take CpuBackend's loops with dgemm from OpenBLAS.
+//
+// Primitives are built once per shape and parameters and cached (PrimitiveCache); the
+// counters are public so tests can check that a repeated step builds nothing.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/onednn/conv_layout.h"
+#include "kernels/onednn/primitive_cache.h"
+
+namespace ablate::kernels::onednn {
+
+// Named switches of this backend's optimisations (recorded by library_version()).
+struct OnednnOptions {
+  // The layout convolutions run in (conv_layout.h).
+  ConvLayout conv_layout = default_conv_layout();
+  // conv_forward_training: the forward convolution is built with prop_kind::forward_training,
+  // as the backward primitives' hint is; off: forward_inference. Measured at 1 thread on 15
+  // shapes of the zoo's models: with library-chosen layouts, training picks jit:avx512_core
+  // kernels and inference brgconv; training was faster on 9, tied on 4 and slower on 2
+  // (LeNet conv2, where NHWC is faster still). With plain and NHWC it makes no difference.
+  bool conv_forward_training = true;
+};
+
+class OnednnBackend : public cpu::CpuBackend {
+ public:
+  explicit OnednnBackend(OnednnOptions options = {});
+
+  std::string name() const override { return "onednn"; }
+  std::string library_version() const override;
+  // Autotuned convolution layouts are chosen by timing, so they may differ between runs.
+  bool deterministic() const override { return options_.conv_layout != ConvLayout::autotune; }
+  const OnednnOptions& options() const { return options_; }
+
+  // Cache counters: entries built (primitive descriptors + primitives) and cache hits.
+  std::int64_t primitive_builds() const { return cache_.counters().builds; }
+  std::int64_t primitive_hits() const { return cache_.counters().hits; }
+  std::size_t cached_primitives() const { return cache_.size(); }
+  // The layout each cached convolution primitive runs in: (cache key, "nhwc").
+  std::vector<std::pair<std::string, std::string>> conv_layouts() const { return cache_.labels(); }
+
+  void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                      const Conv2dParams& p) override;
+  void conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override;
+  void conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                               const Conv2dParams& p) override;
+  void linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) override;
+  void linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx) override;
+  void linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) override;
+  void pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) override;
+  void pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                       Tensor& dx, const Pool2dParams& p) override;
+  void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
+  void activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
+  void lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) override;
+  void lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                    Tensor& dx, const LrnParams& p) override;
+  void softmax_forward(const Tensor& x, Tensor& y) override;
+  void log_softmax_forward(const Tensor& x, Tensor& y) override;
+  void log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) override;
+
+ protected:
+  void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda,
+             const float* b, int ldb, float beta, float* c, int ldc) override;
+  void dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda,
+             const double* b, int ldb, double beta, double* c, int ldc) override;
+  void set_library_threads(int threads) override;
+
+ private:
+  // The cache entry of `key`, building it with `build` on first use. Applies this backend's
+  // thread count to the calling thread first (OpenMP's setting is per thread, and an
+  // inter-op pool thread starts with the default), so the primitive is built and run with it.
+  using Builder = std::function<void(CachedPrimitive&)>;
+  CachedPrimitive& primitive(CacheKey& key, const Builder& build);
+  // A convolution's entry: built by `build` in options_.conv_layout, or, under autotune, in
+  // each concrete layout, timed on `bindings` (the call's own tensors), the fastest kept.
+  using ConvBuilder = std::function<void(CachedPrimitive&, ConvLayout)>;
+  CachedPrimitive& conv_primitive(CacheKey& key, const ConvBuilder& build, std::initializer_list<Binding> bindings);
+  void run(CachedPrimitive& p, std::initializer_list<Binding> bindings) { execute(p, stream_, bindings); }
+  // Attributes of every primitive: scratchpad owned by the cache entry.
+  dnnl::primitive_attr attr() const;
+
+  OnednnOptions options_;
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  PrimitiveCache cache_;
+};
+
+}  // namespace ablate::kernels::onednn

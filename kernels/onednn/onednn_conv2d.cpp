@@ -1,0 +1,180 @@
+// Convolution on oneDNN primitives: forward with bias, backward data, backward weights with
+// bias (as Intel's MKL-DNN builds of Caffe and TensorFlow ran them). Tensors crossing the
+// interface are NCHW / OIHW; the primitive runs in the layout of OnednnOptions::conv_layout
+// (conv_layout.h), its cache entry holding the reordered copies when that is not NCHW.
+// Geometry: OH = (H + pad_top + pad_bottom - KH) / stride_h + 1.
+#include <stdexcept>
+
+#include "kernels/onednn/dnnl_desc.h"
+#include "kernels/onednn/onednn_backend_impl.h"
+
+namespace ablate::kernels::onednn {
+
+namespace {
+
+using dnnl::algorithm;
+using dnnl::prop_kind;
+
+// Dims of one convolution: src [N,C,H,W], weights [K,C,KH,KW], dst [N,K,OH,OW].
+struct ConvShape {
+  memory::dims src, weights, dst, bias;
+  memory::dims strides, pad_l, pad_r;
+  bool with_bias = false;
+
+  ConvShape(const Shape& x, const Shape& w, bool bias, const Conv2dParams& p)
+      : src(dims_of(x)), weights(dims_of(w)), bias({w[0]}), with_bias(bias) {
+    strides = {p.stride_h, p.stride_w};
+    pad_l = {p.pad_top, p.pad_left};
+    pad_r = {p.pad_bottom, p.pad_right};
+    dst = {x[0], w[0], conv2d_out_size(static_cast<int>(x[2]), static_cast<int>(w[2]), p.stride_h, p.pad_top, p.pad_bottom),
+           conv2d_out_size(static_cast<int>(x[3]), static_cast<int>(w[3]), p.stride_w, p.pad_left, p.pad_right)};
+  }
+  Shape dst_shape() const { return Shape(dst.begin(), dst.end()); }
+  void add_to(CacheKey& key) const {
+    key.add(src).add(weights).add(with_bias).add(strides).add(pad_l).add(pad_r);
+  }
+};
+
+// Validates x [N,C,H,W] against w [K,C,KH,KW] and the geometry; returns the shape.
+ConvShape conv_shape(const Tensor& x, const Tensor& w, bool with_bias, const Conv2dParams& p, const char* op,
+                     const char* x_name) {
+  check_ndim(x, 4, op, x_name);
+  check_ndim(w, 4, op, "w");
+  if (x.dim(1) != w.dim(1))
+    throw std::invalid_argument(std::string(op) + ": " + x_name + " " + x.describe() + " has " +
+                                std::to_string(x.dim(1)) + " channels, w " + w.describe() + " expects " +
+                                std::to_string(w.dim(1)));
+  if (p.stride_h < 1 || p.stride_w < 1)
+    throw std::invalid_argument(std::string(op) + ": stride " + std::to_string(p.stride_h) + "x" +
+                                std::to_string(p.stride_w) + ", expected at least 1");
+  ConvShape s(x.shape(), w.shape(), with_bias, p);
+  if (s.dst[2] < 1 || s.dst[3] < 1)
+    throw std::invalid_argument(std::string(op) + ": " + x_name + " " + x.describe() + " with kernel " +
+                                w.describe() + " gives an empty output");
+  return s;
+}
+
+// Layout tags of activations and weights in `layout` (conv_layout.h).
+tag activation_tag(ConvLayout layout) {
+  return layout == ConvLayout::plain ? tag::nchw : layout == ConvLayout::nhwc ? tag::nhwc : tag::any;
+}
+tag weights_tag(ConvLayout layout) { return layout == ConvLayout::plain ? tag::oihw : tag::any; }
+
+// The forward primitive descriptor; also the hint that the backward ones are built from.
+dnnl::convolution_forward::primitive_desc forward_pd(const ConvShape& s, prop_kind prop, ConvLayout layout,
+                                                     const dnnl::primitive_attr& attr, const dnnl::engine& engine) {
+  const tag act = activation_tag(layout), wt = weights_tag(layout);
+  auto src = f32_md(s.src, act), weights = f32_md(s.weights, wt), dst = f32_md(s.dst, act);
+  auto desc = s.with_bias ? dnnl::convolution_forward::desc(prop, algorithm::convolution_direct, src, weights,
+                                                            f32_md(s.bias, tag::x), dst, s.strides, s.pad_l, s.pad_r)
+                          : dnnl::convolution_forward::desc(prop, algorithm::convolution_direct, src, weights, dst,
+                                                            s.strides, s.pad_l, s.pad_r);
+  return dnnl::convolution_forward::primitive_desc(desc, attr, engine);
+}
+
+}  // namespace
+
+void OnednnBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                   const Conv2dParams& p) {
+  if (x.dtype() != DType::f32) return CpuBackend::conv2d_forward(x, w, bias, y, p);
+  const char* op = "conv2d_forward";
+  check_dtype(x, DType::f32, op, "x");
+  check_dtype(w, DType::f32, op, "w");
+  if (!bias.empty()) check_dtype(bias, DType::f32, op, "bias");
+  check_dtype(y, DType::f32, op, "y");
+  const bool with_bias = !bias.empty();
+  ConvShape s = conv_shape(x, w, with_bias, p, op, "x");
+  check_shape(y, s.dst_shape(), op, "y");
+  if (with_bias) check_shape(bias, {w.dim(0)}, op, "bias");
+
+  CacheKey key("conv2d_fwd");
+  s.add_to(key);
+  auto build = [&](CachedPrimitive& entry, ConvLayout layout) {
+    auto prop = options_.conv_forward_training ? prop_kind::forward_training : prop_kind::forward_inference;
+    auto pd = forward_pd(s, prop, layout, attr(), engine_);
+    entry.primitive = dnnl::convolution_forward(pd);
+    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(s.src, tag::nchw), pd.src_desc());
+    entry.add_input(engine_, DNNL_ARG_WEIGHTS, f32_md(s.weights, tag::oihw), pd.weights_desc());
+    if (s.with_bias) entry.add_input(engine_, DNNL_ARG_BIAS, f32_md(s.bias, tag::x), pd.bias_desc());
+    entry.add_output(engine_, DNNL_ARG_DST, f32_md(s.dst, tag::nchw), pd.dst_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  };
+  auto go = [&](std::initializer_list<Binding> bindings) { run(conv_primitive(key, build, bindings), bindings); };
+  if (with_bias)
+    go({{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_BIAS, bias.raw_data()},
+        {DNNL_ARG_DST, y.raw_data()}});
+  else
+    go({{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
+}
+
+void OnednnBackend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
+  if (dy.dtype() != DType::f32) return CpuBackend::conv2d_backward_data(dy, w, dx, p);
+  const char* op = "conv2d_backward_data";
+  check_dtype(dy, DType::f32, op, "dy");
+  check_dtype(w, DType::f32, op, "w");
+  check_dtype(dx, DType::f32, op, "dx");
+  ConvShape s = conv_shape(dx, w, false, p, op, "dx");
+  check_shape(dy, s.dst_shape(), op, "dy");
+
+  CacheKey key("conv2d_bwd_data");
+  s.add_to(key);
+  auto build = [&](CachedPrimitive& entry, ConvLayout layout) {
+    auto hint = forward_pd(s, prop_kind::forward_training, layout, attr(), engine_);
+    const tag act = activation_tag(layout), wt = weights_tag(layout);
+    dnnl::convolution_backward_data::desc desc(algorithm::convolution_direct, f32_md(s.src, act),
+                                               f32_md(s.weights, wt), f32_md(s.dst, act), s.strides, s.pad_l,
+                                               s.pad_r);
+    dnnl::convolution_backward_data::primitive_desc pd(desc, attr(), engine_, hint);
+    entry.primitive = dnnl::convolution_backward_data(pd);
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, tag::nchw), pd.diff_dst_desc());
+    entry.add_input(engine_, DNNL_ARG_WEIGHTS, f32_md(s.weights, tag::oihw), pd.weights_desc());
+    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, f32_md(s.src, tag::nchw), pd.diff_src_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  };
+  std::initializer_list<Binding> bindings = {
+      {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}};
+  run(conv_primitive(key, build, bindings), bindings);
+}
+
+void OnednnBackend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                            const Conv2dParams& p) {
+  if (x.dtype() != DType::f32) return CpuBackend::conv2d_backward_weights(x, dy, dw, dbias, p);
+  const char* op = "conv2d_backward_weights";
+  check_dtype(x, DType::f32, op, "x");
+  check_dtype(dy, DType::f32, op, "dy");
+  check_dtype(dw, DType::f32, op, "dw");
+  if (!dbias.empty()) check_dtype(dbias, DType::f32, op, "dbias");
+  const bool with_bias = !dbias.empty();
+  ConvShape s = conv_shape(x, dw, with_bias, p, op, "x");
+  check_shape(dy, s.dst_shape(), op, "dy");
+  if (with_bias) check_shape(dbias, {dw.dim(0)}, op, "dbias");
+
+  CacheKey key("conv2d_bwd_weights");
+  s.add_to(key);
+  auto build = [&](CachedPrimitive& entry, ConvLayout layout) {
+    auto hint = forward_pd(s, prop_kind::forward_training, layout, attr(), engine_);
+    const tag act = activation_tag(layout), wt = weights_tag(layout);
+    auto src = f32_md(s.src, act), diff_w = f32_md(s.weights, wt), diff_dst = f32_md(s.dst, act);
+    auto desc = s.with_bias
+                    ? dnnl::convolution_backward_weights::desc(algorithm::convolution_direct, src, diff_w,
+                                                               f32_md(s.bias, tag::x), diff_dst, s.strides, s.pad_l,
+                                                               s.pad_r)
+                    : dnnl::convolution_backward_weights::desc(algorithm::convolution_direct, src, diff_w, diff_dst,
+                                                               s.strides, s.pad_l, s.pad_r);
+    dnnl::convolution_backward_weights::primitive_desc pd(desc, attr(), engine_, hint);
+    entry.primitive = dnnl::convolution_backward_weights(pd);
+    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(s.src, tag::nchw), pd.src_desc());
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, tag::nchw), pd.diff_dst_desc());
+    entry.add_output(engine_, DNNL_ARG_DIFF_WEIGHTS, f32_md(s.weights, tag::oihw), pd.diff_weights_desc());
+    if (s.with_bias) entry.add_output(engine_, DNNL_ARG_DIFF_BIAS, f32_md(s.bias, tag::x), pd.diff_bias_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  };
+  auto go = [&](std::initializer_list<Binding> bindings) { run(conv_primitive(key, build, bindings), bindings); };
+  if (with_bias)
+    go({{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_WEIGHTS, dw.raw_data()},
+        {DNNL_ARG_DIFF_BIAS, dbias.raw_data()}});
+  else
+    go({{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_WEIGHTS, dw.raw_data()}});
+}
+
+}  // namespace ablate::kernels::onednn

@@ -1,0 +1,130 @@
+// Fully connected layers (Caffe's InnerProduct, Torch's nn.Linear) on oneDNN's inner
+// product primitive: y [N,O] = x [N,I] w^T + bias, w [O,I]; backward data dx = dy w;
+// backward weights dw = dy^T x, dbias = sum over N of dy. An x of more than two dimensions
+// (a conv output [N,C,H,W]) is read as [N, C*H*W], as Caffe flattens before InnerProduct.
+#include <stdexcept>
+
+#include "kernels/onednn/dnnl_desc.h"
+#include "kernels/onednn/onednn_backend_impl.h"
+
+namespace ablate::kernels::onednn {
+
+namespace {
+
+struct LinearShape {
+  memory::dims src, weights, dst, bias;
+  bool with_bias;
+  LinearShape(std::int64_t n, std::int64_t in, std::int64_t out, bool with_bias)
+      : src({n, in}), weights({out, in}), dst({n, out}), bias({out}), with_bias(with_bias) {}
+  void add_to(CacheKey& key) const { key.add(src).add(weights).add(with_bias); }
+};
+
+// Validates x [N,I...], w [O,I], y/dy [N,O] and the bias; returns the shape.
+LinearShape linear_shape(const Tensor& x, const Tensor& w, const Tensor& y, const Tensor& bias, const char* op,
+                         const char* x_name, const char* y_name, const char* bias_name) {
+  check_ndim(w, 2, op, "w");
+  if (x.ndim() < 2) check_ndim(x, 2, op, x_name);
+  const std::int64_t n = x.dim(0), in = n > 0 ? x.numel() / n : 0;
+  if (in != w.dim(1))
+    throw std::invalid_argument(std::string(op) + ": " + x_name + " " + x.describe() + " has " + std::to_string(in) +
+                                " features per row, w " + w.describe() + " expects " + std::to_string(w.dim(1)));
+  check_shape(y, {n, w.dim(0)}, op, y_name);
+  if (!bias.empty()) check_shape(bias, {w.dim(0)}, op, bias_name);
+  return LinearShape(n, in, w.dim(0), !bias.empty());
+}
+
+dnnl::inner_product_forward::primitive_desc forward_pd(const LinearShape& s, const dnnl::primitive_attr& attr,
+                                                       const dnnl::engine& engine) {
+  auto src = f32_md(s.src, tag::nc), weights = f32_md(s.weights, tag::oi), dst = f32_md(s.dst, tag::nc);
+  auto desc = s.with_bias ? dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, src, weights,
+                                                              f32_md(s.bias, tag::x), dst)
+                          : dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, src, weights, dst);
+  return dnnl::inner_product_forward::primitive_desc(desc, attr, engine);
+}
+
+}  // namespace
+
+void OnednnBackend::linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) {
+  if (x.dtype() != DType::f32) return CpuBackend::linear_forward(x, w, bias, y);
+  const char* op = "linear_forward";
+  check_dtype(x, DType::f32, op, "x");
+  check_dtype(w, DType::f32, op, "w");
+  if (!bias.empty()) check_dtype(bias, DType::f32, op, "bias");
+  check_dtype(y, DType::f32, op, "y");
+  LinearShape s = linear_shape(x, w, y, bias, op, "x", "y", "bias");
+
+  CacheKey key("linear_fwd");
+  s.add_to(key);
+  CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
+    auto pd = forward_pd(s, attr(), engine_);
+    entry.primitive = dnnl::inner_product_forward(pd);
+    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(s.src, tag::nc), pd.src_desc());
+    entry.add_input(engine_, DNNL_ARG_WEIGHTS, f32_md(s.weights, tag::oi), pd.weights_desc());
+    if (s.with_bias) entry.add_input(engine_, DNNL_ARG_BIAS, f32_md(s.bias, tag::x), pd.bias_desc());
+    entry.add_output(engine_, DNNL_ARG_DST, f32_md(s.dst, tag::nc), pd.dst_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  });
+  if (s.with_bias)
+    run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_BIAS, bias.raw_data()},
+               {DNNL_ARG_DST, y.raw_data()}});
+  else
+    run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
+}
+
+void OnednnBackend::linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx) {
+  if (dy.dtype() != DType::f32) return CpuBackend::linear_backward_data(dy, w, dx);
+  const char* op = "linear_backward_data";
+  check_dtype(dy, DType::f32, op, "dy");
+  check_dtype(w, DType::f32, op, "w");
+  check_dtype(dx, DType::f32, op, "dx");
+  LinearShape s = linear_shape(dx, w, dy, Tensor(), op, "dx", "dy", "");
+
+  CacheKey key("linear_bwd_data");
+  s.add_to(key);
+  CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
+    auto hint = forward_pd(s, attr(), engine_);
+    dnnl::inner_product_backward_data::desc desc(f32_md(s.src, tag::nc), f32_md(s.weights, tag::oi),
+                                                 f32_md(s.dst, tag::nc));
+    dnnl::inner_product_backward_data::primitive_desc pd(desc, attr(), engine_, hint);
+    entry.primitive = dnnl::inner_product_backward_data(pd);
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, tag::nc), pd.diff_dst_desc());
+    entry.add_input(engine_, DNNL_ARG_WEIGHTS, f32_md(s.weights, tag::oi), pd.weights_desc());
+    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, f32_md(s.src, tag::nc), pd.diff_src_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  });
+  run(prim, {{DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}});
+}
+
+void OnednnBackend::linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) {
+  if (x.dtype() != DType::f32) return CpuBackend::linear_backward_weights(x, dy, dw, dbias);
+  const char* op = "linear_backward_weights";
+  check_dtype(x, DType::f32, op, "x");
+  check_dtype(dy, DType::f32, op, "dy");
+  check_dtype(dw, DType::f32, op, "dw");
+  if (!dbias.empty()) check_dtype(dbias, DType::f32, op, "dbias");
+  LinearShape s = linear_shape(x, dw, dy, dbias, op, "x", "dy", "dbias");
+
+  CacheKey key("linear_bwd_weights");
+  s.add_to(key);
+  CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
+    auto hint = forward_pd(s, attr(), engine_);
+    auto src = f32_md(s.src, tag::nc), diff_w = f32_md(s.weights, tag::oi), diff_dst = f32_md(s.dst, tag::nc);
+    auto desc = s.with_bias
+                    ? dnnl::inner_product_backward_weights::desc(src, diff_w, f32_md(s.bias, tag::x), diff_dst)
+                    : dnnl::inner_product_backward_weights::desc(src, diff_w, diff_dst);
+    dnnl::inner_product_backward_weights::primitive_desc pd(desc, attr(), engine_, hint);
+    entry.primitive = dnnl::inner_product_backward_weights(pd);
+    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(s.src, tag::nc), pd.src_desc());
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, tag::nc), pd.diff_dst_desc());
+    entry.add_output(engine_, DNNL_ARG_DIFF_WEIGHTS, f32_md(s.weights, tag::oi), pd.diff_weights_desc());
+    if (s.with_bias) entry.add_output(engine_, DNNL_ARG_DIFF_BIAS, f32_md(s.bias, tag::x), pd.diff_bias_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  });
+  if (s.with_bias)
+    run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_WEIGHTS, dw.raw_data()},
+               {DNNL_ARG_DIFF_BIAS, dbias.raw_data()}});
+  else
+    run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_WEIGHTS, dw.raw_data()}});
+}
+
+}  // namespace ablate::kernels::onednn

@@ -1,0 +1,140 @@
+// Pooling on oneDNN primitives: max (forward_training keeps oneDNN's argmax workspace in the
+// interface's u8 `workspace` tensor) and average with padded cells counted
+// (pooling_avg_include_padding: Caffe, Torch) or not (pooling_avg_exclude_padding: TF SAME).
+// The frameworks' output-size rules (Pool2dParams) become oneDNN's asymmetric padding:
+// padding_r = (out - 1) * stride + kernel - in - pad_l. When that is negative (floor rounding
+// drops the last rows), the input is cropped to the rows the windows reach instead.
+// Windows that oneDNN would average differently (Caffe's ceil mode clipping the divisor at
+// in + pad, windows wholly inside the padding) fall back to CpuBackend's loop.
+#include <stdexcept>
+
+#include "kernels/onednn/dnnl_desc.h"
+#include "kernels/onednn/onednn_backend_impl.h"
+
+namespace ablate::kernels::onednn {
+
+namespace {
+
+using dnnl::algorithm;
+
+// One pooling, resolved: src_crop is the part of x [N,C,H,W] the windows read.
+struct PoolShape {
+  memory::dims src, src_crop, dst, kernel, strides, pad_l, pad_r;
+  algorithm alg = algorithm::pooling_max;
+  bool supported = true;  // false: oneDNN's result would differ from the interface's rule
+
+  PoolShape(const Tensor& x, const Pool2dParams& p) : src(dims_of(x.shape())), src_crop(src) {
+    dst = {src[0], src[1], p.out_h, p.out_w};
+    kernel = {p.kernel_h, p.kernel_w};
+    strides = {p.stride_h, p.stride_w};
+    pad_l = {p.pad_top, p.pad_left};
+    const int limit[2] = {p.pad_bottom_limit, p.pad_right_limit};
+    pad_r = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+      const auto r = (dst[2 + i] - 1) * strides[i] + kernel[i] - src[2 + i] - pad_l[i];
+      if (r < 0) src_crop[2 + i] += r;  // the last rows/columns are never read
+      pad_r[i] = r < 0 ? 0 : r;
+      if (pad_l[i] >= kernel[i] || pad_r[i] >= kernel[i]) supported = false;  // a window of padding only
+      if (p.kind == PoolKind::avg && p.avg_count_padding && pad_r[i] > limit[i]) supported = false;
+    }
+    if (p.kind == PoolKind::avg)
+      alg = p.avg_count_padding ? algorithm::pooling_avg_include_padding : algorithm::pooling_avg_exclude_padding;
+  }
+  bool cropped() const { return src_crop != src; }
+  // x as the caller holds it: the cropped window of the full NCHW tensor.
+  memory::desc user_src_md() const {
+    return memory::desc(src_crop, memory::data_type::f32, {src[1] * src[2] * src[3], src[2] * src[3], src[3], 1});
+  }
+  void add_to(CacheKey& key) const {
+    key.add(src).add(dst).add(kernel).add(strides).add(pad_l).add(static_cast<std::int64_t>(alg));
+  }
+};
+
+void check_pool_args(const Tensor& x, const Tensor& y, const Pool2dParams& p, const char* op) {
+  check_ndim(x, 4, op, "x");
+  check_shape(y, {x.dim(0), x.dim(1), p.out_h, p.out_w}, op, "y");
+  if (p.kernel_h < 1 || p.kernel_w < 1 || p.stride_h < 1 || p.stride_w < 1 || p.pad_top < 0 || p.pad_left < 0)
+    throw std::invalid_argument(std::string(op) + ": kernel " + std::to_string(p.kernel_h) + "x" +
+                                std::to_string(p.kernel_w) + ", stride " + std::to_string(p.stride_h) + "x" +
+                                std::to_string(p.stride_w) + ", pad " + std::to_string(p.pad_top) + "," +
+                                std::to_string(p.pad_left) + ": expected kernel and stride >= 1, pad >= 0");
+}
+
+dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, const dnnl::primitive_attr& attr,
+                                                 const dnnl::engine& engine) {
+  dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_training, s.alg, f32_md(s.src_crop, tag::nchw),
+                                   f32_md(s.dst, tag::nchw), s.strides, s.kernel, s.pad_l, s.pad_r);
+  return dnnl::pooling_forward::primitive_desc(desc, attr, engine);
+}
+
+}  // namespace
+
+void OnednnBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
+  const char* op = "pool2d_forward";
+  if (x.dtype() != DType::f32) return CpuBackend::pool2d_forward(x, y, workspace, p);
+  check_dtype(x, DType::f32, op, "x");
+  check_dtype(y, DType::f32, op, "y");
+  check_pool_args(x, y, p, op);
+  PoolShape s(x, p);
+  if (!s.supported) return CpuBackend::pool2d_forward(x, y, workspace, p);
+
+  CacheKey key("pool2d_fwd");
+  s.add_to(key);
+  CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
+    auto pd = forward_pd(s, attr(), engine_);
+    entry.primitive = dnnl::pooling_forward(pd);
+    entry.add_input(engine_, DNNL_ARG_SRC, s.user_src_md(), pd.src_desc());
+    entry.add_output(engine_, DNNL_ARG_DST, f32_md(s.dst, tag::nchw), pd.dst_desc());
+    entry.workspace_bytes = pd.workspace_desc().get_size();
+    if (entry.workspace_bytes > 0)
+      entry.add_output(engine_, DNNL_ARG_WORKSPACE, pd.workspace_desc(), pd.workspace_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  });
+  if (prim.workspace_bytes == 0) {
+    run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
+    return;
+  }
+  ensure_workspace(workspace, prim.workspace_bytes);
+  run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_WORKSPACE, workspace.raw_data()}});
+}
+
+void OnednnBackend::pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                                    Tensor& dx, const Pool2dParams& p) {
+  const char* op = "pool2d_backward";
+  if (x.dtype() != DType::f32) return CpuBackend::pool2d_backward(x, y, dy, workspace, dx, p);
+  check_dtype(x, DType::f32, op, "x");
+  check_dtype(y, DType::f32, op, "y");
+  check_dtype(dy, DType::f32, op, "dy");
+  check_dtype(dx, DType::f32, op, "dx");
+  check_pool_args(x, y, p, op);
+  check_shape(dy, y.shape(), op, "dy");
+  check_shape(dx, x.shape(), op, "dx");
+  PoolShape s(x, p);
+  if (!s.supported) return CpuBackend::pool2d_backward(x, y, dy, workspace, dx, p);
+
+  CacheKey key("pool2d_bwd");
+  s.add_to(key);
+  CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
+    auto hint = forward_pd(s, attr(), engine_);
+    dnnl::pooling_backward::desc desc(s.alg, f32_md(s.src_crop, tag::nchw), f32_md(s.dst, tag::nchw), s.strides,
+                                      s.kernel, s.pad_l, s.pad_r);
+    dnnl::pooling_backward::primitive_desc pd(desc, attr(), engine_, hint);
+    entry.primitive = dnnl::pooling_backward(pd);
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, tag::nchw), pd.diff_dst_desc());
+    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, s.user_src_md(), pd.diff_src_desc());
+    entry.workspace_bytes = pd.workspace_desc().get_size();
+    if (entry.workspace_bytes > 0)
+      entry.add_input(engine_, DNNL_ARG_WORKSPACE, pd.workspace_desc(), pd.workspace_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  });
+  if (s.cropped()) dx.zero();  // rows and columns no window reads get no gradient
+  if (prim.workspace_bytes == 0) {
+    run(prim, {{DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}});
+    return;
+  }
+  check_workspace(workspace, prim.workspace_bytes, op, "pool2d_forward");
+  run(prim, {{DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()},
+             {DNNL_ARG_WORKSPACE, workspace.raw_data()}});
+}
+
+}  // namespace ablate::kernels::onednn

@@ -1,0 +1,95 @@
+// Softmax and log-softmax over the rows of x [N,K] on oneDNN's softmax and logsoftmax
+// primitives (axis 1): softmax y = exp(x) / sum_k exp(x); log-softmax y = x - log sum_k exp(x)
+// with backward dx = dy - exp(y) * sum_k dy (Torch's LogSoftMax feeding ClassNLLCriterion).
+#include <stdexcept>
+
+#include "kernels/onednn/dnnl_desc.h"
+#include "kernels/onednn/onednn_backend_impl.h"
+
+namespace ablate::kernels::onednn {
+
+namespace {
+
+void check_rows(const Tensor& x, const Tensor& y, const char* op, const char* x_name, const char* y_name) {
+  check_ndim(x, 2, op, x_name);
+  check_shape(y, x.shape(), op, y_name);
+}
+
+dnnl::logsoftmax_forward::primitive_desc logsoftmax_pd(const memory::dims& dims, const dnnl::primitive_attr& attr,
+                                                       const dnnl::engine& engine) {
+  dnnl::logsoftmax_forward::desc desc(dnnl::prop_kind::forward_training, f32_md(dims, tag::nc), 1);
+  return dnnl::logsoftmax_forward::primitive_desc(desc, attr, engine);
+}
+
+}  // namespace
+
+void OnednnBackend::softmax_forward(const Tensor& x, Tensor& y) {
+  if (x.dtype() != DType::f32) return CpuBackend::softmax_forward(x, y);
+  const char* op = "softmax_forward";
+  check_dtype(x, DType::f32, op, "x");
+  check_dtype(y, DType::f32, op, "y");
+  check_rows(x, y, op, "x", "y");
+  if (x.numel() == 0) return;
+  const auto dims = dims_of(x.shape());
+
+  CacheKey key("softmax_fwd");
+  key.add(x.shape());
+  CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
+    dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, f32_md(dims, tag::nc), 1);
+    dnnl::softmax_forward::primitive_desc pd(desc, attr(), engine_);
+    entry.primitive = dnnl::softmax_forward(pd);
+    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(dims, tag::nc), pd.src_desc());
+    entry.add_output(engine_, DNNL_ARG_DST, f32_md(dims, tag::nc), pd.dst_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  });
+  run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
+}
+
+void OnednnBackend::log_softmax_forward(const Tensor& x, Tensor& y) {
+  if (x.dtype() != DType::f32) return CpuBackend::log_softmax_forward(x, y);
+  const char* op = "log_softmax_forward";
+  check_dtype(x, DType::f32, op, "x");
+  check_dtype(y, DType::f32, op, "y");
+  check_rows(x, y, op, "x", "y");
+  if (x.numel() == 0) return;
+  const auto dims = dims_of(x.shape());
+
+  CacheKey key("logsoftmax_fwd");
+  key.add(x.shape());
+  CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
+    auto pd = logsoftmax_pd(dims, attr(), engine_);
+    entry.primitive = dnnl::logsoftmax_forward(pd);
+    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(dims, tag::nc), pd.src_desc());
+    entry.add_output(engine_, DNNL_ARG_DST, f32_md(dims, tag::nc), pd.dst_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  });
+  run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
+}
+
+void OnednnBackend::log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
+  if (y.dtype() != DType::f32) return CpuBackend::log_softmax_backward(y, dy, dx);
+  const char* op = "log_softmax_backward";
+  check_dtype(y, DType::f32, op, "y");
+  check_dtype(dy, DType::f32, op, "dy");
+  check_dtype(dx, DType::f32, op, "dx");
+  check_rows(y, dy, op, "y", "dy");
+  check_shape(dx, y.shape(), op, "dx");
+  if (y.numel() == 0) return;
+  const auto dims = dims_of(y.shape());
+
+  CacheKey key("logsoftmax_bwd");
+  key.add(y.shape());
+  CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
+    auto hint = logsoftmax_pd(dims, attr(), engine_);
+    dnnl::logsoftmax_backward::desc desc(f32_md(dims, tag::nc), f32_md(dims, tag::nc), 1);
+    dnnl::logsoftmax_backward::primitive_desc pd(desc, attr(), engine_, hint);
+    entry.primitive = dnnl::logsoftmax_backward(pd);
+    entry.add_input(engine_, DNNL_ARG_DST, f32_md(dims, tag::nc), pd.dst_desc());
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(dims, tag::nc), pd.diff_dst_desc());
+    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, f32_md(dims, tag::nc), pd.diff_src_desc());
+    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+  });
+  run(prim, {{DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}});
+}
+
+}  // namespace ablate::kernels::onednn
