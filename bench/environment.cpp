@@ -26,7 +26,7 @@ Environment capture_environment() {
   env.values["cpu_model"] = cpu_model();
   env.values["logical_cores"] = std::to_string(std::thread::hardware_concurrency());
   for (const char* var : {"OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS",
-                          "OMP_WAIT_POLICY", "OMP_PROC_BIND", "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA",
+                          "OMP_WAIT_POLICY", "OMP_PROC_BIND", "GOMP_SPINCOUNT", "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA",
                           "GLIBC_TUNABLES"}) {
     const char* value = std::getenv(var);
     env.values[std::string("env.") + var] = value ? value : "";

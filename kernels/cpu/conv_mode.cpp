@@ -8,8 +8,7 @@ namespace ablate::kernels::cpu {
 namespace {
 constexpr ConvMode kAllModes[] = {ConvMode::per_image, ConvMode::batched, ConvMode::omp_per_image,
                                   ConvMode::omp_batched};
-// Measured on LeNet (batch 64, f32, fwd + bwd + update) on the 2-core Zen 5 machine, medians of
-// 5: see kFastestMode's note in conv_mode.h.
+// The measurements behind this choice are in conv_mode.h.
 constexpr ConvMode kFastestMode = ConvMode::omp_per_image;
 }  // namespace
 

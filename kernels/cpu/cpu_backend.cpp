@@ -41,7 +41,10 @@ template void CpuBackend::run_gemm<float>(bool, bool, int, int, int, float, cons
 template void CpuBackend::run_gemm<double>(bool, bool, int, int, int, double, const double*, int, const double*, int,
                                            double, double*, int);
 
-std::string CpuBackend::cpu_settings() const { return std::string("conv=") + conv_mode_name(conv_mode_); }
+std::string CpuBackend::cpu_settings() const {
+  return std::string("conv=") + conv_mode_name(conv_mode_) + ", library threads " +
+         std::to_string(openmp_owns_threads() ? 1 : threads_);
+}
 
 void CpuBackend::gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,
                       Tensor& c) {

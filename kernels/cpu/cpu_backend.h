@@ -76,7 +76,7 @@ class CpuBackend : public Backend {
   // Applies the thread count to the library's own pool (BLAS, Eigen, oneDNN).
   virtual void set_library_threads(int threads) = 0;
 
-  // The settings of the shared loops, for library_version(): "conv=batched".
+  // The settings of the shared loops, for library_version(): "conv=omp_per_image, library threads 1".
   std::string cpu_settings() const;
   // Whether all threads are OpenMP's (omp_* modes): GEMMs outside convolutions are then split
   // over OpenMP threads (split_gemm.h) and the library runs single-threaded.

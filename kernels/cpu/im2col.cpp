@@ -34,8 +34,9 @@ Runs runs_of(const ConvGeometry& g) {
   return r;
 }
 
-// dst[q] = src[q * stride] for q < n. The runs are short (OW values): blocks of 8 become
-// single vector moves inline, where a plain loop would become a memcpy call.
+// dst[q] = src[q * stride] (or dst[q * stride] += src[q]) for q < n. The runs are short (OW
+// values): blocks of 8 become single vector operations inline, where a plain loop would
+// become a memcpy call or a vector loop too wide for the run.
 template <class T> inline void gather_run(T* __restrict dst, const T* __restrict src, std::int64_t n, std::int64_t stride) {
   if (stride == 1) {
     std::int64_t q = 0;
@@ -48,7 +49,10 @@ template <class T> inline void gather_run(T* __restrict dst, const T* __restrict
 }
 template <class T> inline void scatter_add_run(T* __restrict dst, const T* __restrict src, std::int64_t n, std::int64_t stride) {
   if (stride == 1) {
-    for (std::int64_t q = 0; q < n; ++q) dst[q] += src[q];
+    std::int64_t q = 0;
+    for (; q + 8 <= n; q += 8)
+      for (int l = 0; l < 8; ++l) dst[q + l] += src[q + l];
+    for (; q < n; ++q) dst[q] += src[q];
   } else {
     for (std::int64_t q = 0; q < n; ++q) dst[q * stride] += src[q];
   }

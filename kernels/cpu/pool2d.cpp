@@ -7,7 +7,8 @@
 // Average: the sum over the clipped window divided by the window clipped to
 // [-pad_top, H + pad_bottom_limit) x [-pad_left, W + pad_right_limit) when avg_count_padding
 // (Caffe, Torch), or by the number of real cells otherwise (TF SAME); backward spreads
-// dy / divisor over the real cells.
+// dy / divisor over the real cells. Forward runs 16 output cells at a time as vector code
+// where their windows lie wholly inside the image (PlaneLayout below).
 #include <algorithm>
 #include <vector>
 
@@ -77,8 +78,6 @@ Windows windows_of(const PoolGeometry& g, const Pool2dParams& p) {
 // Planes per parallel chunk: enough cells to be worth a region.
 std::int64_t plane_grain(const PoolGeometry& g) { return row_grain(g.h * g.w); }
 
-// Outputs ow in [lo, hi) whose window lies wholly inside the image horizontally: their taps
-// are plain strided reads, so the loops below run over ow innermost and vectorize.
 // The outputs of one plane in chunks of kChunk consecutive cells. A chunk whose windows all lie
 // wholly inside the image (the common case) runs as vector code: for each tap of the window,
 // in row-major order, one gathered read per cell at start[o] + tap. Other cells take the
@@ -91,7 +90,7 @@ struct PlaneLayout {
   std::vector<bool> full_chunk;     // chunk c: all kChunk windows wholly inside the image
 };
 
-PlaneLayout plane_layout(const PoolGeometry& g, const Pool2dParams& p, const Windows& win) {
+PlaneLayout plane_layout(const PoolGeometry& g, const Pool2dParams& p) {
   PlaneLayout layout;
   const std::int64_t cells = g.oh * g.ow;
   layout.start.resize(static_cast<std::size_t>(cells));
@@ -161,7 +160,7 @@ void max_chunk(const T* __restrict in, const std::int32_t* __restrict start, con
 template <class T>
 void max_forward(int threads, const PoolGeometry& g, const Pool2dParams& p, const Windows& win, const T* x, T* y,
                  std::int32_t* arg) {
-  const PlaneLayout layout = plane_layout(g, p, win);
+  const PlaneLayout layout = plane_layout(g, p);
   const std::int64_t cells = g.oh * g.ow;
   parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t plane = b; plane < e; ++plane) {
@@ -211,7 +210,7 @@ void avg_chunk(const T* __restrict in, const std::int32_t* __restrict start, con
 
 template <class T>
 void avg_forward(int threads, const PoolGeometry& g, const Pool2dParams& p, const Windows& win, const T* x, T* y) {
-  const PlaneLayout layout = plane_layout(g, p, win);
+  const PlaneLayout layout = plane_layout(g, p);
   const std::int64_t cells = g.oh * g.ow;
   parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t plane = b; plane < e; ++plane) {
