@@ -17,4 +17,27 @@ void check_workspace(const Tensor& workspace, std::size_t bytes, const char* op,
                                 " of the onednn backend on the same shapes");
 }
 
+void add_workspace_and_scratchpad(CachedPrimitive& entry, const dnnl::engine& engine,
+                                  const dnnl::primitive_desc_base& pd, bool forward) {
+  entry.workspace_bytes = pd.workspace_desc().get_size();
+  if (entry.workspace_bytes > 0) {
+    if (forward)
+      entry.add_output(engine, DNNL_ARG_WORKSPACE, pd.workspace_desc(), pd.workspace_desc());
+    else
+      entry.add_input(engine, DNNL_ARG_WORKSPACE, pd.workspace_desc(), pd.workspace_desc());
+  }
+  entry.add_scratchpad(engine, pd.scratchpad_desc());
+}
+
+void run_forward_with_workspace(CachedPrimitive& prim, dnnl::stream& stream, const Tensor& x, Tensor& y,
+                                Tensor& workspace) {
+  if (prim.workspace_bytes == 0) {
+    execute(prim, stream, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
+    return;
+  }
+  ensure_workspace(workspace, prim.workspace_bytes);
+  execute(prim, stream,
+          {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_WORKSPACE, workspace.raw_data()}});
+}
+
 }  // namespace ablate::kernels::onednn

@@ -7,6 +7,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "kernels/cpu/op_checks.h"
+#include "kernels/onednn/primitive_cache.h"
 #include "kernels/tensor.h"
 
 namespace ablate::kernels::onednn {
@@ -28,5 +29,15 @@ inline memory::desc f32_md(const memory::dims& dims, tag t) {
 void ensure_workspace(Tensor& workspace, std::size_t bytes);
 // A backward op's workspace: throws unless it is u8[bytes] as `producer` left it.
 void check_workspace(const Tensor& workspace, std::size_t bytes, const char* op, const char* producer);
+
+// The last slots of a pooling or LRN entry: records pd's workspace size in `entry` and, when
+// the implementation has one, adds it as an output (forward) or an input (backward); then the
+// scratchpad.
+void add_workspace_and_scratchpad(CachedPrimitive& entry, const dnnl::engine& engine,
+                                  const dnnl::primitive_desc_base& pd, bool forward);
+// Runs a forward pooling or LRN entry x -> y, binding `workspace` (made u8[bytes] first) when
+// the entry has one.
+void run_forward_with_workspace(CachedPrimitive& prim, dnnl::stream& stream, const Tensor& x, Tensor& y,
+                                Tensor& workspace);
 
 }  // namespace ablate::kernels::onednn

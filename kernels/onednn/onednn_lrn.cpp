@@ -52,17 +52,9 @@ void OnednnBackend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, c
     entry.primitive = dnnl::lrn_forward(pd);
     entry.add_input(engine_, DNNL_ARG_SRC, f32_md(dims, tag::nchw), pd.src_desc());
     entry.add_output(engine_, DNNL_ARG_DST, f32_md(dims, tag::nchw), pd.dst_desc());
-    entry.workspace_bytes = pd.workspace_desc().get_size();
-    if (entry.workspace_bytes > 0)
-      entry.add_output(engine_, DNNL_ARG_WORKSPACE, pd.workspace_desc(), pd.workspace_desc());
-    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+    add_workspace_and_scratchpad(entry, engine_, pd, /*forward=*/true);
   });
-  if (prim.workspace_bytes == 0) {
-    run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
-    return;
-  }
-  ensure_workspace(workspace, prim.workspace_bytes);
-  run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_WORKSPACE, workspace.raw_data()}});
+  run_forward_with_workspace(prim, stream_, x, y, workspace);
 }
 
 void OnednnBackend::lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
@@ -90,10 +82,7 @@ void OnednnBackend::lrn_backward(const Tensor& x, const Tensor& y, const Tensor&
     entry.add_input(engine_, DNNL_ARG_SRC, f32_md(dims, tag::nchw), pd.src_desc());
     entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(dims, tag::nchw), pd.diff_dst_desc());
     entry.add_output(engine_, DNNL_ARG_DIFF_SRC, f32_md(dims, tag::nchw), pd.diff_src_desc());
-    entry.workspace_bytes = pd.workspace_desc().get_size();
-    if (entry.workspace_bytes > 0)
-      entry.add_input(engine_, DNNL_ARG_WORKSPACE, pd.workspace_desc(), pd.workspace_desc());
-    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+    add_workspace_and_scratchpad(entry, engine_, pd, /*forward=*/false);
   });
   if (prim.workspace_bytes == 0) {
     run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}});

@@ -85,17 +85,9 @@ void OnednnBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace
     entry.primitive = dnnl::pooling_forward(pd);
     entry.add_input(engine_, DNNL_ARG_SRC, s.user_src_md(), pd.src_desc());
     entry.add_output(engine_, DNNL_ARG_DST, f32_md(s.dst, tag::nchw), pd.dst_desc());
-    entry.workspace_bytes = pd.workspace_desc().get_size();
-    if (entry.workspace_bytes > 0)
-      entry.add_output(engine_, DNNL_ARG_WORKSPACE, pd.workspace_desc(), pd.workspace_desc());
-    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+    add_workspace_and_scratchpad(entry, engine_, pd, /*forward=*/true);
   });
-  if (prim.workspace_bytes == 0) {
-    run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
-    return;
-  }
-  ensure_workspace(workspace, prim.workspace_bytes);
-  run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_WORKSPACE, workspace.raw_data()}});
+  run_forward_with_workspace(prim, stream_, x, y, workspace);
 }
 
 void OnednnBackend::pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
@@ -122,10 +114,7 @@ void OnednnBackend::pool2d_backward(const Tensor& x, const Tensor& y, const Tens
     entry.primitive = dnnl::pooling_backward(pd);
     entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, tag::nchw), pd.diff_dst_desc());
     entry.add_output(engine_, DNNL_ARG_DIFF_SRC, s.user_src_md(), pd.diff_src_desc());
-    entry.workspace_bytes = pd.workspace_desc().get_size();
-    if (entry.workspace_bytes > 0)
-      entry.add_input(engine_, DNNL_ARG_WORKSPACE, pd.workspace_desc(), pd.workspace_desc());
-    entry.add_scratchpad(engine_, pd.scratchpad_desc());
+    add_workspace_and_scratchpad(entry, engine_, pd, /*forward=*/false);
   });
   if (s.cropped()) dx.zero();  // rows and columns no window reads get no gradient
   if (prim.workspace_bytes == 0) {

@@ -45,6 +45,11 @@ void require_shape(const char* op, const char* arg, const Tensor& t, const Shape
     fail(op, std::string(arg) + " is " + t.describe() + ", expected shape " + shape_string(expected));
 }
 
+void require_like_shape(const char* op, const char* arg, const Tensor& t, const Tensor& lead, const Shape& expected) {
+  require_like(op, arg, t, lead);
+  require_shape(op, arg, t, expected);
+}
+
 void require_numel(const char* op, const char* arg, const Tensor& t, std::int64_t numel) {
   if (t.numel() != numel)
     fail(op, std::string(arg) + " is " + t.describe() + " with " + std::to_string(t.numel()) + " elements, expected " +

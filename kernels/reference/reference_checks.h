@@ -21,6 +21,9 @@ void require_like(const char* op, const char* arg, const Tensor& t, const Tensor
 void require_dtype(const char* op, const char* arg, const Tensor& t, DType dtype);
 void require_ndim(const char* op, const char* arg, const Tensor& t, int ndim);
 void require_shape(const char* op, const char* arg, const Tensor& t, const Shape& expected);
+// require_like then require_shape: a float tensor of lead's dtype and exactly this shape
+// (an output, a bias, a saved workspace).
+void require_like_shape(const char* op, const char* arg, const Tensor& t, const Tensor& lead, const Shape& expected);
 void require_numel(const char* op, const char* arg, const Tensor& t, std::int64_t numel);
 
 // Calls f(T{}) with T = float for f32 and double for f64 and returns what it returns; the

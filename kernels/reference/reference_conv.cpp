@@ -99,11 +99,6 @@ std::int64_t inner_size(const Tensor& t) {
   return inner;
 }
 
-void require_bias(const char* op, const char* arg, const Tensor& bias, const Tensor& lead, std::int64_t channels) {
-  require_like(op, arg, bias, lead);
-  require_shape(op, arg, bias, {channels});
-}
-
 }  // namespace
 
 void ReferenceBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
@@ -116,7 +111,7 @@ void ReferenceBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Te
   require_ndim(op, "w", w, 4);
   ConvGeometry g = conv_geometry(op, x.shape(), w.shape(), p);
   require_shape(op, "y", y, output_shape(g));
-  if (!bias.empty()) require_bias(op, "bias", bias, x, g.K);
+  if (!bias.empty()) require_like_shape(op, "bias", bias, x, {g.K});
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     conv_forward<T>(g, x.data<T>(), w.data<T>(), bias.empty() ? nullptr : bias.data<T>(), y.data<T>());
@@ -148,7 +143,7 @@ void ReferenceBackend::conv2d_backward_weights(const Tensor& x, const Tensor& dy
   require_ndim(op, "dw", dw, 4);
   ConvGeometry g = conv_geometry(op, x.shape(), dw.shape(), p);
   require_shape(op, "dy", dy, output_shape(g));
-  if (!dbias.empty()) require_bias(op, "dbias", dbias, x, g.K);
+  if (!dbias.empty()) require_like_shape(op, "dbias", dbias, x, {g.K});
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     conv_backward_weights<T>(g, x.data<T>(), dy.data<T>(), dw.data<T>());
@@ -161,7 +156,7 @@ void ReferenceBackend::bias_add(Tensor& y, const Tensor& bias) {
   const char* op = "bias_add";
   require_float(op, "y", y);
   if (y.ndim() < 2) fail(op, "y is " + y.describe() + ", expected at least 2 dimensions [N, C, ...]");
-  require_bias(op, "bias", bias, y, y.dim(1));
+  require_like_shape(op, "bias", bias, y, {y.dim(1)});
   std::int64_t N = y.dim(0), C = y.dim(1);
   with_float_type(y.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -173,7 +168,7 @@ void ReferenceBackend::bias_backward(const Tensor& dy, Tensor& dbias) {
   const char* op = "bias_backward";
   require_float(op, "dy", dy);
   if (dy.ndim() < 2) fail(op, "dy is " + dy.describe() + ", expected at least 2 dimensions [N, C, ...]");
-  require_bias(op, "dbias", dbias, dy, dy.dim(1));
+  require_like_shape(op, "dbias", dbias, dy, {dy.dim(1)});
   std::int64_t N = dy.dim(0), C = dy.dim(1);
   with_float_type(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);

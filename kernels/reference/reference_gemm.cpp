@@ -38,10 +38,7 @@ void ReferenceBackend::linear_forward(const Tensor& x, const Tensor& w, const Te
   std::int64_t N = x.dim(0), I = x.dim(1), O = w.dim(0);
   require_shape(op, "w", w, {O, I});
   require_shape(op, "y", y, {N, O});
-  if (!bias.empty()) {
-    require_like(op, "bias", bias, x);
-    require_shape(op, "bias", bias, {O});
-  }
+  if (!bias.empty()) require_like_shape(op, "bias", bias, x, {O});
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     gemm_loops<T>(false, true, N, O, I, 1.0, x.data<T>(), w.data<T>(), 0.0, y.data<T>());
@@ -75,10 +72,7 @@ void ReferenceBackend::linear_backward_weights(const Tensor& x, const Tensor& dy
   std::int64_t N = x.dim(0), I = x.dim(1), O = dy.dim(1);
   require_shape(op, "dy", dy, {N, O});
   require_shape(op, "dw", dw, {O, I});
-  if (!dbias.empty()) {
-    require_like(op, "dbias", dbias, x);
-    require_shape(op, "dbias", dbias, {O});
-  }
+  if (!dbias.empty()) require_like_shape(op, "dbias", dbias, x, {O});
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     gemm_loops<T>(true, false, O, I, N, 1.0, dy.data<T>(), x.data<T>(), 0.0, dw.data<T>());

@@ -61,28 +61,24 @@ template <class T> void normalise_rows(const T* x, std::int64_t N, std::int64_t 
   }
 }
 
-}  // namespace
-
-void ReferenceBackend::softmax_forward(const Tensor& x, Tensor& y) {
-  const char* op = "softmax_forward";
+// softmax_forward (log_space false) and log_softmax_forward (true): x [N,K] -> y [N,K].
+void normalise_rows_op(const char* op, const Tensor& x, Tensor& y, bool log_space) {
   auto [N, K] = check_rows(op, "x", x);
-  require_like(op, "y", y, x);
-  require_shape(op, "y", y, x.shape());
+  require_like_shape(op, "y", y, x, x.shape());
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    normalise_rows(x.data<T>(), N, K, false, y.data<T>());
+    normalise_rows(x.data<T>(), N, K, log_space, y.data<T>());
   });
 }
 
+}  // namespace
+
+void ReferenceBackend::softmax_forward(const Tensor& x, Tensor& y) {
+  normalise_rows_op("softmax_forward", x, y, false);
+}
+
 void ReferenceBackend::log_softmax_forward(const Tensor& x, Tensor& y) {
-  const char* op = "log_softmax_forward";
-  auto [N, K] = check_rows(op, "x", x);
-  require_like(op, "y", y, x);
-  require_shape(op, "y", y, x.shape());
-  with_float_type(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    normalise_rows(x.data<T>(), N, K, true, y.data<T>());
-  });
+  normalise_rows_op("log_softmax_forward", x, y, true);
 }
 
 void ReferenceBackend::log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
@@ -108,8 +104,7 @@ void ReferenceBackend::log_softmax_backward(const Tensor& y, const Tensor& dy, T
 double ReferenceBackend::softmax_xent_forward(const Tensor& logits, const Tensor& labels, Tensor& prob) {
   const char* op = "softmax_xent_forward";
   auto [N, K] = check_rows(op, "logits", logits);
-  require_like(op, "prob", prob, logits);
-  require_shape(op, "prob", prob, logits.shape());
+  require_like_shape(op, "prob", prob, logits, logits.shape());
   const std::int32_t* label = check_labels(op, labels, N, K);
   return with_float_type(logits.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -127,8 +122,7 @@ double ReferenceBackend::softmax_xent_forward(const Tensor& logits, const Tensor
 void ReferenceBackend::softmax_xent_backward(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits) {
   const char* op = "softmax_xent_backward";
   auto [N, K] = check_rows(op, "prob", prob);
-  require_like(op, "dlogits", dlogits, prob);
-  require_shape(op, "dlogits", dlogits, prob.shape());
+  require_like_shape(op, "dlogits", dlogits, prob, prob.shape());
   const std::int32_t* label = check_labels(op, labels, N, K);
   with_float_type(prob.dtype(), [&](auto tag) {
     using T = decltype(tag);

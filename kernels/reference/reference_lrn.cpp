@@ -99,10 +99,7 @@ void ReferenceBackend::lrn_backward(const Tensor& x, const Tensor& y, const Tens
   require_shape(op, "dy", dy, x.shape());
   require_shape(op, "dx", dx, x.shape());
   check_lrn_params(op, p);
-  if (!workspace.empty()) {
-    require_like(op, "workspace", workspace, x);
-    require_shape(op, "workspace", workspace, x.shape());
-  }
+  if (!workspace.empty()) require_like_shape(op, "workspace", workspace, x, x.shape());
   std::int64_t N = x.dim(0), C = x.dim(1), HW = x.dim(2) * x.dim(3);
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
