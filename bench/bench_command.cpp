@@ -99,9 +99,14 @@ std::string model_file_for_peer(const std::string& model) {
   return path;
 }
 
+// PyTorch's best configuration found on these machines (shared/reference/machine.md): OpenBLAS
+// kept out of PyTorch's OpenMP threads, and glibc keeping freed blocks instead of returning them.
+const char* kPeerBestEnv =
+    "OPENBLAS_NUM_THREADS=1 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296";
+
 double measure_pytorch(const std::string& script, const std::string& model_file, int threads, std::int64_t batch,
-                       std::int64_t warmup, std::int64_t iterations, std::string& version) {
-  std::string cmd = "/usr/bin/python3 '" + script + "' --model '" + model_file + "' --threads " +
+                       std::int64_t warmup, std::int64_t iterations, bool as_installed, std::string& version) {
+  std::string cmd = std::string(as_installed ? "" : kPeerBestEnv) + " /usr/bin/python3 '" + script + "' --model '" + model_file + "' --threads " +
                     std::to_string(threads) + " --batch " + std::to_string(batch) + " --warmup " +
                     std::to_string(warmup) + " --iterations " + std::to_string(iterations) + " 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
@@ -136,6 +141,8 @@ int bench_command(int argc, char** argv) {
           {"iterations", "N", "timed iterations per measurement (default 30)"},
           {"repeats", "N", "rounds; the median is reported (default 5)"},
           {"with-pytorch", "", "also train the model with PyTorch (/usr/bin/python3, python3-torch) each round"},
+          {"peer-as-installed", "", "run PyTorch as installed (default: its best found setting, "
+                                    "OPENBLAS_NUM_THREADS=1 and glibc malloc kept)"},
           {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
       });
   ParsedArgs args = parser.parse(argc, argv, 0);
@@ -174,13 +181,24 @@ int bench_command(int argc, char** argv) {
   std::map<std::pair<std::string, int>, std::vector<double>> samples;
   std::string torch_version = "?";
   for (std::int64_t r = 0; r < repeats; ++r) {
-    for (const auto& b : backends)
-      for (int t : thread_counts)
-        samples[{b, t}].push_back(measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations));
+    for (const auto& b : backends) {
+      double single = -1;  // a backend that ignores the thread setting (reference) is measured once
+      for (int t : thread_counts) {
+        bool ignores_threads = kernels::make_backend(b, t)->threads() != t;
+        if (ignores_threads && single >= 0) {
+          samples[{b, t}].push_back(single);
+          continue;
+        }
+        double ips = measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations);
+        if (ignores_threads) single = ips;
+        samples[{b, t}].push_back(ips);
+      }
+    }
     if (with_pytorch)
       for (int t : thread_counts)
         samples[{"pytorch", t}].push_back(
-            measure_pytorch(script, peer_model, t, batch, warmup, iterations, torch_version));
+            measure_pytorch(script, peer_model, t, batch, warmup, iterations, args.has("peer-as-installed"),
+                            torch_version));
     std::fprintf(stderr, "round %lld/%lld done\n", static_cast<long long>(r + 1), static_cast<long long>(repeats));
   }
 
@@ -204,7 +222,8 @@ int bench_command(int argc, char** argv) {
   }
   std::printf("fastest ablate: %s, %.0f images/s\n", best_ablate.c_str(), best_ablate_ips);
   if (with_pytorch)
-    std::printf("fastest pytorch (torch %s): %s, %.0f images/s\nratio ablate/pytorch: %.2f\n", torch_version.c_str(),
+    std::printf("fastest pytorch (torch %s, %s): %s, %.0f images/s\nratio ablate/pytorch: %.2f\n",
+                torch_version.c_str(), args.has("peer-as-installed") ? "as installed" : kPeerBestEnv,
                 best_torch.c_str(), best_torch_ips, best_ablate_ips / best_torch_ips);
   return 0;
 }

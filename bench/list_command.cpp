@@ -28,13 +28,15 @@ int list_command(int argc, char** argv) {
     }
   }
   std::printf("strategies:\n");
-  for (const auto& s : graph::strategy_names()) std::printf("  %s\n", s.c_str());
+  for (const auto& s : graph::strategy_names())
+    std::printf("  %-10s %s\n", s.c_str(), graph::strategy_built(s) ? "" : "(not built yet)");
   std::printf("models and presets (embedded):\n");
   for (const auto& f : models::embedded_file_names()) std::printf("  %s\n", f.c_str());
   std::printf("data sets:\n");
   for (const auto& d : datasets::dataset_names()) {
     std::string dir = datasets::default_data_dir(d);
-    std::printf("  %-14s %s\n", d.c_str(), dir.empty() ? "(--data DIR)" : dir.c_str());
+    const char* where = d == "synthetic" ? "(generated from --seed)" : "(--data DIR)";
+    std::printf("  %-14s %s\n", d.c_str(), dir.empty() ? where : dir.c_str());
   }
   return 0;
 }

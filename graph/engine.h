@@ -49,6 +49,8 @@ class Engine {
 };
 
 std::vector<std::string> strategy_names();
+// Whether this build has the engine of `strategy` yet.
+bool strategy_built(const std::string& strategy);
 // Builds the engine of `strategy`; an unknown or not yet built strategy throws naming it.
 std::unique_ptr<Engine> make_engine(const std::string& strategy, const models::ModelSpec& spec,
                                     kernels::Backend& backend, const EngineOptions& options);

@@ -8,6 +8,8 @@ namespace ablate::graph {
 
 std::vector<std::string> strategy_names() { return {"layerwise", "dynamic", "static"}; }
 
+bool strategy_built(const std::string& strategy) { return strategy == "layerwise"; }
+
 std::unique_ptr<Engine> make_engine(const std::string& strategy, const models::ModelSpec& spec,
                                     kernels::Backend& backend, const EngineOptions& options) {
   if (options.batch <= 0)
