@@ -1,0 +1,25 @@
+// FMA-throughput probe: the machine's measured single-precision peak, the denominator of
+// every "peak_frac" counter in ablate_micro (issue 6). Independent chains of vector FMAs
+// (AVX-512 when compiled for it, else AVX2+FMA, else scalar) hide the FMA latency so the
+// loop runs at the FMA pipes' throughput; 1 FMA on L lanes counts 2*L flops.
+#pragma once
+
+#include <string>
+
+namespace ablate::micro {
+
+struct PeakFlops {
+  std::string isa;            // "avx512", "avx2" or "scalar": the code the probe ran
+  double gflops_1t = 0.0;     // one thread
+  double gflops_2t = 0.0;     // two OpenMP threads, each running its own chains
+  double flops_for(int threads) const;  // FLOP/s for 1 or 2 threads (more: scaled from 2)
+};
+
+// Runs the probe (about 0.5 s): the best of many short runs per thread count.
+PeakFlops measure_peak_flops();
+
+// The peak measured at start-up, which benchmarks divide by; set once by main.
+void set_measured_peak(const PeakFlops& peak);
+const PeakFlops& measured_peak();
+
+}  // namespace ablate::micro

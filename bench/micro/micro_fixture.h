@@ -1,0 +1,67 @@
+// Shared machinery of ablate_micro: one "op case" (a named op on fixed shapes, with its FLOP
+// count per call) is registered as one Google Benchmark per backend, with the thread count
+// (1, 2) as the benchmark argument. The timed loop, the FLOP/s and peak-fraction counters
+// and the random inputs live here so each op family file only states shapes and calls.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/backend.h"
+#include "kernels/tensor.h"
+
+namespace ablate::micro {
+
+// One call of the op under test, with its tensors already bound.
+using OpRunner = std::function<void()>;
+// Allocates the op's tensors on `backend` and returns the call (run once per iteration).
+using OpFactory = std::function<OpRunner(kernels::Backend& backend)>;
+
+struct OpCase {
+  std::string name;   // "conv/lenet_conv1/forward": family/shape/pass
+  double flops = 0;   // per call; 0 for ops without a FLOP count (no FLOP/s counter)
+  OpFactory make;
+};
+
+// Cases with more FLOPs than this skip the (slow) reference backend unless asked for.
+constexpr double kReferenceFlopLimit = 50e6;
+
+// Whether the reference backend runs heavy cases too: --micro_reference on the command line
+// (removed from argv by main) or ABLATE_MICRO_REFERENCE=1 in the environment.
+void set_include_reference(bool include);
+bool include_reference();
+
+// The backends of kernels::backend_names() that can be made here (a CUDA backend without a
+// GPU cannot), with their library versions; each one that cannot is named on stderr once.
+const std::vector<std::pair<std::string, std::string>>& usable_backends();
+
+// Registers `op` as "<op.name>/<backend>/threads:{1,2}" for every usable backend. Counters: FLOP/s (rate) and peak_frac (achieved over the
+// probe's peak at that thread count) when op.flops > 0.
+void register_case(const OpCase& op);
+
+// Tensors on the backend's device: uniform in [-1, 1) (host backends) from a fixed-seed
+// generator; labels i32 uniform in [0, classes). Non-host backends get constant values.
+class TensorMaker {
+ public:
+  explicit TensorMaker(kernels::Backend& backend, std::uint32_t seed = 42) : backend_(backend), rng_(seed) {}
+  kernels::Tensor random(const kernels::Shape& shape);
+  kernels::Tensor zeros(const kernels::Shape& shape);
+  kernels::Tensor labels(std::int64_t n, int classes);
+
+ private:
+  kernels::Backend& backend_;
+  std::mt19937 rng_;
+};
+
+// The op families, each in its own file; main calls them once.
+void register_conv_benchmarks();
+void register_pool_benchmarks();
+void register_linear_benchmarks();
+void register_softmax_benchmarks();
+void register_gemm_benchmarks();
+
+}  // namespace ablate::micro
