@@ -1,0 +1,213 @@
+// Convolution on cuDNN 9 (legacy API): cross-correlation, as every framework's
+// "convolution"; the algorithm is found once per geometry with cudnnFind*, recorded
+// (conv_algorithms()) and restricted to deterministic ones in deterministic mode; FMA math
+// only, no TF32, as on the GPUs of 2016. cuDNN pads symmetrically, so asymmetric padding
+// (TF SAME with an odd total) pads x explicitly first and crops dx afterwards.
+#include <algorithm>
+
+#include "kernels/cuda/cuda_dnn_util.h"
+#include "kernels/cuda/cuda_kernels.h"
+
+namespace ablate::kernels::cuda {
+namespace {
+
+struct FilterDesc {
+  cudnnFilterDescriptor_t d = nullptr;
+  FilterDesc(DType dtype, const Shape& s) {
+    ABLATE_CUDA_CHECK(cudnnCreateFilterDescriptor(&d));
+    ABLATE_CUDA_CHECK(cudnnSetFilter4dDescriptor(d, dnn_type(dtype), CUDNN_TENSOR_NCHW, int(s[0]), int(s[1]), int(s[2]),
+                                                 int(s[3])));
+  }
+  ~FilterDesc() { cudnnDestroyFilterDescriptor(d); }
+  FilterDesc(const FilterDesc&) = delete;
+  FilterDesc& operator=(const FilterDesc&) = delete;
+};
+struct ConvDesc {
+  cudnnConvolutionDescriptor_t d = nullptr;
+  ConvDesc(DType dtype, int pad_h, int pad_w, const Conv2dParams& p) {
+    ABLATE_CUDA_CHECK(cudnnCreateConvolutionDescriptor(&d));
+    ABLATE_CUDA_CHECK(cudnnSetConvolution2dDescriptor(d, pad_h, pad_w, p.stride_h, p.stride_w, 1, 1,
+                                                      CUDNN_CROSS_CORRELATION, dnn_type(dtype)));
+    ABLATE_CUDA_CHECK(cudnnSetConvolutionMathType(d, CUDNN_FMA_MATH));
+  }
+  ~ConvDesc() { cudnnDestroyConvolutionDescriptor(d); }
+  ConvDesc(const ConvDesc&) = delete;
+  ConvDesc& operator=(const ConvDesc&) = delete;
+};
+
+// The first (fastest) successful result, deterministic ones only when asked.
+template <class Perf> ConvChoice pick(const char* what, const Perf* perf, int count, bool deterministic) {
+  for (int i = 0; i < count; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    if (deterministic && perf[i].determinism != CUDNN_DETERMINISTIC) continue;
+    return {int(perf[i].algo), perf[i].memory, perf[i].determinism == CUDNN_DETERMINISTIC};
+  }
+  throw std::runtime_error(std::string("backend 'cuda': cuDNN found no usable ") +
+                           (deterministic ? "deterministic " : "") + what + " convolution algorithm");
+}
+
+std::string shape_key(const Shape& s) { return shape_string(s); }
+
+bool symmetric(const Conv2dParams& p) { return p.pad_top == p.pad_bottom && p.pad_left == p.pad_right; }
+Shape padded(const Shape& x, const Conv2dParams& p) {
+  return {x[0], x[1], x[2] + p.pad_top + p.pad_bottom, x[3] + p.pad_left + p.pad_right};
+}
+Shape conv_out(const char* op, const Shape& x, const Shape& w, const Conv2dParams& p) {
+  if (p.stride_h < 1 || p.stride_w < 1 || p.pad_top < 0 || p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0)
+    fail(op, "strides " + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) +
+                 " and pads must be at least 1 and 0");
+  if (x[1] != w[1]) fail(op, "x has " + std::to_string(x[1]) + " channels, the filter " + shape_string(w) + " expects " + std::to_string(w[1]));
+  std::int64_t hp = x[2] + p.pad_top + p.pad_bottom, wp = x[3] + p.pad_left + p.pad_right;
+  if (hp < w[2] || wp < w[3]) fail(op, "padded input " + std::to_string(hp) + "x" + std::to_string(wp) + " is smaller than the kernel " + shape_string(w));
+  return {x[0], w[0], (hp - w[2]) / p.stride_h + 1, (wp - w[3]) / p.stride_w + 1};
+}
+void pad_planes(const Tensor& x_dev_src, const void* x, const Shape& s, const Conv2dParams& p, void* xp) {
+  Shape ps = padded(s, p);
+  with_float(x_dev_src.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    launch_pad2d<T>(static_cast<const T*>(x), s[0] * s[1], s[2], s[3], p.pad_top, p.pad_left, ps[2], ps[3], static_cast<T*>(xp));
+  });
+}
+
+}  // namespace
+
+void* CudaBackend::workspace(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  if (workspace_.empty() || workspace_.bytes() < bytes)
+    workspace_ = Tensor({std::int64_t(bytes)}, DType::u8, &cuda_allocator());
+  return workspace_.raw_data();
+}
+
+std::vector<std::string> CudaBackend::conv_algorithms() const {
+  std::vector<std::string> lines;
+  for (const auto& [key, c] : conv_choices_)
+    lines.push_back(key + ": algo " + std::to_string(c.algorithm) + ", workspace " + std::to_string(c.workspace_bytes) +
+                    " B" + (c.deterministic ? ", deterministic" : ""));
+  return lines;
+}
+
+// forward: a = x, b = w, out = y; backward_data: a = dy, b = w, out = dx;
+// backward_filter: a = x, b = dy, out = dw. Shapes are of x (already padded), w and y.
+void CudaBackend::run_conv(ConvPass pass, DType dtype, const Shape& x_shape, const Shape& w_shape, const Shape& y_shape,
+                           int pad_h, int pad_w, const Conv2dParams& p, const void* a, const void* b, void* out) {
+  TensorDesc xd(dtype, x_shape), yd(dtype, y_shape);
+  FilterDesc wd(dtype, w_shape);
+  ConvDesc cd(dtype, pad_h, pad_w, p);
+  static const char* names[] = {"fwd", "bwd_data", "bwd_filter"};
+  std::string key = std::string(names[int(pass)]) + " " + dtype_name(dtype) + " x" + shape_key(x_shape) + " w" +
+                    shape_key(w_shape) + " pad " + std::to_string(pad_h) + "," + std::to_string(pad_w) + " stride " +
+                    std::to_string(p.stride_h) + "," + std::to_string(p.stride_w);
+  auto it = conv_choices_.find(key);
+  if (it == conv_choices_.end()) {
+    int count = 0;
+    ConvChoice choice;
+    if (pass == ConvPass::forward) {
+      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      ABLATE_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(dnn_, xd.d, wd.d, cd.d, yd.d, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf));
+      choice = pick("forward", perf, count, deterministic_);
+    } else if (pass == ConvPass::backward_data) {
+      cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      ABLATE_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithm(dnn_, wd.d, yd.d, cd.d, xd.d,
+                                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf));
+      choice = pick("backward-data", perf, count, deterministic_);
+    } else {
+      cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+      ABLATE_CUDA_CHECK(cudnnFindConvolutionBackwardFilterAlgorithm(dnn_, xd.d, yd.d, cd.d, wd.d,
+                                                                    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, perf));
+      choice = pick("backward-filter", perf, count, deterministic_);
+    }
+    it = conv_choices_.emplace(key, choice).first;
+  }
+  const ConvChoice& c = it->second;
+  void* ws = workspace(c.workspace_bytes);
+  const void *one = kScalars.one(dtype), *zero = kScalars.zero(dtype);
+  if (pass == ConvPass::forward)
+    ABLATE_CUDA_CHECK(cudnnConvolutionForward(dnn_, one, xd.d, a, wd.d, b, cd.d, cudnnConvolutionFwdAlgo_t(c.algorithm), ws,
+                                              c.workspace_bytes, zero, yd.d, out));
+  else if (pass == ConvPass::backward_data)
+    ABLATE_CUDA_CHECK(cudnnConvolutionBackwardData(dnn_, one, wd.d, b, yd.d, a, cd.d,
+                                                   cudnnConvolutionBwdDataAlgo_t(c.algorithm), ws, c.workspace_bytes,
+                                                   zero, xd.d, out));
+  else
+    ABLATE_CUDA_CHECK(cudnnConvolutionBackwardFilter(dnn_, one, xd.d, a, yd.d, b, cd.d,
+                                                     cudnnConvolutionBwdFilterAlgo_t(c.algorithm), ws,
+                                                     c.workspace_bytes, zero, wd.d, out));
+}
+
+void CudaBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, const Conv2dParams& p) {
+  const char* op = "conv2d_forward";
+  require_4d(op, "x", x);
+  require_4d(op, "w", w);
+  Shape ys = conv_out(op, x.shape(), w.shape(), p);
+  require_dtype_shape(op, "w", w, x.dtype(), w.shape());
+  require_dtype_shape(op, "y", y, x.dtype(), ys);
+  if (!bias.empty()) require_dtype_shape(op, "bias", bias, x.dtype(), {w.dim(0)});
+  if (y.numel() == 0) return;
+  {
+    DeviceArg dx(x, false), dw(w, false), dy(y, true);
+    if (symmetric(p)) {
+      run_conv(ConvPass::forward, x.dtype(), x.shape(), w.shape(), ys, p.pad_top, p.pad_left, p, dx.ptr(), dw.ptr(), dy.ptr());
+    } else {
+      Tensor xp = device_tensor(padded(x.shape(), p), x.dtype());
+      pad_planes(x, dx.ptr(), x.shape(), p, xp.raw_data());
+      run_conv(ConvPass::forward, x.dtype(), xp.shape(), w.shape(), ys, 0, 0, p, xp.raw_data(), dw.ptr(), dy.ptr());
+    }
+    dy.finish();
+  }
+  if (!bias.empty()) bias_add(y, bias);
+}
+
+void CudaBackend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
+  const char* op = "conv2d_backward_data";
+  require_4d(op, "dx", dx);
+  require_4d(op, "w", w);
+  Shape ys = conv_out(op, dx.shape(), w.shape(), p);
+  require_dtype_shape(op, "w", w, dx.dtype(), w.shape());
+  require_dtype_shape(op, "dy", dy, dx.dtype(), ys);
+  if (dx.numel() == 0) return;
+  DeviceArg ddy(dy, false), dw(w, false), ddx(dx, true);
+  if (dy.numel() == 0) {
+    ABLATE_CUDA_CHECK(cudaMemset(ddx.ptr(), 0, dx.bytes()));
+  } else if (symmetric(p)) {
+    run_conv(ConvPass::backward_data, dx.dtype(), dx.shape(), w.shape(), ys, p.pad_top, p.pad_left, p, ddy.ptr(), dw.ptr(),
+             ddx.ptr());
+  } else {
+    Shape ps = padded(dx.shape(), p);
+    Tensor dxp = device_tensor(ps, dx.dtype());
+    run_conv(ConvPass::backward_data, dx.dtype(), ps, w.shape(), ys, 0, 0, p, ddy.ptr(), dw.ptr(), dxp.raw_data());
+    with_float(dx.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      launch_crop2d<T>(static_cast<const T*>(dxp.raw_data()), dx.dim(0) * dx.dim(1), dx.dim(2), dx.dim(3), p.pad_top,
+                       p.pad_left, ps[2], ps[3], ddx.as<T>());
+    });
+  }
+  ddx.finish();
+}
+
+void CudaBackend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                          const Conv2dParams& p) {
+  const char* op = "conv2d_backward_weights";
+  require_4d(op, "x", x);
+  require_4d(op, "dw", dw);
+  Shape ys = conv_out(op, x.shape(), dw.shape(), p);
+  require_dtype_shape(op, "dw", dw, x.dtype(), dw.shape());
+  require_dtype_shape(op, "dy", dy, x.dtype(), ys);
+  if (!dbias.empty()) require_dtype_shape(op, "dbias", dbias, x.dtype(), {dw.dim(0)});
+  if (dw.numel() != 0) {
+    DeviceArg dx(x, false), ddy(dy, false), ddw(dw, true);
+    if (dy.numel() == 0) {
+      ABLATE_CUDA_CHECK(cudaMemset(ddw.ptr(), 0, dw.bytes()));
+    } else if (symmetric(p)) {
+      run_conv(ConvPass::backward_filter, x.dtype(), x.shape(), dw.shape(), ys, p.pad_top, p.pad_left, p, dx.ptr(),
+               ddy.ptr(), ddw.ptr());
+    } else {
+      Tensor xp = device_tensor(padded(x.shape(), p), x.dtype());
+      pad_planes(x, dx.ptr(), x.shape(), p, xp.raw_data());
+      run_conv(ConvPass::backward_filter, x.dtype(), xp.shape(), dw.shape(), ys, 0, 0, p, xp.raw_data(), ddy.ptr(), ddw.ptr());
+    }
+    ddw.finish();
+  }
+  if (!dbias.empty()) bias_backward(dy, dbias);
+}
+
+}  // namespace ablate::kernels::cuda
