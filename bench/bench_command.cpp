@@ -157,7 +157,19 @@ int bench_command(int argc, char** argv) {
   std::int64_t repeats = args.get_int("repeats", 5, 1);
   std::string strategy = args.get("strategy", "layerwise");
   kernels::DType dtype = kernels::parse_dtype(args.get("precision", "f32"));
-  std::vector<std::string> backends = args.has("backends") ? split_list(args.get("backends")) : kernels::backend_names();
+  std::vector<std::string> backends;
+  if (args.has("backends")) {
+    backends = split_list(args.get("backends"));
+  } else {
+    for (const auto& b : kernels::backend_names()) {  // every backend this machine can run
+      try {
+        kernels::make_backend(b, 1);
+        backends.push_back(b);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "skipping backend %s: %s\n", b.c_str(), e.what());
+      }
+    }
+  }
   std::vector<int> thread_counts;
   for (const auto& t : split_list(args.get("threads", "1,2"))) {
     auto n = parse_int(t, "--threads");

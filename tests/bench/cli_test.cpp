@@ -175,3 +175,13 @@ TEST_F(Cli, DivergingRunIsRecordedAsDivergedAndExitsNonZero) {
   EXPECT_CONTAINS(o.err, "diverged");
   EXPECT_CONTAINS(slurp(results), "\"status\":\"diverged\"");
 }
+
+TEST_F(Cli, BenchMeasuresEveryRunnableBackendAndNamesTheFastest) {
+  auto o = ablate("bench --batch 4 --threads 1 --repeats 1 --warmup 0 --iterations 1");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const char* b : {"reference", "eigen", "openblas", "onednn", "fastest ablate", "OPENBLAS_CORETYPE"})
+    EXPECT_CONTAINS(o.out, b);
+  auto bad = ablate("bench --backends nope --repeats 1");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_CONTAINS(bad.err, "nope");
+}
