@@ -83,28 +83,27 @@ void CpuBackend::axpby(double alpha, const Tensor& x, double beta, Tensor& y) {
   });
 }
 
-void CpuBackend::add(const Tensor& a, const Tensor& b, Tensor& out) {
-  const char* op = "add";
+namespace {
+// out[i] = f(a[i], b[i]) over tensors of equal numel and dtype.
+template <class F>
+void binary_map(int threads, const Tensor& a, const Tensor& b, Tensor& out, const char* op, F f) {
   check_pair(a, b, op, "a", "b");
   check_pair(a, out, op, "a", "out");
   dispatch_float(a.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const T *pa = a.data<T>(), *pb = b.data<T>();
     T* po = out.data<T>();
-    parallel_each(threads_, a.numel(), [=](std::int64_t i) { po[i] = pa[i] + pb[i]; });
+    parallel_each(threads, a.numel(), [=](std::int64_t i) { po[i] = f(pa[i], pb[i]); });
   });
+}
+}  // namespace
+
+void CpuBackend::add(const Tensor& a, const Tensor& b, Tensor& out) {
+  binary_map(threads_, a, b, out, "add", [](auto x, auto y) { return x + y; });
 }
 
 void CpuBackend::mul(const Tensor& a, const Tensor& b, Tensor& out) {
-  const char* op = "mul";
-  check_pair(a, b, op, "a", "b");
-  check_pair(a, out, op, "a", "out");
-  dispatch_float(a.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    const T *pa = a.data<T>(), *pb = b.data<T>();
-    T* po = out.data<T>();
-    parallel_each(threads_, a.numel(), [=](std::int64_t i) { po[i] = pa[i] * pb[i]; });
-  });
+  binary_map(threads_, a, b, out, "mul", [](auto x, auto y) { return x * y; });
 }
 
 }  // namespace ablate::kernels::cpu

@@ -19,8 +19,9 @@ void check_rows(const Tensor& x, const Tensor& y, const char* op, const char* x_
 
 }  // namespace
 
-void CpuBackend::softmax_forward(const Tensor& x, Tensor& y) {
-  const char* op = "softmax_forward";
+// Applies `row_fn(in, out, k)` to every row of x [N, K] into y, rows split across threads.
+template <class RowFn>
+void map_rows(int threads, const Tensor& x, Tensor& y, const char* op, RowFn row_fn) {
   check_rows(x, y, op, "x", "y");
   dispatch_float(x.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
@@ -28,25 +29,19 @@ void CpuBackend::softmax_forward(const Tensor& x, Tensor& y) {
     const T* in = x.data<T>();
     T* out = y.data<T>();
     if (k == 0) return;
-    parallel_for(threads_, x.dim(0), row_grain(k), [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t r = b; r < e; ++r) softmax_row(in + r * k, out + r * k, k);
+    parallel_for(threads, x.dim(0), row_grain(k), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t r = b; r < e; ++r) row_fn(in + r * k, out + r * k, k);
     });
   });
 }
 
+void CpuBackend::softmax_forward(const Tensor& x, Tensor& y) {
+  map_rows(threads_, x, y, "softmax_forward", [](const auto* in, auto* out, std::int64_t k) { softmax_row(in, out, k); });
+}
+
 void CpuBackend::log_softmax_forward(const Tensor& x, Tensor& y) {
-  const char* op = "log_softmax_forward";
-  check_rows(x, y, op, "x", "y");
-  dispatch_float(x.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    const std::int64_t k = x.dim(1);
-    const T* in = x.data<T>();
-    T* out = y.data<T>();
-    if (k == 0) return;
-    parallel_for(threads_, x.dim(0), row_grain(k), [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t r = b; r < e; ++r) log_softmax_row(in + r * k, out + r * k, k);
-    });
-  });
+  map_rows(threads_, x, y, "log_softmax_forward",
+           [](const auto* in, auto* out, std::int64_t k) { log_softmax_row(in, out, k); });
 }
 
 void CpuBackend::log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
