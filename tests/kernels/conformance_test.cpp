@@ -9,6 +9,8 @@
 // Dropout masks, copies and argmax indices must match exactly. Workspaces are private to a
 // backend: outputs and gradients are compared, never workspaces.
 //
+// Each backend runs at 1 and at 2 threads: the parallel loops split work differently.
+//
 // A backend whose factory still throws "not built yet" is skipped with that message (its
 // tests run as soon as it lands); any other factory error fails.
 #include <gtest/gtest.h>
@@ -24,15 +26,15 @@
 namespace ablate::kernels::test {
 namespace {
 
-using Param = std::tuple<std::string, DType>;
+using Param = std::tuple<std::string, DType, int>;  // backend, dtype, threads
 
 class Conformance : public ::testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
-    const auto& [name, dtype] = GetParam();
+    const auto& [name, dtype, threads] = GetParam();
     reference_ = make_backend("reference");
     try {
-      tested_ = make_backend(name);
+      tested_ = make_backend(name, threads);
     } catch (const std::exception& e) {
       std::string what = e.what();
       if (what.find("not built yet") != std::string::npos)
@@ -54,13 +56,13 @@ class Conformance : public ::testing::TestWithParam<Param> {
 
   // Runs every case; reports each failing case with its op, shape and output.
   void check(const std::vector<Case>& cases) {
-    const auto& [name, dtype] = GetParam();
+    const auto& [name, dtype, threads] = GetParam();
     ASSERT_FALSE(cases.empty());
     int failed = 0;
     for (const Case& c : cases) {
       for (const std::string& failure : run_and_compare(*reference_, *tested_, c, dtype)) {
         ++failed;
-        ADD_FAILURE() << name << " " << dtype_name(dtype) << " " << c.op << " (" << c.shape << ", seed " << c.seed
+        ADD_FAILURE() << name << " " << dtype_name(dtype) << " " << threads << " thread(s) " << c.op << " (" << c.shape << ", seed " << c.seed
                       << "): " << failure;
       }
     }
@@ -90,9 +92,10 @@ std::vector<std::string> tested_backends() {
 
 INSTANTIATE_TEST_SUITE_P(Backends, Conformance,
                          ::testing::Combine(::testing::ValuesIn(tested_backends()),
-                                            ::testing::Values(DType::f32, DType::f64)),
+                                            ::testing::Values(DType::f32, DType::f64), ::testing::Values(1, 2)),
                          [](const ::testing::TestParamInfo<Param>& info) {
-                           return std::get<0>(info.param) + "_" + dtype_name(std::get<1>(info.param));
+                           return std::get<0>(info.param) + "_" + dtype_name(std::get<1>(info.param)) + "_t" +
+                                  std::to_string(std::get<2>(info.param));
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Conformance);
 
