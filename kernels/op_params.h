@@ -59,8 +59,9 @@ const char* activation_name(Activation a);
 struct CaffeSgdParams {
   double lr = 0.01, momentum = 0.0, weight_decay = 0.0;
 };
-// Torch's optim.sgd: g += wd * w; v = first ? g : momentum * v + (1 - dampening) * g;
-// step = nesterov ? g + momentum * v : v; w -= lr * step. Plain gradient descent is momentum 0.
+// Torch's optim.sgd: g += wd * w; with momentum != 0: v = first ? g : momentum * v + (1 - dampening) * g,
+// step = nesterov ? g + momentum * v : v; with momentum 0 (plain gradient descent) step = g and v is
+// left alone, as Torch7 skips its buffer then; w -= lr * step.
 struct TorchSgdParams {
   double lr = 0.01, momentum = 0.0, dampening = 0.0, weight_decay = 0.0;
   bool nesterov = false;

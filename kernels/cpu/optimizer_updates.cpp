@@ -3,6 +3,7 @@
 //   Caffe SGD (sgd_solver.cpp):  g += wd w;  h = momentum h + lr g;  w -= h
 //   Torch optim.sgd:             g += wd w;  v = first ? g : momentum v + (1 - dampening) g;
 //                                step = nesterov ? g + momentum v : v;  w -= lr step
+//                                (momentum 0: step = g, v untouched)
 //   TF AdamOptimizer:            lr_t = lr sqrt(1 - b2^t) / (1 - b1^t);  m = b1 m + (1 - b1) g;
 //                                v = b2 v + (1 - b2) g^2;  w -= lr_t m / (sqrt(v) + eps)
 #include <cmath>
@@ -51,11 +52,14 @@ void CpuBackend::torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const 
     T *pw = w.data<T>(), *pg = g.data<T>(), *pv = velocity.data<T>();
     const T lr = static_cast<T>(p.lr), mom = static_cast<T>(p.momentum), wd = static_cast<T>(p.weight_decay),
             keep = static_cast<T>(1.0 - p.dampening);
-    const bool first = p.first_step, nesterov = p.nesterov;
+    const bool first = p.first_step, nesterov = p.nesterov, use_buffer = p.momentum != 0;
     parallel_each(threads_, w.numel(), [=](std::int64_t i) {
       pg[i] += wd * pw[i];
-      pv[i] = first ? pg[i] : mom * pv[i] + keep * pg[i];
-      const T step = nesterov ? pg[i] + mom * pv[i] : pv[i];
+      T step = pg[i];  // momentum 0: Torch7 uses the gradient itself, no buffer
+      if (use_buffer) {
+        pv[i] = first ? pg[i] : mom * pv[i] + keep * pg[i];
+        step = nesterov ? pg[i] + mom * pv[i] : pv[i];
+      }
       pw[i] -= lr * step;
     });
   });

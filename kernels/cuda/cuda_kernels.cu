@@ -228,10 +228,13 @@ __global__ void torch_sgd_kernel(T* w, T* g, T* vel, std::int64_t n, double lr, 
                                  bool nesterov, bool first) {
   GRID_LOOP(i, n) {
     double grad = double(g[i]) + wd * double(w[i]);
-    double v = first ? grad : mom * double(vel[i]) + (1 - damp) * grad;
-    double step = nesterov ? grad + mom * v : v;
+    double step = grad;  // momentum 0: Torch7 uses the gradient itself, no buffer
+    if (mom != 0) {
+      double v = first ? grad : mom * double(vel[i]) + (1 - damp) * grad;
+      vel[i] = T(v);
+      step = nesterov ? grad + mom * v : v;
+    }
     g[i] = T(grad);
-    vel[i] = T(v);
     w[i] = T(double(w[i]) - lr * step);
   }
 }

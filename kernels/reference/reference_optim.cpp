@@ -3,6 +3,7 @@
 //  Caffe SGD (sgd_solver.cpp):  g += wd w;  h = momentum h + lr g;  w -= h
 //  Torch optim.sgd:             g += wd w;  v = first ? g : momentum v + (1 - dampening) g;
 //                               step = nesterov ? g + momentum v : v;  w -= lr step
+//                               (momentum 0: step = g, v untouched)
 //  TF AdamOptimizer:            lr_t = lr sqrt(1 - b2^t) / (1 - b1^t);  m = b1 m + (1 - b1) g;
 //                               v = b2 v + (1 - b2) g^2;  w -= lr_t m / (sqrt(v) + eps)
 // g ends holding the regularised gradient (g + wd w) for the two SGDs.
@@ -49,10 +50,13 @@ void ReferenceBackend::torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, 
     T *pw = w.data<T>(), *pg = g.data<T>(), *pv = velocity.data<T>();
     for (std::int64_t i = 0; i < w.numel(); ++i) {
       double grad = pg[i] + p.weight_decay * pw[i];
-      double v = p.first_step ? grad : p.momentum * pv[i] + (1 - p.dampening) * grad;
-      double step = p.nesterov ? grad + p.momentum * v : v;
+      double step = grad;  // momentum 0: Torch7 uses the gradient itself, no buffer
+      if (p.momentum != 0) {
+        double v = p.first_step ? grad : p.momentum * pv[i] + (1 - p.dampening) * grad;
+        pv[i] = static_cast<T>(v);
+        step = p.nesterov ? grad + p.momentum * v : v;
+      }
       pg[i] = static_cast<T>(grad);
-      pv[i] = static_cast<T>(v);
       pw[i] = static_cast<T>(pw[i] - p.lr * step);
     }
   });

@@ -87,6 +87,18 @@ TEST_P(OptimizerByHand, PlainGradientDescentIsMomentumZero) {
   expect(w, {1.0 - 0.05 - 0.05, -2.0 - 0.025 + 0.1}, "w", 2);
 }
 
+TEST_P(OptimizerByHand, TorchMomentumZeroIgnoresDampeningAndTheBuffer) {
+  // Torch7's optim.sgd skips its momentum buffer when momentum is 0: each step is -lr g,
+  // whatever the dampening, and the velocity tensor is not touched.
+  Tensor w = vec({1.0, -2.0}, dt), v = vec({7.0, 7.0}, dt);
+  for (int step = 0; step < 2; ++step) {
+    Tensor g = vec(kGradients[step], dt);
+    b->torch_sgd_update(w, g, v, TorchSgdParams{0.1, 0.0, 0.5, 0.0, false, step == 0});
+  }
+  expect(w, {1.0 - 0.05 - 0.05, -2.0 - 0.025 + 0.1}, "w", 2);
+  expect(v, {7.0, 7.0}, "velocity", 2);
+}
+
 TEST_P(OptimizerByHand, Adam) {
   // lr 0.01, beta1 0.9, beta2 0.999, eps 1e-8. Step 1: m = 0.1 g, v = 0.001 g^2,
   // lr_1 = 0.01 sqrt(0.001) / 0.1, so w moves by lr_1 m / (sqrt(v) + eps) = 0.01 sign(g)
