@@ -59,12 +59,7 @@ void append_file(const std::string& path, ImageSet& set) {
 
 ImageSet read_cifar10_files(const std::vector<std::string>& paths, const std::string& name) {
   if (paths.empty()) throw std::invalid_argument(name + ": no CIFAR-10 files given");
-  ImageSet set;
-  set.name = name;
-  set.channels = kChannels;
-  set.height = kSide;
-  set.width = kSide;
-  set.classes = kClasses;
+  ImageSet set = empty_image_set(name, kChannels, kSide, kSide, kClasses);
   for (const auto& path : paths) append_file(path, set);
   return set;
 }

@@ -126,12 +126,8 @@ ImageSet read_idx_pair(const std::string& images_path, const std::string& labels
     throw std::runtime_error(name + ": image count " + std::to_string(images.dims[0]) + " in " + images_path +
                              " does not match label count " + std::to_string(labels.dims[0]) + " in " +
                              labels_path);
-  ImageSet set;
-  set.name = name;
-  set.channels = 1;
-  set.height = static_cast<int>(images.dims[1]);
-  set.width = static_cast<int>(images.dims[2]);
-  set.classes = classes;
+  ImageSet set =
+      empty_image_set(name, 1, static_cast<int>(images.dims[1]), static_cast<int>(images.dims[2]), classes);
   set.labels.resize(labels.data.size());
   for (std::size_t i = 0; i < labels.data.size(); ++i) {
     int label = labels.data[i];

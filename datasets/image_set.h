@@ -19,6 +19,9 @@ struct ImageSet {
   const std::uint8_t* image(std::int64_t i) const { return pixels.data() + i * image_size(); }
 };
 
+// An empty set (no images yet) of the given geometry.
+ImageSet empty_image_set(const std::string& name, int channels, int height, int width, int classes);
+
 struct TrainTest {
   ImageSet train, test;
 };

@@ -32,12 +32,7 @@ ImageSet make_synthetic(std::int64_t count, int channels, int height, int width,
   check_positive(name, "width", width);
   check_positive(name, "classes", classes);
 
-  ImageSet set;
-  set.name = name;
-  set.channels = channels;
-  set.height = height;
-  set.width = width;
-  set.classes = classes;
+  ImageSet set = empty_image_set(name, channels, height, width, classes);
   const std::int64_t size = set.image_size();
 
   // Prototypes [classes, C, H, W]: one random value per cell x cell block.
