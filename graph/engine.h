@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/optim/optimizer_config.h"
@@ -27,6 +28,26 @@ struct EngineOptions {
   std::int64_t batch = 64;       // training batch; evaluation may use another size
   std::uint64_t seed = 1;        // initialization and dropout
   OptimizerConfig optimizer;
+  // Evaluation with an exponential moving average of the weights (TF's
+  // ExponentialMovingAverage, decay 0.9999 in the CIFAR-10 tutorial); 0: the weights as trained.
+  double weight_average_decay = 0;
+
+  // --- dynamic strategy (Torch, PyTorch) ---
+  bool caching_allocator = true;  // reuse freed blocks by size, as PyTorch's allocator
+  bool per_sample = false;        // Torch's CIFAR-10 script: forward/backward one sample at a
+                                  // time, gradients accumulated over the batch, one update
+  // --- static strategy (TensorFlow, Theano) ---
+  std::vector<std::string> disabled_passes;  // graph passes switched off by name
+  std::string executor = "sequential";       // sequential | parallel (inter-op pool)
+  int inter_op_threads = 1;
+};
+
+// What an engine wants in the result record beyond the common metrics: counters (a caching
+// allocator's hits, misses and peak bytes; a memory plan's bytes) and resolved settings
+// (the graph passes that ran). Keys are snake_case.
+struct EngineReport {
+  std::vector<std::pair<std::string, double>> counters;
+  std::vector<std::pair<std::string, std::string>> settings;
 };
 
 struct EvalResult {
@@ -46,6 +67,7 @@ class Engine {
   virtual EvalResult evaluate(const kernels::Tensor& x, const kernels::Tensor& labels) = 0;
   virtual std::vector<Parameter*> parameters() = 0;
   virtual kernels::Backend& backend() = 0;
+  virtual EngineReport report() const { return {}; }
 };
 
 std::vector<std::string> strategy_names();

@@ -1,6 +1,7 @@
 // The layer types of the four frameworks' default models and their keys:
 //   convolution (Caffe Convolution, TF conv2d SAME/VALID, Torch SpatialConvolutionMM,
-//   Theano conv2d), pooling (Caffe's ceil rounding, TF SAME, floor "valid"), inner_product,
+//   Theano conv2d), conv_map (Torch SpatialConvolutionMap over a random connection table),
+//   pooling (Caffe's ceil rounding, TF SAME, floor "valid"), inner_product,
 //   bias (Theano's conv -> pool -> +bias order), relu/tanh/sigmoid, lrn (Caffe
 //   ACROSS_CHANNELS: alpha is divided by size), dropout (keep probability, as TF),
 //   softmax_loss (Caffe SoftmaxWithLoss, TF softmax_cross_entropy + mean), log_softmax and
@@ -47,6 +48,19 @@ std::vector<LayerTypeInfo> make_catalog() {
                                 {"stride", kind(ValueKind::positive_integer)},
                                 {"pad", kind(ValueKind::non_negative_integer)},
                                 {"padding", choice({"explicit", "same", "valid"})},
+                                has_bias},
+                               weight_keys(),
+                               bias_keys()}),
+                   false});
+  // Torch's SpatialConvolutionMap over nn.tables.random(C, outputs, fan_in): each output
+  // plane sees fan_in input planes drawn with table_seed (models/layer_params.h).
+  types.push_back({"conv_map",
+                   with_input({{outputs,
+                                {"kernel", kind(ValueKind::positive_integer)},
+                                {"stride", kind(ValueKind::positive_integer)},
+                                {"pad", kind(ValueKind::non_negative_integer)},
+                                {"fan_in", kind(ValueKind::positive_integer)},
+                                {"table_seed", kind(ValueKind::non_negative_integer)},
                                 has_bias},
                                weight_keys(),
                                bias_keys()}),

@@ -2,6 +2,8 @@
 // kernels' (kernels/op_params.h): Caffe's ceil rounding, TF SAME, floor "valid".
 #include "models/layer_params.h"
 
+#include <numeric>
+#include <random>
 #include <stdexcept>
 
 namespace ablate::models {
@@ -31,6 +33,8 @@ void check_layer_keys(const LayerSpec& layer) {
       fail(layer, "needs key 'kernel' (or both 'kernel_h' and 'kernel_w')");
     if (layer.has("pad") && layer.get_string("padding", "explicit") != "explicit")
       fail(layer, "'pad' applies only to padding=explicit, not padding=" + layer.get_string("padding", ""));
+  } else if (type == "conv_map") {
+    for (const char* key : {"outputs", "kernel", "fan_in"}) require(layer, key);
   } else if (type == "pooling") {
     require(layer, "kernel");
     if (layer.has("pad") && layer.get_string("padding", "valid") == "tf_same")
@@ -101,13 +105,43 @@ kernels::LrnParams lrn_params(const LayerSpec& layer) {
   return p;
 }
 
+std::vector<std::int32_t> connection_table(const LayerSpec& layer, int in_channels) {
+  const int outputs = layer.require_int("outputs");
+  const int fan_in = layer.require_int("fan_in");
+  if (fan_in > in_channels)
+    fail(layer, "fan_in " + std::to_string(fan_in) + " is more than the " + std::to_string(in_channels) +
+                    " input planes");
+  std::mt19937_64 rng(static_cast<std::uint64_t>(layer.get_int("table_seed", 1)));
+  // A permutation of the input planes, redrawn once its whole chunks of fan_in are used up.
+  std::vector<std::int32_t> perm(static_cast<std::size_t>(in_channels));
+  auto redraw = [&] {
+    std::iota(perm.begin(), perm.end(), 0);
+    for (std::size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[rng() % i]);  // Fisher-Yates
+  };
+  redraw();
+  const int chunks = in_channels / fan_in;
+  std::vector<std::int32_t> table;
+  table.reserve(static_cast<std::size_t>(2 * outputs * fan_in));
+  for (int o = 0, chunk = 0; o < outputs; ++o) {
+    for (int j = 0; j < fan_in; ++j) {
+      table.push_back(perm[static_cast<std::size_t>(chunk * fan_in + j)]);
+      table.push_back(o);
+    }
+    if (++chunk == chunks) {
+      redraw();
+      chunk = 0;
+    }
+  }
+  return table;
+}
+
 double dropout_keep(const LayerSpec& layer) { return layer.get_double("keep", 0.5); }
 
 int layer_outputs(const LayerSpec& layer) { return layer.require_int("outputs"); }
 
 bool layer_has_bias(const LayerSpec& layer) {
   if (layer.type == "bias") return true;
-  if (layer.type != "convolution" && layer.type != "inner_product") return false;
+  if (layer.type != "convolution" && layer.type != "conv_map" && layer.type != "inner_product") return false;
   return layer.get_string("bias", "true") == "true";
 }
 

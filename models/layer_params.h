@@ -1,14 +1,16 @@
 // A LayerSpec's keys resolved with their defaults into the numbers the engines and the
 // kernels use, in one place so that every strategy reads a model file the same way.
 // Defaults (models/README.md):
-//   convolution   stride 1, pad 0, padding explicit, bias true
+//   convolution   stride 1, pad 0, padding explicit, bias true (conv_map: the same, table_seed 1)
 //   pooling       mode max, stride = kernel (Torch, Theano), pad 0, padding valid
 //   lrn           size 5, alpha 1e-4, beta 0.75, k 1
 //   dropout       keep 0.5
 //   parameters    weight_init xavier, bias_init constant:0, every lr/decay mult 1
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/op_params.h"
 #include "models/model_spec.h"
@@ -40,6 +42,13 @@ ConvGeometry conv_geometry(const LayerSpec& layer, int in_h, int in_w);
 kernels::Pool2dParams pool_params(const LayerSpec& layer, int in_h, int in_w);
 
 kernels::LrnParams lrn_params(const LayerSpec& layer);
+// The connection table of a conv_map layer, as Torch's nn.tables.random(C, outputs, fan_in):
+// output planes in order, each taking the next fan_in planes of a random permutation of the
+// C inputs (std::mt19937_64(table_seed), default 1), the permutation redrawn when its whole
+// chunks of fan_in are used. Returns T = outputs * fan_in pairs, flattened [T, 2] as
+// (input plane, output plane), for the kernels' conv2d_map ops. The geometry of a conv_map
+// layer is conv_geometry's (explicit padding).
+std::vector<std::int32_t> connection_table(const LayerSpec& layer, int in_channels);
 double dropout_keep(const LayerSpec& layer);
 int layer_outputs(const LayerSpec& layer);  // convolution, inner_product: `outputs`
 bool layer_has_bias(const LayerSpec& layer);  // convolution, inner_product (`bias`), bias: true

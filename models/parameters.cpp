@@ -54,12 +54,17 @@ std::vector<InitialParameter> make_initial_parameters(const ModelSpec& spec, ker
     }
     const kernels::Shape& weight = param_shapes[0];
     const double numel = static_cast<double>(kernels::shape_numel(weight));
-    const double fan_in = numel / static_cast<double>(weight[0]);
+    double fan_in = numel / static_cast<double>(weight[0]);
     double fan_out = numel / static_cast<double>(weight[1]);
+    double weight_fan_in = 0;  // 0: the weight's own
     if (layer.type == "convolution") {
       if (double pooled = conv_pool_fan_out(spec, i, weight); pooled > 0) fan_out = pooled;
+    } else if (layer.type == "conv_map") {
+      // Torch's SpatialConvolutionMap:reset(): stdv = 1/sqrt(KH * KW * inputs per output plane)
+      fan_in = weight_fan_in = static_cast<double>(weight[1] * weight[2]) * layer.require_int("fan_in");
+      fan_out = static_cast<double>(layer_outputs(layer) * weight[1] * weight[2]);
     }
-    params.push_back(make_parameter(layer, "weight", weight, weight_settings(layer), dtype, rng, fan_out, 0));
+    params.push_back(make_parameter(layer, "weight", weight, weight_settings(layer), dtype, rng, fan_out, weight_fan_in));
     if (param_shapes.size() > 1)
       params.push_back(make_parameter(layer, "bias", param_shapes[1], bias_settings(layer), dtype, rng, fan_out, fan_in));
   }

@@ -1,5 +1,6 @@
 // Shape of every layer's input, output and parameters for a batch of N samples:
 //   convolution    [N,C,H,W] -> [N,K,OH,OW]     weight [K,C,KH,KW], bias [K]
+//   conv_map       [N,C,H,W] -> [N,K,OH,OW]     weight [K*fan_in,KH,KW], bias [K]
 //   pooling        [N,C,H,W] -> [N,C,OH,OW]     (Caffe ceil, TF SAME or floor rounding)
 //   inner_product  [N,...]   -> [N,O]           weight [O,I], I = product of the input's
 //                                               non-batch dimensions (flattened as C*H*W)
@@ -37,6 +38,15 @@ void infer_layer(const ModelSpec& spec, const LayerSpec& layer, LayerShapes& s) 
     ConvGeometry g = conv_geometry(layer, static_cast<int>(in[2]), static_cast<int>(in[3]));
     s.output = {in[0], g.outputs, g.out_h, g.out_w};
     s.params.push_back({g.outputs, in[1], g.kernel_h, g.kernel_w});
+    if (g.bias) s.params.push_back({g.outputs});
+  } else if (type == "conv_map") {
+    require_rank(layer, in, 4, "[N, C, H, W]");
+    ConvGeometry g = conv_geometry(layer, static_cast<int>(in[2]), static_cast<int>(in[3]));
+    const std::int64_t fan_in = layer.require_int("fan_in");
+    if (fan_in > in[1])
+      fail(layer, "fan_in " + std::to_string(fan_in) + " is more than the " + std::to_string(in[1]) + " input planes");
+    s.output = {in[0], g.outputs, g.out_h, g.out_w};
+    s.params.push_back({g.outputs * fan_in, g.kernel_h, g.kernel_w});
     if (g.bias) s.params.push_back({g.outputs});
   } else if (type == "pooling") {
     require_rank(layer, in, 4, "[N, C, H, W]");

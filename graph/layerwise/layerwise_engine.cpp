@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 
+#include "graph/batch_check.h"
 #include "graph/layerwise/accuracy.h"
 #include "graph/layerwise/net.h"
 #include "graph/layerwise/solver.h"
@@ -42,7 +43,7 @@ class LayerwiseEngine final : public Engine {
     if (!test_net_) {
       NetOptions net_options;
       net_options.phase = Phase::test;
-      net_options.batch = check_batch(x, labels, "evaluate");
+      net_options.batch = check_batch(spec_, x, labels, "evaluate");
       net_options.dtype = options_.dtype;
       test_net_ = std::make_unique<Net>(spec_, backend_, net_options);
       test_net_->share_parameters(*train_net_);
@@ -60,31 +61,9 @@ class LayerwiseEngine final : public Engine {
   kernels::Backend& backend() override { return backend_; }
 
  private:
-  // Checks x [N, C, H, W] and labels i32 [N] in [0, classes); returns N.
-  std::int64_t check_batch(const kernels::Tensor& x, const kernels::Tensor& labels, const char* what) const {
-    const auto& in = spec_.input_shape;
-    const kernels::Shape expected{x.ndim() > 0 ? x.dim(0) : 0, in[0], in[1], in[2]};
-    if (x.empty() || x.ndim() != 4 || x.shape() != expected || x.dim(0) <= 0)
-      throw std::invalid_argument(std::string(what) + ": input " + x.describe() + " does not fit model '" + spec_.name +
-                                  "'; expected [N, " + std::to_string(in[0]) + ", " + std::to_string(in[1]) + ", " +
-                                  std::to_string(in[2]) + "] with N >= 1");
-    if (x.dtype() != kernels::DType::f32 && x.dtype() != kernels::DType::f64)
-      throw std::invalid_argument(std::string(what) + ": input " + x.describe() + " must be f32 or f64");
-    if (labels.empty() || labels.dtype() != kernels::DType::i32 || labels.numel() != x.dim(0))
-      throw std::invalid_argument(std::string(what) + ": labels " + labels.describe() + " do not match input " +
-                                  x.describe() + "; expected i32[" + std::to_string(x.dim(0)) + "]");
-    const std::int32_t* label = labels.data<std::int32_t>();
-    for (std::int64_t n = 0; n < labels.numel(); ++n)
-      if (label[n] < 0 || label[n] >= spec_.classes)
-        throw std::invalid_argument(std::string(what) + ": label " + std::to_string(label[n]) + " of sample " +
-                                    std::to_string(n) + " is out of range; model '" + spec_.name + "' has classes 0.." +
-                                    std::to_string(spec_.classes - 1));
-    return x.dim(0);
-  }
-
   // Copies a checked host batch into the net's input and label blobs (Caffe's data layer).
   void load_batch(Net& net, const kernels::Tensor& x, const kernels::Tensor& labels, const char* what) {
-    net.reshape(check_batch(x, labels, what));
+    net.reshape(check_batch(spec_, x, labels, what));
     copy_in(x, net.input().data());
     copy_in(labels, net.labels().data());
   }
