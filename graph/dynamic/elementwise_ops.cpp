@@ -1,0 +1,84 @@
+// Element-wise arithmetic and views on the tape: add (both inputs receive dy), mul (da = dy
+// b, db = dy a), reshape and flatten (views of the same storage; the gradient is dy viewed in
+// the input's shape). Used twice, a value gets the sum of its gradients (node.h).
+#include <string>
+
+#include "graph/dynamic/op_record.h"
+#include "graph/dynamic/ops.h"
+
+namespace ablate::graph::dynamic {
+namespace {
+
+struct AddNode final : Node {
+  const char* name() const override { return "add"; }
+  void backward(const kernels::Tensor& dy, InputGrads& g) override {
+    g.pass(0, dy);
+    g.pass(1, dy);
+  }
+};
+
+struct MulNode final : Node {
+  kernels::Tensor a, b;
+  const char* name() const override { return "mul"; }
+  void backward(const kernels::Tensor& dy, InputGrads& g) override {
+    if (g.wanted(0)) g.backend().mul(dy, b, g.out(0, a));
+    if (g.wanted(1)) g.backend().mul(dy, a, g.out(1, b));
+  }
+  void release() override { a = b = {}; }
+};
+
+struct ReshapeNode final : Node {
+  kernels::Shape input_shape;
+  const char* name() const override { return "reshape"; }
+  void backward(const kernels::Tensor& dy, InputGrads& g) override { g.pass(0, dy.reshaped(input_shape)); }
+};
+
+void check_same(const char* op, const Variable& a, const Variable& b) {
+  if (a.shape() != b.shape() || a.dtype() != b.dtype())
+    throw std::invalid_argument(std::string(op) + ": operands " + a.value().describe() + " and " +
+                                b.value().describe() + " differ; expected the same shape and dtype");
+}
+
+}  // namespace
+
+Variable add(const Variable& a, const Variable& b) {
+  Context& c = op_context("add", {&a, &b});
+  check_same("add", a, b);
+  kernels::Tensor y = c.empty(a.shape(), a.dtype());
+  c.backend().add(a.value(), b.value(), y);
+  return op_output(c, std::move(y), {&a, &b}, [] { return std::make_shared<AddNode>(); });
+}
+
+Variable mul(const Variable& a, const Variable& b) {
+  Context& c = op_context("mul", {&a, &b});
+  check_same("mul", a, b);
+  kernels::Tensor y = c.empty(a.shape(), a.dtype());
+  c.backend().mul(a.value(), b.value(), y);
+  return op_output(c, std::move(y), {&a, &b}, [&] {
+    auto node = std::make_shared<MulNode>();
+    node->a = a.value();
+    node->b = b.value();
+    return node;
+  });
+}
+
+Variable reshape(const Variable& x, const kernels::Shape& shape) {
+  Context& c = op_context("reshape", {&x});
+  if (kernels::shape_numel(shape) != x.value().numel())
+    throw std::invalid_argument("reshape of " + x.value().describe() + " to " + kernels::shape_string(shape) +
+                                ": the element counts differ");
+  return op_output(c, x.value().reshaped(shape), {&x}, [&] {
+    auto node = std::make_shared<ReshapeNode>();
+    node->input_shape = x.shape();
+    return node;
+  });
+}
+
+Variable flatten(const Variable& x) {
+  op_context("flatten", {&x});
+  require(x.value().ndim() >= 1 && x.shape()[0] > 0, "flatten", "input", x.value(), "[N, ...] with N >= 1");
+  const std::int64_t n = x.shape()[0];
+  return reshape(x, {n, x.value().numel() / n});
+}
+
+}  // namespace ablate::graph::dynamic

@@ -1,0 +1,79 @@
+// Forward of the modules without parameters (see function_modules.h).
+#include "graph/dynamic/function_modules.h"
+
+#include "graph/dropout_seed.h"
+#include "graph/dynamic/ops.h"
+#include "models/layer_params.h"
+
+namespace ablate::graph::dynamic {
+
+PoolingModule::PoolingModule(const models::LayerSpec& spec) : Module(spec, {}) {}
+
+const char* PoolingModule::type() const {
+  return spec_.get_string("mode", "max") == "avg" ? "SpatialAveragePooling" : "SpatialMaxPooling";
+}
+
+Variable PoolingModule::forward(const Variable& x, const ForwardContext&) {
+  if (x.value().ndim() != 4) fail("expects an input [N, C, H, W], got " + x.value().describe());
+  if (x.shape() != params_input_) {
+    params_ = models::pool_params(spec_, static_cast<int>(x.shape()[2]), static_cast<int>(x.shape()[3]));
+    params_input_ = x.shape();
+  }
+  return pool2d(x, params_);
+}
+
+ActivationModule::ActivationModule(const models::LayerSpec& spec, kernels::Activation activation)
+    : Module(spec, {}), activation_(activation) {}
+
+const char* ActivationModule::type() const {
+  switch (activation_) {
+    case kernels::Activation::relu: return "ReLU";
+    case kernels::Activation::tanh: return "Tanh";
+    case kernels::Activation::sigmoid: return "Sigmoid";
+  }
+  return "?";
+}
+
+Variable ActivationModule::forward(const Variable& x, const ForwardContext&) { return activation(x, activation_); }
+
+LrnModule::LrnModule(const models::LayerSpec& spec) : Module(spec, {}), params_(models::lrn_params(spec)) {}
+
+Variable LrnModule::forward(const Variable& x, const ForwardContext&) {
+  if (x.value().ndim() != 4) fail("expects an input [N, C, H, W], got " + x.value().describe());
+  return lrn(x, params_);
+}
+
+DropoutModule::DropoutModule(const models::LayerSpec& spec) : Module(spec, {}), keep_(models::dropout_keep(spec)) {
+  if (!(keep_ > 0 && keep_ <= 1)) fail("keep=" + std::to_string(keep_) + ": expected a probability in (0, 1]");
+}
+
+Variable DropoutModule::forward(const Variable& x, const ForwardContext& context) {
+  if (!context.train) return x;
+  const std::uint64_t seed = dropout_seed(context.seed, name(), context.iteration);
+  if (context.sample < 0) return dropout(x, keep_, seed);
+  if (context.sample == 0) {
+    kernels::Shape shape = x.shape();
+    shape[0] = context.batch;
+    batch_mask_ = x.context().empty(shape, x.dtype());
+    x.context().backend().dropout_mask(batch_mask_, keep_, seed);
+  }
+  if (batch_mask_.empty() || batch_mask_.dim(0) != context.batch)
+    fail("per-sample forward of sample " + std::to_string(context.sample) + " before sample 0 of its batch");
+  return dropout(x, batch_mask_.slice0(context.sample, context.sample + 1));
+}
+
+Variable LogSoftmaxModule::forward(const Variable& x, const ForwardContext&) {
+  if (x.value().ndim() != 2) fail("expects an input [N, K], got " + x.value().describe());
+  return log_softmax(x);
+}
+
+const char* LossModule::type() const {
+  return kind_ == Kind::nll ? "ClassNLLCriterion" : "CrossEntropyCriterion";
+}
+
+Variable LossModule::forward(const Variable& x, const ForwardContext& context) {
+  if (context.labels.empty()) fail("forward without labels");
+  return kind_ == Kind::nll ? nll_loss(x, context.labels) : softmax_cross_entropy(x, context.labels);
+}
+
+}  // namespace ablate::graph::dynamic

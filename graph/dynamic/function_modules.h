@@ -1,0 +1,81 @@
+// The modules without parameters, one per layer type of models/layer_catalog.cpp:
+//   pooling       nn.SpatialMaxPooling / SpatialAveragePooling with the layer's padding rule
+//   relu, tanh, sigmoid  nn.ReLU, nn.Tanh, nn.Sigmoid
+//   lrn           nn.SpatialCrossMapLRN
+//   dropout       nn.Dropout (inverted; identity when evaluating)
+//   log_softmax   nn.LogSoftMax
+//   softmax_loss  nn.CrossEntropyCriterion (Caffe's SoftmaxWithLoss); a loss
+//   nll_loss      nn.ClassNLLCriterion; a loss
+#pragma once
+
+#include "graph/dynamic/module.h"
+#include "kernels/op_params.h"
+
+namespace ablate::graph::dynamic {
+
+class PoolingModule final : public Module {
+ public:
+  explicit PoolingModule(const models::LayerSpec& spec);
+  const char* type() const override;
+  Variable forward(const Variable& x, const ForwardContext& context) override;
+
+ private:
+  kernels::Pool2dParams params_;
+  kernels::Shape params_input_;  // the input shape params_ was resolved for
+};
+
+class ActivationModule final : public Module {
+ public:
+  ActivationModule(const models::LayerSpec& spec, kernels::Activation activation);
+  const char* type() const override;
+  Variable forward(const Variable& x, const ForwardContext& context) override;
+
+ private:
+  kernels::Activation activation_;
+};
+
+class LrnModule final : public Module {
+ public:
+  explicit LrnModule(const models::LayerSpec& spec);
+  const char* type() const override { return "SpatialCrossMapLRN"; }
+  Variable forward(const Variable& x, const ForwardContext& context) override;
+
+ private:
+  kernels::LrnParams params_;
+};
+
+// In a whole batch the mask is Backend::dropout_mask of the input's shape with the seed
+// graph::dropout_seed(seed, layer, iteration), as the layer-wise engine draws it. One sample
+// at a time, the batch's mask is drawn once (at sample 0) and each sample takes its row, so
+// the per-sample mode drops the same units as the batched one.
+class DropoutModule final : public Module {
+ public:
+  explicit DropoutModule(const models::LayerSpec& spec);
+  const char* type() const override { return "Dropout"; }
+  Variable forward(const Variable& x, const ForwardContext& context) override;
+
+ private:
+  double keep_;
+  kernels::Tensor batch_mask_;  // per-sample mode: the mask of the current batch
+};
+
+class LogSoftmaxModule final : public Module {
+ public:
+  explicit LogSoftmaxModule(const models::LayerSpec& spec) : Module(spec, {}) {}
+  const char* type() const override { return "LogSoftMax"; }
+  Variable forward(const Variable& x, const ForwardContext& context) override;
+};
+
+class LossModule final : public Module {
+ public:
+  enum class Kind { softmax_cross_entropy, nll };
+  LossModule(const models::LayerSpec& spec, Kind kind) : Module(spec, {}), kind_(kind) {}
+  const char* type() const override;
+  bool is_loss() const override { return true; }
+  Variable forward(const Variable& x, const ForwardContext& context) override;
+
+ private:
+  Kind kind_;
+};
+
+}  // namespace ablate::graph::dynamic

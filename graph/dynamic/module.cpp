@@ -1,0 +1,23 @@
+// Module base: parameters and the error prefix shared by every module (see module.h).
+#include "graph/dynamic/module.h"
+
+#include <stdexcept>
+
+namespace ablate::graph::dynamic {
+
+Module::Module(const models::LayerSpec& spec, std::vector<Variable> parameters)
+    : spec_(spec), parameters_(std::move(parameters)) {}
+
+std::string Module::where() const {
+  std::string prefix = spec_.source.empty() ? "" : spec_.source + ": ";
+  return prefix + "layer '" + spec_.name + "' (" + spec_.type + ")";
+}
+
+void Module::fail(const std::string& what) const { throw std::invalid_argument(where() + ": " + what); }
+
+void Module::expect_parameters(std::size_t count) const {
+  if (parameters_.size() != count)
+    fail("given " + std::to_string(parameters_.size()) + " parameters; expected " + std::to_string(count));
+}
+
+}  // namespace ablate::graph::dynamic

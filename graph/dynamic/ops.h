@@ -1,0 +1,52 @@
+// The eager ops of the tape, as torch.nn.functional: each runs its forward through the
+// Backend at once and, when gradients are on and an input requires one, records a node with
+// its backward (node.h). Tensors are NCHW or [N, F]; every input shares one Context and dtype.
+// Scalars (losses, sums) are f64 [1] host tensors, as the Backend returns them.
+#pragma once
+
+#include <cstdint>
+
+#include "graph/dynamic/variable.h"
+#include "kernels/op_params.h"
+
+namespace ablate::graph::dynamic {
+
+// --- convolution and fully connected (bias may be an undefined Variable) --------------------
+// x [N,C,H,W], w [K,C,KH,KW], b [K] -> [N,K,OH,OW]          (SpatialConvolutionMM, Caffe's)
+Variable conv2d(const Variable& x, const Variable& w, const Variable& b, const kernels::Conv2dParams& p);
+// Torch's SpatialConvolutionMap: table i32 [T,2] of (input plane, output plane) pairs on the
+// backend's device, w [T,KH,KW], b [outputs] -> [N,outputs,OH,OW]
+Variable conv2d_map(const Variable& x, const Variable& w, const Variable& b, const kernels::Tensor& table,
+                    int outputs, const kernels::Conv2dParams& p);
+// x [N,I], w [O,I], b [O] -> [N,O]                            (nn.Linear)
+Variable linear(const Variable& x, const Variable& w, const Variable& b);
+// y[n,c,...] = x[n,c,...] + b[c]                               (Theano's bias after pooling)
+Variable bias_add(const Variable& x, const Variable& b);
+
+// --- pooling, normalisation, activations, dropout ---------------------------------------------
+// max or average (p.kind) with the padding convention resolved into p (models::pool_params)
+Variable pool2d(const Variable& x, const kernels::Pool2dParams& p);
+Variable lrn(const Variable& x, const kernels::LrnParams& p);
+Variable activation(const Variable& x, kernels::Activation a);
+Variable relu(const Variable& x);
+Variable tanh(const Variable& x);
+Variable sigmoid(const Variable& x);
+// y = x * mask with a fixed mask (mask[i] = kept / keep, same shape as x; no gradient)
+Variable dropout(const Variable& x, const kernels::Tensor& mask);
+// y = x * mask, mask = Backend::dropout_mask(keep, seed) of x's shape (graph::dropout_seed
+// gives the seed every strategy uses)
+Variable dropout(const Variable& x, double keep, std::uint64_t seed);
+
+// --- losses over scores [N,K] and labels i32 [N] on the backend's device: batch means -------------
+Variable log_softmax(const Variable& x);  // rows of [N,K]
+Variable nll_loss(const Variable& logp, const kernels::Tensor& labels);
+Variable softmax_cross_entropy(const Variable& logits, const kernels::Tensor& labels);
+
+// --- elementwise, reductions and views -------------------------------------------------------
+Variable add(const Variable& a, const Variable& b);  // same shape
+Variable mul(const Variable& a, const Variable& b);  // same shape
+Variable sum(const Variable& x);                     // host scalar
+Variable reshape(const Variable& x, const kernels::Shape& shape);  // a view, same numel
+Variable flatten(const Variable& x);                 // [N, ...] -> [N, numel / N]
+
+}  // namespace ablate::graph::dynamic

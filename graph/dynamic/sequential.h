@@ -1,0 +1,52 @@
+// Sequential: a ModelSpec as a container of modules run in file order, as Torch7's
+// nn.Sequential followed by its criterion. Each module reads the output of the layer its spec
+// names (input=; by default the previous layer, and the model input for the first), so an
+// output read by two layers is one Variable used twice and the tape adds its gradients. The
+// last layer is the loss. The parameters are leaf Variables on the backend's device that
+// start from models::make_initial_parameters (the values every strategy starts from), each with
+// a gradient tensor of its own that backward writes and the optimizer reads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/dynamic/module.h"
+#include "models/model_spec.h"
+
+namespace ablate::graph::dynamic {
+
+struct ModelParameter {
+  std::string name;  // "<layer>.weight", "<layer>.bias"
+  Variable variable;
+  double lr_mult = 1.0, decay_mult = 1.0;
+};
+
+class Sequential {
+ public:
+  // Throws std::invalid_argument naming the layer for a model it cannot run.
+  Sequential(const models::ModelSpec& spec, Context& context, kernels::DType dtype, std::uint64_t seed);
+
+  struct Output {
+    Variable loss;    // host scalar, the batch mean
+    Variable scores;  // the loss layer's input [N, classes]
+  };
+  Output forward(const Variable& x, const ForwardContext& context);
+
+  const models::ModelSpec& spec() const { return spec_; }  // with every input named
+  const std::vector<std::unique_ptr<Module>>& modules() const { return modules_; }
+  // Canonical order: layers in file order, weight then bias.
+  std::vector<ModelParameter>& parameters() { return parameters_; }
+
+ private:
+  void check_layers() const;
+  void make_parameters(Context& context, kernels::DType dtype, std::uint64_t seed);
+
+  models::ModelSpec spec_;
+  std::vector<std::unique_ptr<Module>> modules_;
+  std::vector<int> input_index_;  // per module: the module whose output it reads; -1: the model input
+  std::vector<ModelParameter> parameters_;
+};
+
+}  // namespace ablate::graph::dynamic
