@@ -69,6 +69,8 @@ class LayerwiseEngine final : public Engine {
 
   std::vector<Parameter*> parameters() override { return solver_->parameters(); }
   kernels::Backend& backend() override { return backend_; }
+  Optimizer* optimizer() override { return &solver_->optimizer(); }
+  WeightAverage* weight_average() override { return average_.get(); }
 
  private:
   // Copies a checked host batch into the net's input and label blobs (Caffe's data layer).

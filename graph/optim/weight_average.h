@@ -29,6 +29,7 @@ class WeightAverage {
   // One averaging step after the optimizer's update number `num_updates` (1 for the first).
   void update(const std::vector<Parameter*>& params, std::int64_t num_updates);
   const std::vector<kernels::Tensor>& shadows() const { return shadows_; }
+  std::vector<kernels::Tensor>& shadows() { return shadows_; }  // a checkpoint restores them
 
   // While alive, the parameters hold the shadow values; the trained values come back after.
   class Swap {
