@@ -67,7 +67,7 @@ Variable log_softmax(const Variable& x) {
 Variable dropout(const Variable& x, const kernels::Tensor& mask) {
   Context& c = op_context("dropout", {&x});
   require(mask.shape() == x.shape() && mask.dtype() == x.dtype(), "dropout", "mask", mask,
-          "the input's " + x.value().describe());
+          [&] { return "the input's " + x.value().describe(); });
   kernels::Tensor y = c.empty(x.shape(), x.dtype());
   c.backend().mul(x.value(), mask, y);
   return op_output(c, std::move(y), {&x}, [&] {

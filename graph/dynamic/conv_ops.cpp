@@ -88,7 +88,8 @@ Variable conv2d_map(const Variable& x, const Variable& w, const Variable& b, con
   require(w.defined() && w.value().ndim() == 3, "conv2d_map", "weight", value_or_none(w), "[T, KH, KW]");
   require(table.ndim() == 2 && table.dim(1) == 2 && table.dim(0) == w.shape()[0] &&
               table.dtype() == kernels::DType::i32,
-          "conv2d_map", "connection table", table, "i32[" + std::to_string(w.shape()[0]) + ", 2], one row per kernel");
+          "conv2d_map", "connection table", table,
+          [&] { return "i32[" + std::to_string(w.shape()[0]) + ", 2], one row per kernel"; });
   const kernels::Shape& ws = w.shape();
   kernels::Tensor y = c.empty(conv_output_shape("conv2d_map", x, w, outputs, ws[1], ws[2], p), x.dtype());
   c.backend().conv2d_map_forward(x.value(), w.value(), value_or_none(b), table, y, p);

@@ -9,9 +9,12 @@
 // EngineOptions::per_sample is Torch's CIFAR-10 script: forward and backward one sample at a
 // time, each sample's gradient scaled by 1/B so the accumulated gradient is the batch mean's,
 // and one update per batch; the loss returned is the batch mean.
+// EngineOptions::weight_average_decay > 0 evaluates on the shared WeightAverage's shadows
+// (TF's ExponentialMovingAverage), updated after every step, as the layer-wise engine does.
 #include "graph/dynamic/dynamic_engine.h"
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -21,6 +24,7 @@
 #include "graph/dynamic/sequential.h"
 #include "graph/layerwise/accuracy.h"
 #include "graph/optim/optimizer.h"
+#include "graph/optim/weight_average.h"
 
 namespace ablate::graph::dynamic {
 namespace {
@@ -32,9 +36,6 @@ void check_loss(double loss, std::int64_t iteration) {
 }
 
 const EngineOptions& checked(const EngineOptions& options) {
-  if (options.weight_average_decay > 0)
-    throw std::invalid_argument("weight_average_decay " + std::to_string(options.weight_average_decay) +
-                                ": the dynamic engine does not average weights yet; expected 0");
   if (options.batch <= 0)
     throw std::invalid_argument("batch size " + std::to_string(options.batch) + ": expected a positive count");
   return options;
@@ -53,6 +54,10 @@ class DynamicEngine final : public Engine {
     for (ModelParameter& p : model_.parameters())
       parameters_.push_back({p.name, p.variable.value(), p.variable.grad(), p.lr_mult, p.decay_mult});
     for (Parameter& p : parameters_) pointers_.push_back(&p);
+    if (options.weight_average_decay > 0) {
+      average_ = std::make_unique<WeightAverage>(options.weight_average_decay, backend);
+      average_->begin(pointers_);
+    }
   }
 
   std::string strategy() const override { return "dynamic"; }
@@ -82,12 +87,15 @@ class DynamicEngine final : public Engine {
       loss /= static_cast<double>(n);
     }
     optimizer_.step(pointers_, iteration);
+    if (average_) average_->update(pointers_, optimizer_.updates());
     return loss;
   }
 
   EvalResult evaluate(const kernels::Tensor& x, const kernels::Tensor& labels) override {
     const std::int64_t n = check_batch(model_.spec(), x, labels, "evaluate");
     NoGradGuard no_grad(context_);
+    std::optional<WeightAverage::Swap> averaged;  // TF's evaluation on the moving averages
+    if (average_) averaged.emplace(*average_, pointers_);
     ForwardContext fc;
     fc.train = false;
     fc.labels = context_.to_device(labels, kernels::DType::i32);
@@ -101,6 +109,8 @@ class DynamicEngine final : public Engine {
 
   std::vector<Parameter*> parameters() override { return pointers_; }
   kernels::Backend& backend() override { return backend_; }
+  Optimizer* optimizer() override { return &optimizer_; }
+  WeightAverage* weight_average() override { return average_.get(); }
 
   EngineReport report() const override {
     CacheCounters c = allocator_.counters();
@@ -144,6 +154,7 @@ class DynamicEngine final : public Engine {
   Optimizer optimizer_;
   std::vector<Parameter> parameters_;
   std::vector<Parameter*> pointers_;
+  std::unique_ptr<WeightAverage> average_;
 };
 
 }  // namespace

@@ -41,7 +41,7 @@ Variable linear(const Variable& x, const Variable& w, const Variable& b) {
   Context& c = op_context("linear", {&x, &w, &b});
   require(x.value().ndim() == 2, "linear", "input", x.value(), "[N, I] (flatten it first)");
   require(w.defined() && w.value().ndim() == 2 && w.shape()[1] == x.shape()[1], "linear", "weight",
-          value_or_none(w), "[O, " + std::to_string(x.shape()[1]) + "] for input " + x.value().describe());
+          value_or_none(w), [&] { return "[O, " + std::to_string(x.shape()[1]) + "] for input " + x.value().describe(); });
   kernels::Tensor y = c.empty({x.shape()[0], w.shape()[0]}, x.dtype());
   c.backend().linear_forward(x.value(), w.value(), value_or_none(b), y);
   return op_output(c, std::move(y), {&x, &w, &b}, [&] {
@@ -57,7 +57,11 @@ Variable bias_add(const Variable& x, const Variable& b) {
   Context& c = op_context("bias_add", {&x, &b});
   require(x.value().ndim() >= 2, "bias_add", "input", x.value(), "[N, C, ...]");
   require(b.defined() && b.value().ndim() == 1 && b.shape()[0] == x.shape()[1], "bias_add", "bias", value_or_none(b),
-          std::string("[") + std::to_string(x.shape()[1]) + "] for input " + x.value().describe());
+          [&] {
+            std::string text = "[";  // appended, not "[" + ...: GCC 12 warns falsely (-Wrestrict) on that
+            text += std::to_string(x.shape()[1]) + "] for input " + x.value().describe();
+            return text;
+          });
   kernels::Tensor y = c.empty(x.shape(), x.dtype());
   c.backend().copy(x.value(), y);
   c.backend().bias_add(y, b.value());

@@ -44,7 +44,7 @@ struct SumNode final : Node {
 void check_scores(const char* op, const Variable& x, const kernels::Tensor& labels) {
   require(x.value().ndim() == 2, op, "scores", x.value(), "[N, K]");
   require(labels.dtype() == kernels::DType::i32 && labels.numel() == x.shape()[0], op, "labels", labels,
-          "i32[" + std::to_string(x.shape()[0]) + "] for scores " + x.value().describe());
+          [&] { return "i32[" + std::to_string(x.shape()[0]) + "] for scores " + x.value().describe(); });
 }
 
 }  // namespace

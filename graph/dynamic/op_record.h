@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "graph/dynamic/node.h"
 #include "graph/dynamic/variable.h"
@@ -64,8 +65,17 @@ inline const kernels::Tensor& value_or_none(const Variable& v) {
 }
 
 // Throws std::invalid_argument "<op>: <what> is <tensor>; expected <expected>" unless `ok`.
-inline void require(bool ok, const char* op, const char* what, const kernels::Tensor& t, const std::string& expected) {
-  if (!ok) throw std::invalid_argument(std::string(op) + ": " + what + " is " + t.describe() + "; expected " + expected);
+// `expected` is a string literal, or a callable making the text (only on failure: the check
+// runs on every op, and the tape's overhead per op is measured in nanoseconds).
+template <class Expected>
+void require(bool ok, const char* op, const char* what, const kernels::Tensor& t, Expected&& expected) {
+  if (ok) return;
+  std::string text;
+  if constexpr (std::is_invocable_v<Expected>)
+    text = expected();
+  else
+    text = expected;
+  throw std::invalid_argument(std::string(op) + ": " + what + " is " + t.describe() + "; expected " + text);
 }
 
 }  // namespace ablate::graph::dynamic

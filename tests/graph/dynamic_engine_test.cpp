@@ -1,7 +1,8 @@
 // The dynamic Engine: registry and parameters, errors on bad input (the layer-wise engine's
 // messages), the NaN stop, evaluation, the caching allocator's counters (a warm training step
 // reaches the system allocator no more; with the switch off it does every step), Torch's
-// one-sample-at-a-time mode against the batched step, and the report.
+// one-sample-at-a-time mode against the batched step, weight averaging and checkpoints (across
+// strategies), and the report.
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 
 #include "graph/dynamic/dynamic_engine.h"
 #include "graph/engine.h"
+#include "graph/engine_checkpoint.h"
 #include "graph_test_util.h"
 #include "kernels/registry.h"
 #include "models/parameters.h"
@@ -74,10 +76,6 @@ TEST(DynamicEngine, BadInputGivesClearErrors) {
   auto spec = testing::parse(testing::tiny_lenet_text());
   expect_error<std::invalid_argument>([&] { dynamic::make_dynamic_engine(spec, *backend, torch_options(0)); },
                                       {"batch size 0"});
-  auto averaging = torch_options(4);
-  averaging.weight_average_decay = 0.9999;
-  expect_error<std::invalid_argument>([&] { make_engine("dynamic", spec, *backend, averaging); },
-                                      {"weight_average_decay", "does not average weights yet"});
   auto bad_optimizer = torch_options(4);
   bad_optimizer.optimizer.lr.policy = "poly";
   expect_error<std::invalid_argument>([&] { make_engine("dynamic", spec, *backend, bad_optimizer); }, {"poly"});
@@ -178,6 +176,39 @@ TEST(DynamicEngine, EvaluateMatchesTheLayerwiseEngineAndUsesTheTrainedWeights) {
   const EvalResult trained = dynamic->evaluate(big.x, big.labels);
   EXPECT_NE(trained.loss, first.loss);
   EXPECT_NEAR(trained.loss, layerwise->evaluate(big.x, big.labels).loss, 1e-12 * std::abs(trained.loss));
+}
+
+TEST(DynamicEngine, ContinuesALayerwiseCheckpointWithWeightAveraging) {
+  auto backend = kernels::make_backend("reference");
+  auto spec = testing::parse(testing::tiny_lenet_text());
+  auto options = torch_options(3);
+  options.dtype = kernels::DType::f64;
+  options.weight_average_decay = 0.99;
+  auto layerwise = make_engine("layerwise", spec, *backend, options);
+  for (int it = 0; it < 3; ++it) {
+    const auto b = testing::random_batch(spec, 3, kernels::DType::f64, 60 + static_cast<std::uint64_t>(it));
+    layerwise->train_step(b.x, b.labels, it);
+  }
+  Checkpoint saved;
+  capture_engine_state(*layerwise, saved);
+  options.seed = 77;  // other initial weights: all of the state comes from the checkpoint
+  auto dynamic = make_engine("dynamic", spec, *backend, options);
+  ASSERT_NE(dynamic->optimizer(), nullptr);
+  ASSERT_NE(dynamic->weight_average(), nullptr);
+  restore_engine_state(*dynamic, saved);
+  const auto test = testing::random_batch(spec, 5, kernels::DType::f64, 8);
+  for (int it = 3; it < 6; ++it) {
+    const auto b = testing::random_batch(spec, 3, kernels::DType::f64, 60 + static_cast<std::uint64_t>(it));
+    const double expected = layerwise->train_step(b.x, b.labels, it);
+    EXPECT_NEAR(dynamic->train_step(b.x, b.labels, it), expected, 1e-12 * std::abs(expected)) << "iteration " << it;
+    // Evaluation runs on the moving averages in both engines.
+    const double averaged = layerwise->evaluate(test.x, test.labels).loss;
+    EXPECT_NEAR(dynamic->evaluate(test.x, test.labels).loss, averaged, 1e-12 * std::abs(averaged));
+  }
+  options.weight_average_decay = 0;
+  options.seed = 5;
+  auto plain = make_engine("dynamic", spec, *backend, options);
+  EXPECT_EQ(plain->weight_average(), nullptr);
 }
 
 TEST(DynamicEngine, PerSampleStepEqualsTheBatchedStep) {

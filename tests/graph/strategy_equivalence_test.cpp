@@ -8,11 +8,9 @@
 // suite fast.
 //   lenet        Caffe's LeNet (the zoo), Caffe's solver: caffe_sgd, inv policy, momentum 0.9,
 //                weight decay 5e-4, biases at lr_mult 2
-//   torch-mnist  Torch7's MNIST model, Torch's solver: torch_sgd lr 0.05, lr decay 5e-7
-//                (models/zoo/torch-mnist.model when the zoo has it, else the text below)
+//   torch-mnist  Torch7's MNIST model (the zoo), Torch's solver: torch_sgd lr 0.05, lr decay 5e-7
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,37 +19,11 @@
 #include "graph/engine.h"
 #include "graph_test_util.h"
 #include "kernels/registry.h"
-#include "models/embedded_files.h"
 
 namespace ablate::graph {
 namespace {
 
 constexpr std::int64_t kBatch = 2;
-
-// Torch7's MNIST demo model (frameworks.md): 32x32 input -> conv 5x5/32 -> tanh -> max pool 3
-// stride 3 pad 1 -> conv 5x5/64 -> tanh -> max pool 2/2 -> fc 576->200 -> tanh -> fc 10 ->
-// log_softmax -> nll; Torch's default init U(+-1/sqrt(fan_in)).
-const char* kTorchMnistText =
-    "model torch-mnist\n"
-    "input 1 32 32\n"
-    "classes 10\n"
-    "layer conv1 convolution outputs=32 kernel=5 weight_init=uniform_fan_in bias_init=uniform_fan_in\n"
-    "layer tanh1 tanh\n"
-    "layer pool1 pooling mode=max kernel=3 stride=3 pad=1 padding=valid\n"
-    "layer conv2 convolution outputs=64 kernel=5 weight_init=uniform_fan_in bias_init=uniform_fan_in\n"
-    "layer tanh2 tanh\n"
-    "layer pool2 pooling mode=max kernel=2 stride=2 padding=valid\n"
-    "layer fc1 inner_product outputs=200 weight_init=uniform_fan_in bias_init=uniform_fan_in\n"
-    "layer tanh3 tanh\n"
-    "layer fc2 inner_product outputs=10 weight_init=uniform_fan_in bias_init=uniform_fan_in\n"
-    "layer logsoftmax log_softmax\n"
-    "layer loss nll_loss\n";
-
-models::ModelSpec model(const std::string& name) {
-  if (name == "torch-mnist" && !models::embedded_file("zoo/torch-mnist.model"))
-    return models::parse_model(kTorchMnistText, "<inline>/torch-mnist.model");
-  return models::load_model(name);
-}
 
 OptimizerConfig solver_of(const std::string& model_name) {
   OptimizerConfig o;
@@ -133,7 +105,7 @@ TEST_P(StrategyEquivalence, LossesAndWeightsAgree) {
   } catch (const std::exception& e) {
     GTEST_SKIP() << "backend '" << row.backend << "' cannot run here: " << e.what();
   }
-  const models::ModelSpec spec = model(row.model);
+  const models::ModelSpec spec = models::load_model(row.model);
   EngineOptions options;
   options.dtype = row.dtype;
   options.batch = kBatch;
