@@ -15,6 +15,9 @@
 
 namespace ablate::graph {
 
+class Optimizer;
+class WeightAverage;
+
 // A learnable tensor with its gradient and its per-parameter multipliers
 // (Caffe's lr_mult and decay_mult; biases of Caffe's models learn at 2x).
 struct Parameter {
@@ -68,6 +71,10 @@ class Engine {
   virtual std::vector<Parameter*> parameters() = 0;
   virtual kernels::Backend& backend() = 0;
   virtual EngineReport report() const { return {}; }
+  // The engine's shared optimizer and weight average (nullptr if none), which with
+  // parameters() make the state a checkpoint holds (graph/engine_checkpoint.h).
+  virtual Optimizer* optimizer() { return nullptr; }
+  virtual WeightAverage* weight_average() { return nullptr; }
 };
 
 std::vector<std::string> strategy_names();

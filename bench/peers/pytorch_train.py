@@ -14,6 +14,35 @@ import time
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TfSamePool(nn.Module):
+    """TensorFlow's SAME max pooling: out = ceil(in / s), the padding split top/left =
+    total // 2 and the rest bottom/right, padded cells never chosen (-inf)."""
+
+    def __init__(self, k, s, in_h, in_w):
+        super().__init__()
+        self.k, self.s = k, s
+        pad_h = max((-(-in_h // s) - 1) * s + k - in_h, 0)
+        pad_w = max((-(-in_w // s) - 1) * s + k - in_w, 0)
+        self.pads = (pad_w // 2, pad_w - pad_w // 2, pad_h // 2, pad_h - pad_h // 2)
+
+    def forward(self, x):
+        if any(self.pads):
+            x = F.pad(x, self.pads, value=float("-inf"))
+        return F.max_pool2d(x, self.k, self.s)
+
+
+class ChannelBias(nn.Module):
+    """Theano's separate bias after pooling: y[n, c, ...] += b[c]."""
+
+    def __init__(self, channels):
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(channels))
+
+    def forward(self, x):
+        return x + self.bias.view(1, -1, *([1] * (x.dim() - 2)))
 
 
 def parse_model(path):
@@ -50,16 +79,26 @@ def build(shape, classes, layers):
     for name, kind, p in layers:
         if kind == "convolution":
             k, s, pad = int(p.get("kernel", 1)), int(p.get("stride", 1)), int(p.get("pad", 0))
-            if p.get("padding", "explicit") != "explicit":
-                raise SystemExit(f"peer: convolution padding {p['padding']} not supported by this script")
-            out = int(p["outputs"])
-            modules.append(nn.Conv2d(c, out, k, s, pad, bias=p.get("bias", "true") == "true"))
-            c, h, w = out, (h + 2 * pad - k) // s + 1, (w + 2 * pad - k) // s + 1
+            out, bias = int(p["outputs"]), p.get("bias", "true") == "true"
+            padding = p.get("padding", "explicit")
+            if padding == "same":
+                if s != 1:
+                    raise SystemExit("peer: SAME convolution with stride > 1 not supported by this script")
+                modules.append(nn.Conv2d(c, out, k, 1, padding="same", bias=bias))
+                c = out
+            else:
+                pad = 0 if padding == "valid" else pad
+                modules.append(nn.Conv2d(c, out, k, s, pad, bias=bias))
+                c, h, w = out, (h + 2 * pad - k) // s + 1, (w + 2 * pad - k) // s + 1
         elif kind == "pooling":
             k, s, pad = int(p.get("kernel", 2)), int(p.get("stride", p.get("kernel", 2))), int(p.get("pad", 0))
-            padding = p.get("padding", "caffe_ceil")
+            padding = p.get("padding", "valid")
             if padding == "tf_same":
-                raise SystemExit("peer: tf_same pooling not supported by this script")
+                if p.get("mode", "max") != "max":
+                    raise SystemExit("peer: tf_same average pooling not supported by this script")
+                modules.append(TfSamePool(k, s, h, w))
+                h, w = -(-h // s), -(-w // s)
+                continue
             ceil = padding == "caffe_ceil"
             if p.get("mode", "max") == "max":
                 modules.append(nn.MaxPool2d(k, s, pad, ceil_mode=ceil))
@@ -73,6 +112,8 @@ def build(shape, classes, layers):
             out = int(p["outputs"])
             modules.append(nn.Linear(flat, out, bias=p.get("bias", "true") == "true"))
             flat = out
+        elif kind == "bias":
+            modules.append(ChannelBias(c if flat is None else flat))
         elif kind == "relu":
             modules.append(nn.ReLU(inplace=True))
         elif kind == "tanh":

@@ -5,12 +5,14 @@
 // from the same values.
 #include "graph/layerwise/layerwise_engine.h"
 
+#include <optional>
 #include <stdexcept>
 
 #include "graph/batch_check.h"
 #include "graph/layerwise/accuracy.h"
 #include "graph/layerwise/net.h"
 #include "graph/layerwise/solver.h"
+#include "graph/optim/weight_average.h"
 #include "models/parameters.h"
 
 namespace ablate::graph::layerwise {
@@ -30,13 +32,19 @@ class LayerwiseEngine final : public Engine {
     train_net_ = std::make_unique<Net>(spec, backend, net_options);
     train_net_->set_parameters(models::make_initial_parameters(spec, options.dtype, options.seed));
     solver_ = std::make_unique<Solver>(*train_net_, options.optimizer, backend, options.seed);
+    if (options.weight_average_decay > 0) {
+      average_ = std::make_unique<WeightAverage>(options.weight_average_decay, backend);
+      average_->begin(solver_->parameters());
+    }
   }
 
   std::string strategy() const override { return "layerwise"; }
 
   double train_step(const kernels::Tensor& x, const kernels::Tensor& labels, std::int64_t iteration) override {
     load_batch(*train_net_, x, labels, "train_step");
-    return solver_->step(iteration);
+    const double loss = solver_->step(iteration);
+    if (average_) average_->update(solver_->parameters(), solver_->optimizer().updates());
+    return loss;
   }
 
   EvalResult evaluate(const kernels::Tensor& x, const kernels::Tensor& labels) override {
@@ -50,6 +58,8 @@ class LayerwiseEngine final : public Engine {
       predictions_ = std::make_unique<Blob>("predictions", kernels::DType::i32, kernels::cpu_allocator(), false);
     }
     load_batch(*test_net_, x, labels, "evaluate");
+    std::optional<WeightAverage::Swap> averaged;  // TF's evaluation on the moving averages
+    if (average_) averaged.emplace(*average_, solver_->parameters());
     predictions_->reshape({x.dim(0)});
     EvalResult result;
     result.loss = test_net_->forward();
@@ -59,6 +69,8 @@ class LayerwiseEngine final : public Engine {
 
   std::vector<Parameter*> parameters() override { return solver_->parameters(); }
   kernels::Backend& backend() override { return backend_; }
+  Optimizer* optimizer() override { return &solver_->optimizer(); }
+  WeightAverage* weight_average() override { return average_.get(); }
 
  private:
   // Copies a checked host batch into the net's input and label blobs (Caffe's data layer).
@@ -80,6 +92,7 @@ class LayerwiseEngine final : public Engine {
   EngineOptions options_;
   std::unique_ptr<Net> train_net_, test_net_;
   std::unique_ptr<Solver> solver_;
+  std::unique_ptr<WeightAverage> average_;
   std::unique_ptr<Blob> predictions_;
 };
 

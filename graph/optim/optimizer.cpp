@@ -81,6 +81,13 @@ void Optimizer::step(const std::vector<Parameter*>& params, std::int64_t iterati
   ++updates_;
 }
 
+void Optimizer::prepare_resume(const std::vector<Parameter*>& params, std::int64_t updates) {
+  if (updates < 0) throw std::invalid_argument("optimizer resume at " + std::to_string(updates) + " updates");
+  if (slots_.empty()) allocate_state(params);
+  check_same_parameters(params);
+  updates_ = updates;
+}
+
 std::vector<kernels::Tensor*> Optimizer::state(std::size_t i) {
   if (slots_.empty()) return {};
   if (i >= slots_.size())

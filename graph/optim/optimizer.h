@@ -34,6 +34,9 @@ class Optimizer {
 
   // How many updates have been applied.
   std::int64_t updates() const { return updates_; }
+  // For a resumed run: allocates the state for `params` (zeros) if not yet there, so that
+  // state(i) can be overwritten from a checkpoint, and sets the count of updates applied.
+  void prepare_resume(const std::vector<Parameter*>& params, std::int64_t updates);
   // The state of parameter i: caffe_sgd {history}, torch_sgd and gd {velocity}, adam {m, v};
   // empty before the first step. For checkpoints and tests.
   std::vector<kernels::Tensor*> state(std::size_t i);

@@ -1,0 +1,79 @@
+// The profiling wrapper: same results as the wrapped backend, one span per op with the op's
+// FLOPs, and a Chrome trace file that holds every span.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "kernels/profiling_backend.h"
+#include "kernels/registry.h"
+
+namespace ablate::kernels {
+namespace {
+
+Tensor filled(Shape shape, double start) {
+  Tensor t(std::move(shape), DType::f64);
+  for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, start + 0.01 * static_cast<double>(i % 17));
+  return t;
+}
+
+TEST(ProfilingBackend, SameResultsAndOneSpanPerOpWithFlops) {
+  auto inner = make_backend("reference");
+  TraceRecorder recorder;
+  ProfilingBackend profiled(*inner, recorder);
+  EXPECT_EQ(profiled.name(), "reference");
+
+  const Tensor x = filled({2, 3, 6, 6}, -0.3), w = filled({4, 3, 3, 3}, 0.1), b = filled({4}, 0.2);
+  Tensor y1({2, 4, 4, 4}, DType::f64), y2({2, 4, 4, 4}, DType::f64);
+  Conv2dParams p;
+  inner->conv2d_forward(x, w, b, y1, p);
+  profiled.conv2d_forward(x, w, b, y2, p);
+  for (std::int64_t i = 0; i < y1.numel(); ++i) ASSERT_EQ(y1.at(i), y2.at(i));
+
+  const Tensor a = filled({5, 7}, 0.5), bm = filled({7, 3}, -0.5);
+  Tensor c({5, 3}, DType::f64);
+  profiled.gemm(false, false, 1.0, a, bm, 0.0, c);
+  const double s = profiled.sum(c);
+  EXPECT_EQ(s, inner->sum(c));
+
+  const auto totals = recorder.totals("op");
+  ASSERT_EQ(totals.size(), 3u);
+  EXPECT_EQ(totals.at("conv2d_forward").calls, 1);
+  EXPECT_DOUBLE_EQ(totals.at("conv2d_forward").flops, 2.0 * 2 * 4 * 3 * 3 * 3 * 4 * 4);  // 2 N K C KH KW OH OW
+  EXPECT_DOUBLE_EQ(totals.at("gemm").flops, 2.0 * 5 * 3 * 7);                            // 2 M N K
+  EXPECT_EQ(totals.at("sum").flops, 0);
+  for (const auto& e : recorder.events()) EXPECT_GE(e.duration_us, 0);
+}
+
+TEST(TraceRecorder, WritesEveryEventAsChromeTraceJson) {
+  TraceRecorder recorder;
+  { TraceRecorder::Span step(recorder, "step 1", "step"); }
+  recorder.add("conv2d_forward", "op", 1.5, 2.25, 1000);
+  const std::string path = ::testing::TempDir() + "/ablate_trace_test.json";
+  recorder.write_chrome_trace(path);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string json = text.str();
+  EXPECT_EQ(json.rfind("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [", 0), 0u);
+  EXPECT_NE(json.find("\"name\": \"step 1\", \"cat\": \"step\", \"ph\": \"X\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ts\": 1.500, \"dur\": 2.250"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"args\": {\"flops\": 1000}"), std::string::npos) << json;
+  EXPECT_EQ(json.substr(json.size() - 3), "]}\n");
+  std::remove(path.c_str());
+}
+
+TEST(TraceRecorder, UnwritablePathIsAClearError) {
+  TraceRecorder recorder;
+  try {
+    recorder.write_chrome_trace("/nonexistent-dir/trace.json");
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/trace.json"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ablate::kernels
