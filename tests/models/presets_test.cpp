@@ -48,8 +48,12 @@ TEST(Presets, AllEightDefaultsExistAndNameAKnownFrameworkFamilyAndModel) {
       EXPECT_GT(p.get_int("stepsize"), 0);
       EXPECT_GT(p.get_double("gamma"), 0);
     }
-    if (policy == "multistep") EXPECT_TRUE(p.has("stepvalues") && p.has("gamma"));
-    if (policy == "torch_decay") EXPECT_GT(p.get_double("gamma"), 0);
+    if (policy == "multistep") {
+      EXPECT_TRUE(p.has("stepvalues") && p.has("gamma"));
+    }
+    if (policy == "torch_decay") {
+      EXPECT_GT(p.get_double("gamma"), 0);
+    }
     if (p.has("patience") && p.get_int("patience") > 0) {
       EXPECT_GT(p.get_int("validation_count"), 0);
       EXPECT_GT(p.get_int("validation_interval"), 0);
@@ -70,7 +74,9 @@ TEST(Presets, EveryValueSaysWhereItComesFrom) {
       if (start == std::string::npos || line[start] == '#' || line.compare(start, 6, "notes ") == 0) continue;
       const auto hash = line.find('#');
       EXPECT_NE(hash, std::string::npos) << name << ":" << number << " has no comment: " << line;
-      if (hash != std::string::npos) EXPECT_GT(line.size(), hash + 3) << name << ":" << number;
+      if (hash != std::string::npos) {
+        EXPECT_GT(line.size(), hash + 3) << name << ":" << number;
+      }
     }
   }
 }
