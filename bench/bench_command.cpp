@@ -60,7 +60,7 @@ Workload make_workload(const std::string& model, std::int64_t batch, kernels::DT
       idx[static_cast<std::size_t>(i)] = b * batch + i;
       y.data<std::int32_t>()[i] = set.labels[static_cast<std::size_t>(b * batch + i)];
     }
-    transform.apply(set, idx.data(), batch, x);
+    transform.apply(set, idx.data(), batch, 0, x);
     w.xs.push_back(x);
     w.labels.push_back(y);
   }

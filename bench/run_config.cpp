@@ -14,7 +14,7 @@ namespace ablate::bench {
 std::vector<OptionSpec> run_options() {
   return {
       {"framework", "NAME", "caffe (default); tensorflow, torch, theano once their strategies land"},
-      {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic"},
+      {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic, folder[:HxW] (your images)"},
       {"data", "DIR", "directory of the data files (default: where Debian installs fashion-mnist)"},
       {"preset", "NAME|FILE", "training recipe (default: FRAMEWORK-FAMILY, e.g. caffe-mnist)"},
       {"model", "NAME|FILE", "model file or zoo name (default: the preset's)"},
@@ -98,7 +98,7 @@ RunConfig resolve_run_config(const ParsedArgs& args) {
   c.framework = args.get("framework", "caffe");
   c.dataset = args.get("dataset", "fashion-mnist");
   c.data_dir = args.get("data", "");
-  std::string family = datasets::dataset_family(c.dataset);  // throws on an unknown data set
+  std::string family = datasets::dataset_family(c.dataset, c.data_dir);  // throws on an unknown data set
   c.preset = args.get("preset", models::preset_name(c.framework, family));
   apply_preset(c, models::load_preset(c.preset));
 

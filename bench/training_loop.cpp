@@ -65,7 +65,7 @@ TestSummary test_pass(graph::Engine& engine, const datasets::ImageSet& test, con
     }
     kernels::Tensor xb = n == batch ? x : x.slice0(0, n);
     kernels::Tensor lb = n == batch ? labels : labels.slice0(0, n);
-    transform.apply(test, idx.data(), n, xb);
+    transform.apply(test, idx.data(), n, 0, xb);
     graph::EvalResult r = engine.evaluate(xb, lb);
     loss_sum += r.loss * static_cast<double>(n);
     correct += r.correct;
@@ -85,7 +85,7 @@ RunResult train_and_test(RunConfig config, const datasets::TrainTest& data) {
 
   auto backend = kernels::make_backend(config.backend, config.threads);
   models::ModelSpec spec = models::load_model(config.model);
-  datasets::Transform transform = datasets::parse_transform(config.transform);
+  datasets::Transform transform = datasets::parse_transform(config.transform, data.train, config.seed);
   check_input_shape(spec, transform, data.train);
   kernels::DType dtype = kernels::parse_dtype(config.precision);
 

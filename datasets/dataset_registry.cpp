@@ -5,6 +5,7 @@
 
 #include "datasets/cifar10_reader.h"
 #include "datasets/idx_reader.h"
+#include "datasets/image_folder_reader.h"
 #include "datasets/synthetic.h"
 
 namespace ablate::datasets {
@@ -13,7 +14,7 @@ namespace {
 
 struct DatasetInfo {
   const char* name;
-  const char* family;
+  const char* family;        // "" if it depends on the data (folder)
   const char* default_dir;  // "" if --data is required
   const char* expected;     // what the directory must hold, for messages
 };
@@ -25,13 +26,18 @@ constexpr DatasetInfo kDatasets[] = {
      "train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte (raw or .gz)"},
     {"cifar10", "cifar10", "", "data_batch_1.bin .. data_batch_5.bin and test_batch.bin (CIFAR-10 binary version)"},
     {"synthetic", "mnist", "", ""},
+    {"folder", "", "",
+     "train/ and test/ sub-folders, each with one sub-folder of .png/.jpg/.jpeg/.bmp images per class"},
 };
 
 constexpr std::int64_t kSyntheticTrain = 6000, kSyntheticTest = 1000;
 
+// A name, or folder:HxW (the folder entry).
 const DatasetInfo& find(const std::string& name) {
+  int h = 0, w = 0;
+  const std::string key = parse_folder_dataset_name(name, h, w) ? "folder" : name;
   for (const auto& info : kDatasets)
-    if (name == info.name) return info;
+    if (key == info.name) return info;
   std::string known;
   for (const auto& info : kDatasets) known += std::string(known.empty() ? "" : ", ") + info.name;
   throw std::invalid_argument("dataset '" + name + "' is not known; expected one of: " + known);
@@ -45,7 +51,18 @@ std::vector<std::string> dataset_names() {
   return names;
 }
 
-std::string dataset_family(const std::string& name) { return find(name).family; }
+std::string dataset_family(const std::string& name, const std::string& data_dir) {
+  const DatasetInfo& info = find(name);
+  if (*info.family) return info.family;
+  if (data_dir.empty())
+    throw std::invalid_argument("dataset '" + name + "' needs --data DIR to tell its family (from its images' channels); "
+                                "expected a directory holding " + info.expected);
+  try {
+    return image_folder_channels(data_dir) == 1 ? "mnist" : "cifar10";
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("cannot load dataset '" + name + "': " + e.what());
+  }
+}
 
 std::string default_data_dir(const std::string& name) { return find(name).default_dir; }
 
@@ -63,6 +80,8 @@ TrainTest load_dataset(const std::string& name, const std::string& data_dir, std
                                 info.expected);
   try {
     if (name == "cifar10") return read_cifar10_dir(dir);
+    int height = 0, width = 0;
+    if (parse_folder_dataset_name(name, height, width)) return read_image_folder_dir(dir, height, width);
     return read_mnist_dir(dir, name);
   } catch (const std::runtime_error& e) {
     // The readers name the set ("mnist: ...") or the file; say once which dataset failed.

@@ -49,7 +49,7 @@ struct BatchLoader::Impl {
     slot.batch.epoch = order.next(idx.data());
     std::int32_t* labels = slot.batch.labels.data<std::int32_t>();
     for (std::int64_t i = 0; i < options.batch; ++i) labels[i] = set.labels[static_cast<std::size_t>(idx[i])];
-    transform.apply(set, idx.data(), options.batch, slot.batch.x);
+    transform.apply(set, idx.data(), options.batch, static_cast<std::uint64_t>(j), slot.batch.x);  // draw = batch number
     slot.position_after = order.position();
   }
 

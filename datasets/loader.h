@@ -3,7 +3,8 @@
 // while the current one trains (Caffe's prefetching data layer). A batch that would run past
 // the end wraps to the start of the next epoch, as Caffe's data layer does (or, with
 // drop_last, an epoch ends at its last whole batch). The sample order depends on the seed
-// alone (see sample_order.h); prefetch on or off gives the same batches.
+// alone (see sample_order.h); prefetch on or off gives the same batches. Batch j (0, 1, 2, ...
+// since the loader was made) is transformed with draw j, so random augmentations repeat too.
 //
 // Lifetime contract: the loader owns a ring of 3 batches allocated once (Caffe's
 // PREFETCH_COUNT); a returned Batch shares storage with one of them. A Batch stays intact

@@ -12,7 +12,7 @@ namespace ablate::datasets {
 namespace {
 
 TEST(DatasetRegistry, NamesFamiliesAndDirectories) {
-  EXPECT_EQ(dataset_names(), (std::vector<std::string>{"fashion-mnist", "mnist", "cifar10", "synthetic"}));
+  EXPECT_EQ(dataset_names(), (std::vector<std::string>{"fashion-mnist", "mnist", "cifar10", "synthetic", "folder"}));
   EXPECT_EQ(dataset_family("fashion-mnist"), "mnist");
   EXPECT_EQ(dataset_family("mnist"), "mnist");
   EXPECT_EQ(dataset_family("synthetic"), "mnist");
@@ -26,7 +26,7 @@ TEST(DatasetRegistry, UnknownNameListsKnownOnes) {
   for (auto call : {+[] { dataset_family("imagenet"); }, +[] { default_data_dir("imagenet"); },
                     +[] { load_dataset("imagenet", ""); }})
     EXPECT_ERROR_CONTAINS(std::invalid_argument, call(), "dataset 'imagenet' is not known",
-                          "fashion-mnist, mnist, cifar10, synthetic");
+                          "fashion-mnist, mnist, cifar10, synthetic, folder");
 }
 
 TEST(DatasetRegistry, SyntheticTrainAndTestShareClasses) {

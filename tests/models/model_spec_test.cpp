@@ -78,10 +78,10 @@ TEST(ModelSpec, CommentsBlankLinesAndExplicitInputs) {
 
 TEST(ModelSpec, LayerTypesListTheirKeys) {
   const auto& types = layer_types();
-  for (const char* type : {"convolution", "pooling", "inner_product", "bias", "relu", "tanh", "sigmoid", "lrn",
-                           "dropout", "softmax_loss", "log_softmax", "nll_loss"})
+  for (const char* type : {"convolution", "conv_map", "pooling", "inner_product", "bias", "relu", "tanh", "sigmoid",
+                           "lrn", "dropout", "softmax_loss", "log_softmax", "nll_loss"})
     ASSERT_TRUE(types.count(type)) << type;
-  EXPECT_EQ(types.size(), 12u);
+  EXPECT_EQ(types.size(), 13u);
   auto accepts = [&](const std::string& type, const std::string& key) {
     const auto& keys = types.at(type);
     return std::find(keys.begin(), keys.end(), key) != keys.end();

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "models/preset.h"
 #include "error_expectations.h"
@@ -64,13 +67,26 @@ TEST(Preset, ValuesRunToTheEndOfTheLineOrComment) {
 }
 
 TEST(Preset, KeysAreTheDocumentedOnes) {
-  const auto& keys = preset_keys();
-  for (const char* key : {"framework", "dataset_family", "model", "strategy", "backend", "threads", "precision",
-                          "optimizer", "base_lr", "lr_policy", "gamma", "power", "stepsize", "stepvalues", "momentum",
-                          "weight_decay", "dampening", "batch", "iterations", "epochs", "test_interval", "test_batch",
-                          "test_iterations", "transform", "shuffle", "seed", "notes"})
-    EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << key;
-  EXPECT_EQ(keys.size(), 27u);
+  // The key column of the table under "## The preset format" in models/README.md.
+  std::ifstream readme(std::string(ABLATE_SOURCE_DIR) + "/models/README.md");
+  ASSERT_TRUE(readme) << "models/README.md not found";
+  std::vector<std::string> documented;
+  bool in_section = false;
+  for (std::string line; std::getline(readme, line);) {
+    if (line.rfind("## ", 0) == 0) in_section = line == "## The preset format";
+    if (!in_section || line.rfind("| `", 0) != 0) continue;
+    const std::string first_column = line.substr(1, line.find('|', 1) - 1);
+    for (std::size_t at = first_column.find('`'); at != std::string::npos; at = first_column.find('`', at)) {
+      const std::size_t end = first_column.find('`', at + 1);
+      documented.push_back(first_column.substr(at + 1, end - at - 1));
+      at = end + 1;
+    }
+  }
+  std::vector<std::string> keys = preset_keys();
+  std::sort(keys.begin(), keys.end());
+  std::sort(documented.begin(), documented.end());
+  EXPECT_EQ(keys, documented) << "models/README.md's preset table and preset_keys() differ";
+  EXPECT_GT(keys.size(), 27u);
   EXPECT_EQ(preset_name("tensorflow", "cifar10"), "tensorflow-cifar10");
 }
 
