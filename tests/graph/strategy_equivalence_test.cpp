@@ -4,7 +4,7 @@
 // layer-wise engine's to 1e-9 relative in f64 and to 1e-3 in f32. One row per (model,
 // backend, dtype, steps); a new strategy joins every row when strategy_built() says it exists.
 // 200 steps on the optimized backends, in f32 and (OpenBLAS) f64; the plain loops of
-// `reference` take ~40 ms of CPU per LeNet step, so its f64 rows run 20 steps to keep the
+// `reference` take ~40 ms of CPU per LeNet step, so its f64 rows run 10 steps to keep the
 // suite fast.
 //   lenet        Caffe's LeNet (the zoo), Caffe's solver: caffe_sgd, inv policy, momentum 0.9,
 //                weight decay 5e-4, biases at lr_mult 2
@@ -143,13 +143,13 @@ TEST_P(StrategyEquivalence, LossesAndWeightsAgree) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, StrategyEquivalence,
-                         ::testing::Values(Row{"lenet", "reference", kernels::DType::f64, 1e-9, 20},
+                         ::testing::Values(Row{"lenet", "reference", kernels::DType::f64, 1e-9, 10},
                                            Row{"lenet", "openblas", kernels::DType::f64, 1e-9, 200},
                                            Row{"lenet", "eigen", kernels::DType::f32, 1e-3, 200},
                                            Row{"lenet", "openblas", kernels::DType::f32, 1e-3, 200},
                                            Row{"lenet", "onednn", kernels::DType::f32, 1e-3, 200},
                                            Row{"lenet", "cuda", kernels::DType::f32, 1e-3, 200},
-                                           Row{"torch-mnist", "reference", kernels::DType::f64, 1e-9, 20},
+                                           Row{"torch-mnist", "reference", kernels::DType::f64, 1e-9, 10},
                                            Row{"torch-mnist", "openblas", kernels::DType::f64, 1e-9, 200},
                                            Row{"torch-mnist", "eigen", kernels::DType::f32, 1e-3, 200},
                                            Row{"torch-mnist", "openblas", kernels::DType::f32, 1e-3, 200},
