@@ -43,6 +43,8 @@ std::vector<OptionSpec> compare_options() {
       {"scale", "X", "every framework's length x X, instead of the budget's factor"},
       {"target-accuracy", "X", "the accuracy for time-to-accuracy, for every framework (default: by data set)"},
       {"timing", "uniform|framework", "which times the table shows (both are in the records)"},
+      {"backend", "NAME", "every framework on this backend (default: each preset's)"},
+      {"threads", "N", "every framework at this thread count, or 'all' (default: each preset's)"},
       {"seed", "N", "seed of every run"},
       {"out", "FILE", "append each run's result record (one JSON line) to FILE"},
       {"report", "DIR", "write the table as DIR/report.md"},
@@ -84,7 +86,7 @@ ParsedArgs run_args(const std::string& framework, const ParsedArgs& compare, dou
   ParsedArgs a;
   a.values_["framework"] = framework;
   a.values_["dataset"] = compare.get("dataset", "fashion-mnist");
-  for (const char* k : {"data", "timing", "seed", "out"})
+  for (const char* k : {"data", "timing", "backend", "threads", "seed", "out"})
     if (compare.has(k)) a.values_[k] = compare.get(k);
   if (compare.has("quiet")) a.values_["quiet"] = "true";
   a.values_["target-accuracy"] = number(target);
@@ -93,7 +95,8 @@ ParsedArgs run_args(const std::string& framework, const ParsedArgs& compare, dou
 
 std::string command_of(const ParsedArgs& a) {
   std::string cmd = "ablate run";
-  for (const char* k : {"framework", "dataset", "data", "scale", "target-accuracy", "timing", "seed", "out"})
+  for (const char* k : {"framework", "dataset", "data", "backend", "threads", "scale", "target-accuracy", "timing", "seed",
+                        "out"})
     if (a.has(k)) cmd += std::string(" --") + k + " " + a.get(k);
   return cmd;
 }
@@ -224,7 +227,8 @@ int compare_command(int argc, char** argv) {
     throw std::invalid_argument("--target-accuracy " + args.get("target-accuracy") + ": expected an accuracy in [0, 1]");
   if (summary.timing != "uniform" && summary.timing != "framework")
     throw std::invalid_argument("--timing " + summary.timing + ": expected uniform or framework");
-  args.get_int("seed", 1, 0);  // a malformed seed fails here, not in every row
+  args.get_int("seed", 1, 0);  // a malformed seed or thread count fails here, not in every row
+  if (args.has("threads")) parse_thread_count(args.get("threads"), "--threads");
   const std::string budget = args.get("budget", "quick");
   double budget_s = 0;
   if (budget == "quick") budget_s = kQuickBudgetS;

@@ -70,7 +70,7 @@ RunConfig iterations_config(std::int64_t iterations, std::int64_t batch) {
 
 TEST_F(Compare, ShortenedComparisonPrintsTheTableWritesRecordsAndReport) {
   fs::path results = dir_ / "runs.jsonl";
-  auto o = ablate("compare --dataset synthetic --frameworks caffe --scale 0.001 --quiet --out " + results.string() +
+  auto o = ablate("compare --dataset synthetic --frameworks caffe --scale 0.001 --threads 1 --quiet --out " + results.string() +
                   " --report " + (dir_ / "report").string());
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   for (const char* s : {"length factor 0.001", "10 of 10000 iterations", "train s", "test s", "accuracy", "to 0.9",
@@ -83,12 +83,13 @@ TEST_F(Compare, ShortenedComparisonPrintsTheTableWritesRecordsAndReport) {
   EXPECT_CONTAINS(records, "\"iterations\":10,");
   std::string report = slurp(dir_ / "report" / "report.md");
   EXPECT_CONTAINS(report, "| caffe | completed | 10 of 10000 iterations |");
-  EXPECT_CONTAINS(report, "ablate run --framework caffe --dataset synthetic --scale 0.001");
+  EXPECT_CONTAINS(report, "ablate run --framework caffe --dataset synthetic --threads 1 --scale 0.001");
+  EXPECT_CONTAINS(records, "\"threads\":1,");
   EXPECT_CONTAINS(report, "study train s");
 }
 
 TEST_F(Compare, BudgetWarmsUpAndChoosesOneFactor) {
-  auto o = ablate("compare --dataset synthetic --frameworks caffe --budget 2 --quiet --timing framework");
+  auto o = ablate("compare --dataset synthetic --frameworks caffe --budget 2 --threads 1 --quiet --timing framework");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_CONTAINS(o.out, "warm-up caffe");
   EXPECT_CONTAINS(o.out, "training images/s");
@@ -109,6 +110,9 @@ TEST_F(Compare, BadInputIsNamedAndFailedRunsExitNonZero) {
   EXPECT_CONTAINS(t.err, "--timing wall");
   // The data directory is read by the run itself: the row fails, the comparison goes on.
   auto r = ablate("compare --dataset mnist --data " + (dir_ / "none").string() + " --frameworks caffe --scale 0.001");
+  auto th = ablate("compare --dataset synthetic --threads 0");
+  EXPECT_NE(th.exit_code, 0);
+  EXPECT_CONTAINS(th.err, "--threads 0");
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_CONTAINS(r.out, "failed");
   EXPECT_CONTAINS(r.out, "none");
@@ -196,7 +200,8 @@ TEST_F(Compare, HelpNamesCompareAndTheNewRunFlags) {
   EXPECT_CONTAINS(top.out, "compare");
   auto c = ablate("compare --help");
   EXPECT_EQ(c.exit_code, 0);
-  for (const char* opt : {"--dataset", "--budget", "--frameworks", "--out", "--report", "--scale", "--timing"})
+  for (const char* opt : {"--dataset", "--budget", "--frameworks", "--out", "--report", "--scale", "--timing", "--backend",
+                          "--threads"})
     EXPECT_CONTAINS(c.out, opt);
   auto r = ablate("run --help");
   for (const char* opt : {"--strategy", "--caching-allocator", "--per-sample", "--passes", "--executor",
