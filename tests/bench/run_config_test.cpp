@@ -39,9 +39,23 @@ std::string error_of(std::vector<std::string> words) {
   return "(no error)";
 }
 
-// A preset file made from the embedded caffe-mnist one plus `extra` lines.
+// Files the tests write, removed when the test program ends.
+struct TempFiles {
+  std::vector<std::filesystem::path> paths;
+  ~TempFiles() {
+    for (const auto& p : paths) std::filesystem::remove(p);
+  }
+};
+std::filesystem::path temp_file(const std::string& name) {
+  static TempFiles files;
+  files.paths.push_back(std::filesystem::temp_directory_path() /
+                        ("ablate-" + std::to_string(::getpid()) + "-" + name + ".preset"));
+  return files.paths.back();
+}
+
+// A preset file of a short Caffe-like recipe plus `extra` lines.
 std::string preset_file(const std::string& name, const std::string& extra) {
-  auto path = std::filesystem::temp_directory_path() / ("ablate-" + std::to_string(::getpid()) + "-" + name + ".preset");
+  auto path = temp_file(name);
   std::ofstream(path) << "framework caffe\nmodel lenet\nstrategy layerwise\nbackend eigen\nbase_lr 0.01\n"
                          "batch 64\niterations 1000\ntransform scale:0.00390625\n"
                       << extra;
@@ -178,9 +192,9 @@ TEST(RunConfig, ScaleShortensIterationsOrEpochs) {
 }
 
 TEST(RunConfig, TensorFlowOnMnistEvaluatesItsBatchEvery100Steps) {
-  RunConfig tf = resolve({"--preset", preset_file("tf", "") + "", "--train-accuracy-interval", "0"});
+  RunConfig tf = resolve({"--preset", preset_file("tf", ""), "--train-accuracy-interval", "0"});
   EXPECT_EQ(tf.train_accuracy_interval, 0);
-  auto path = std::filesystem::temp_directory_path() / ("ablate-" + std::to_string(::getpid()) + "-tf2.preset");
+  auto path = temp_file("tf2");
   std::ofstream(path) << "framework tensorflow\nmodel lenet\nstrategy layerwise\nbackend eigen\nbase_lr 0.0001\n"
                          "batch 50\niterations 20000\ntransform scale:1/255\n";
   EXPECT_EQ(resolve({"--preset", path.string()}).train_accuracy_interval, 100);

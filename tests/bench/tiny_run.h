@@ -14,18 +14,23 @@
 
 namespace ablate::bench::tiny {
 
-// A 4-channel convolution, pooling and one inner product over 28x28x1.
+// A 4-channel convolution, pooling and one inner product over 28x28x1, in a file removed
+// when the test program ends.
 inline std::string tiny_model_path() {
-  static const std::string path = [] {
-    auto p = std::filesystem::temp_directory_path() / ("ablate-bench-tiny-" + std::to_string(::getpid()) + ".model");
-    std::ofstream(p) << "model tiny\ninput 1 28 28\nclasses 10\n"
-                        "layer c1 convolution outputs=4 kernel=5\n"
-                        "layer p1 pooling mode=max kernel=4 stride=4\n"
-                        "layer fc inner_product outputs=10\n"
-                        "layer loss softmax_loss\n";
-    return p.string();
-  }();
-  return path;
+  struct File {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("ablate-bench-tiny-" + std::to_string(::getpid()) + ".model");
+    File() {
+      std::ofstream(path) << "model tiny\ninput 1 28 28\nclasses 10\n"
+                             "layer c1 convolution outputs=4 kernel=5\n"
+                             "layer p1 pooling mode=max kernel=4 stride=4\n"
+                             "layer fc inner_product outputs=10\n"
+                             "layer loss softmax_loss\n";
+    }
+    ~File() { std::filesystem::remove(path); }
+  };
+  static const File file;
+  return file.path.string();
 }
 
 // `train` training images and 100 test images sharing class prototypes.
