@@ -1,5 +1,5 @@
 // ablate: one engine that re-creates how TensorFlow 1.x, Caffe, Torch7 and Theano train a
-// network. Subcommands: run, bench, list. Errors print "error: ..." and exit non-zero.
+// network. Subcommands: run, compare, bench, list. Errors print "error: ..." and exit non-zero.
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -12,6 +12,7 @@ const char* kUsage =
     "usage: ablate COMMAND [options]\n\n"
     "commands:\n"
     "  run     train and test one framework's default configuration (any factor overridable)\n"
+    "  compare train the four frameworks' defaults one after another; the study's table\n"
     "  bench   training images/s of a model for every backend and thread count, side by side\n"
     "  list    the backends, strategies, models, presets and data sets this build knows\n\n"
     "ablate COMMAND --help describes each command's options.\n";
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   std::string command = argv[1];
   try {
     if (command == "run") return ablate::bench::run_command(argc - 2, argv + 2);
+    if (command == "compare") return ablate::bench::compare_command(argc - 2, argv + 2);
     if (command == "bench") return ablate::bench::bench_command(argc - 2, argv + 2);
     if (command == "list") return ablate::bench::list_command(argc - 2, argv + 2);
     std::fprintf(stderr, "error: unknown command '%s'\n\n%s", command.c_str(), kUsage);

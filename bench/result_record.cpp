@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -31,7 +32,71 @@ void write_config(JsonWriter& w, const RunConfig& c) {
   w.field("batch", c.batch).field("iterations", c.iterations).field("epochs", c.epochs);
   w.field("test_interval", c.test_interval).field("test_batch", c.test_batch);
   w.field("test_iterations", c.test_iterations).field("transform", c.transform);
+  w.field("length_scale", c.length_scale).field("test_interval_epochs", c.test_interval_epochs);
+  w.field("test_transform", c.test_transform);
   w.field("shuffle", c.shuffle).field("seed", static_cast<std::int64_t>(c.seed));
+  w.field("validation_count", c.validation_count).field("validation_interval", c.validation_interval);
+  w.field("patience", c.patience).field("patience_increase", c.patience_increase);
+  w.field("improvement_threshold", c.improvement_threshold);
+  w.field("train_accuracy_interval", c.train_accuracy_interval);
+  w.key("target_accuracy");
+  if (c.target_accuracy > 0) w.value(c.target_accuracy);
+  else w.null();
+  w.field("timing", c.timing).field("weight_average_decay", c.weight_average_decay);
+  w.field("caching_allocator", c.caching_allocator).field("per_sample", c.per_sample);
+  w.field("passes", c.passes).field("executor", c.executor).field("inter_op_threads", c.inter_op_threads);
+  w.end_object();
+}
+
+void optional_number(JsonWriter& w, const std::string& k, bool present, double v) {
+  w.key(k);
+  if (present) w.value(v);
+  else w.null();
+}
+
+void write_timings(JsonWriter& w, const RunMetrics& m) {
+  w.key("timings").begin_object();
+  w.key("uniform").begin_object().field("train_time_s", m.uniform.train_s).field("test_time_s", m.uniform.test_s);
+  w.end_object();
+  w.key("framework");
+  if (m.has_framework_timing) {
+    w.begin_object().field("train_time_s", m.framework.train_s).field("test_time_s", m.framework.test_s);
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.end_object();
+  const TimingSegments& s = m.segments;
+  w.key("segments").begin_object();
+  w.field("train_s", s.train_s).field("batch_eval_s", s.batch_eval_s).field("validation_s", s.validation_s);
+  w.field("protocol_test_s", s.protocol_test_s).field("protocol_tests", s.protocol_tests);
+  w.field("loop_wall_s", s.loop_wall_s).field("final_test_s", s.final_test_s);
+  w.field("final_test_in_loop", s.final_test_in_loop);
+  w.end_object();
+}
+
+void write_time_to_accuracy(JsonWriter& w, const TimeToAccuracy& t) {
+  w.key("time_to_accuracy").begin_object();
+  optional_number(w, "target", t.target > 0, t.target);
+  w.key("iteration");
+  if (t.reached) w.value(t.iteration);
+  else w.null();
+  optional_number(w, "train_time_s", t.reached, t.train_s);
+  optional_number(w, "framework_train_time_s", t.reached, t.framework_train_s);
+  optional_number(w, "accuracy", t.reached, t.accuracy);
+  w.end_object();
+}
+
+void write_early_stopping(JsonWriter& w, const std::optional<EarlyStoppingResult>& e) {
+  w.key("early_stopping");
+  if (!e) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.field("best_validation_error", e->best_validation_error).field("best_iteration", e->best_iteration);
+  optional_number(w, "test_accuracy_at_best", e->test_accuracy_at_best.has_value(), e->test_accuracy_at_best.value_or(0));
+  w.field("stopped_early", e->stopped_early).field("patience", e->patience).field("validations", e->validations);
   w.end_object();
 }
 
@@ -46,13 +111,30 @@ std::string to_json_line(const RunResult& r) {
   w.key("resolved").begin_object();
   for (const auto& [k, v] : r.resolved) w.field(k, v);
   w.end_object();
+  w.key("engine").begin_object();
+  w.key("counters").begin_object();
+  for (const auto& [k, v] : r.engine.counters) {
+    // Counters are mostly counts and bytes: written whole when they are whole.
+    if (v == std::floor(v) && std::fabs(v) < 9.0e15) w.field(k, static_cast<std::int64_t>(v));
+    else w.field(k, v);
+  }
+  w.end_object();
+  w.key("settings").begin_object();
+  for (const auto& [k, v] : r.engine.settings) w.field(k, v);
+  w.end_object();
+  w.end_object();
   w.key("environment").begin_object();
   for (const auto& [k, v] : r.environment.values) w.field(k, v);
   w.end_object();
   const auto& m = r.metrics;
   w.key("metrics").begin_object();
+  w.field("timing", m.timing);
   w.field("train_time_s", m.train_time_s).field("test_time_s", m.test_time_s);
-  w.field("test_time_total_s", m.test_time_total_s).field("accuracy", m.accuracy);
+  w.field("test_time_total_s", m.test_time_total_s).field("test_passes", m.test_passes);
+  write_timings(w, m);
+  write_time_to_accuracy(w, m.time_to_accuracy);
+  write_early_stopping(w, m.early_stopping);
+  w.field("accuracy", m.accuracy);
   w.field("test_loss", m.test_loss).field("images_per_s", m.images_per_s);
   w.field("iterations_done", m.iterations_done).field("peak_rss_bytes", m.peak_rss_bytes);
   w.field("cpu_util", m.cpu_util).field("peak_tensor_bytes", m.peak_tensor_bytes);
@@ -62,6 +144,8 @@ std::string to_json_line(const RunResult& r) {
   for (const auto& p : r.curve) {
     w.begin_object().field("iteration", p.iteration).field("elapsed_s", p.elapsed_s).field("loss", p.loss);
     if (p.test_accuracy) w.field("test_accuracy", *p.test_accuracy);
+    if (p.validation_error) w.field("validation_error", *p.validation_error);
+    if (p.train_accuracy) w.field("train_accuracy", *p.train_accuracy);
     w.end_object();
   }
   w.end_array();

@@ -1,9 +1,13 @@
 // The result record of one run, appended as one JSON line to a results file:
 //   config       every factor as resolved
+//   resolved     what was applied: strategy, backend and its version, threads, the strategy's
+//                switches (caching allocator, per-sample, disabled passes, executor, ...)
+//   engine       the engine's own report: counters (allocator hits, planned bytes) and settings
 //   environment  machine, libraries, threads, BLAS variables, compiler, git revision
-//   metrics      train_time_s, test_time_s, accuracy (fraction), images_per_s, peak_rss_bytes,
-//                cpu_util, allocator counters, ...
-//   curve        points {iteration, elapsed_s, loss[, test_accuracy]}
+//   metrics      train_time_s and test_time_s under the printed `timing`, both timings under
+//                `timings`, the timed parts under `segments`, accuracy (fraction), images_per_s,
+//                time_to_accuracy, early_stopping, peak_rss_bytes, cpu_util, allocator counters
+//   curve        points {iteration, elapsed_s, loss[, test_accuracy, validation_error, train_accuracy]}
 //   status       "completed" or "diverged" (with the error)
 #pragma once
 
@@ -16,6 +20,8 @@
 #include "bench/environment.h"
 #include "bench/resource_monitor.h"
 #include "bench/run_config.h"
+#include "bench/run_timing.h"
+#include "graph/engine.h"
 
 namespace ablate::bench {
 
@@ -24,10 +30,30 @@ struct CurvePoint {
   double elapsed_s = 0;        // training time so far (test passes excluded)
   double loss = 0;             // training loss of that iteration
   std::optional<double> test_accuracy;
+  std::optional<double> validation_error;  // 1 - validation accuracy
+  std::optional<double> train_accuracy;    // of the batch about to be trained (TF MNIST)
+};
+
+// Validation and Theano's early stopping; present when validation passes ran.
+struct EarlyStoppingResult {
+  double best_validation_error = 0;
+  std::int64_t best_iteration = 0;             // iterations done at the best validation
+  std::optional<double> test_accuracy_at_best; // the test pass at the best (early stopping on)
+  bool stopped_early = false;
+  double patience = 0;                         // at the end
+  std::int64_t validations = 0;
 };
 
 struct RunMetrics {
-  double train_time_s = 0, test_time_s = 0, test_time_total_s = 0;
+  std::string timing = "uniform";  // which figures train_time_s and test_time_s hold
+  double train_time_s = 0, test_time_s = 0;
+  double test_time_total_s = 0;    // every test pass
+  TimingFigures uniform, framework;
+  bool has_framework_timing = false;
+  TimingSegments segments;
+  std::int64_t test_passes = 0;
+  TimeToAccuracy time_to_accuracy;
+  std::optional<EarlyStoppingResult> early_stopping;
   double accuracy = 0, test_loss = 0;
   double images_per_s = 0;
   std::int64_t iterations_done = 0;
@@ -40,6 +66,7 @@ struct RunResult {
   RunConfig config;
   Environment environment;
   std::map<std::string, std::string> resolved;  // backend version, strategy, threads as applied
+  graph::EngineReport engine;
   RunMetrics metrics;
   std::vector<CurvePoint> curve;
   std::vector<ResourceSample> resources;

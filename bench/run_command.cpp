@@ -1,6 +1,7 @@
 // `ablate run`: resolves a configuration, loads the data, trains, tests, prints a summary and
 // appends the result record.
 #include <cstdio>
+#include <utility>
 
 #include "bench/commands.h"
 #include "bench/run_config.h"
@@ -30,7 +31,7 @@ int run_command(int argc, char** argv) {
   RunConfig config = resolve_run_config(args);
   if (!config.out.empty()) check_writable(config.out);  // fail now, not after hours of training
   datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
-  RunResult result = train_and_test(config, data);
+  RunResult result = train_and_test(config, std::move(data));
 
   const RunMetrics& m = result.metrics;
   std::printf("\nsummary: %s %s on %s (%s strategy, %s backend, %s threads, %s)\n", result.config.framework.c_str(),
@@ -41,10 +42,31 @@ int run_command(int argc, char** argv) {
               result.error.c_str());
   std::printf("  iterations        %lld of batch %lld\n", static_cast<long long>(m.iterations_done),
               static_cast<long long>(result.config.batch));
+  std::printf("  timing            %s (printed)%s\n", m.timing.c_str(),
+              m.has_framework_timing ? "; both recorded" : "; the framework has no timing rule");
   std::printf("  training time     %.2f s (%.0f images/s)\n", m.train_time_s, m.images_per_s);
-  std::printf("  testing time      %.2f s (final pass; %.2f s with the interval tests)\n", m.test_time_s,
-              m.test_time_total_s);
+  std::printf("  testing time      %.2f s (%s; %.2f s in all %lld test passes)\n", m.test_time_s,
+              m.timing == "framework" ? "as the framework counted it" : "final pass", m.test_time_total_s,
+              static_cast<long long>(m.test_passes));
+  if (m.has_framework_timing) {
+    const TimingFigures& other = m.timing == "framework" ? m.uniform : m.framework;
+    std::printf("  %-17s training %.2f s, testing %.2f s\n",
+                m.timing == "framework" ? "uniform timing" : "framework timing", other.train_s, other.test_s);
+  }
   std::printf("  test accuracy     %.4f\n", m.accuracy);
+  const TimeToAccuracy& t = m.time_to_accuracy;
+  if (t.target > 0 && t.reached)
+    std::printf("  time to %-9g %.2f s of training (iteration %lld; framework timing %.2f s)\n", t.target, t.train_s,
+                static_cast<long long>(t.iteration), t.framework_train_s);
+  else if (t.target > 0)
+    std::printf("  time to %-9g never reached\n", t.target);
+  if (m.early_stopping) {
+    const EarlyStoppingResult& e = *m.early_stopping;
+    std::printf("  validation        best error %.4f at iteration %lld", e.best_validation_error,
+                static_cast<long long>(e.best_iteration));
+    if (e.test_accuracy_at_best) std::printf(" (test accuracy there %.4f)", *e.test_accuracy_at_best);
+    std::printf("; %s (patience %g)\n", e.stopped_early ? "stopped early" : "ran its full length", e.patience);
+  }
   std::printf("  peak RSS          %s (tensors: %s)\n", mib(m.peak_rss_bytes).c_str(), mib(m.peak_tensor_bytes).c_str());
   std::printf("  CPU utilisation   %.2f cores\n", m.cpu_util);
   if (!config.out.empty()) {

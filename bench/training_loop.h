@@ -1,11 +1,13 @@
 // The training loop shared by every framework and strategy: feeds batches from the loader
-// into an Engine, tests at the configured interval, and measures what the study measured
-// (training time, testing time, accuracy, CPU utilisation, peak memory) into a RunResult.
+// into an Engine, evaluates as the framework's recipe asks (test intervals in iterations or
+// epochs, validation on a held-out split with Theano's early stopping, TF's batch accuracy),
+// and measures what the study measured (training time, testing time, accuracy, CPU
+// utilisation, peak memory) plus time-to-accuracy into a RunResult.
 //
-// Timing (uniform for all frameworks): train_time_s is the wall time of the training
-// iterations, including waiting for the data loader, excluding test passes; test_time_s is
-// the wall time of the final pass over the test set; test_time_total_s adds the
-// intermediate test passes.
+// Timing: every part of the run is timed apart (run_timing.h); the record carries the
+// uniform figures (training = the training iterations, loader waits included, evaluations
+// excluded; testing = the final pass) and each framework's own, and `--timing` picks the
+// pair printed and stored as train_time_s / test_time_s.
 #pragma once
 
 #include <functional>
@@ -16,6 +18,7 @@
 #include "datasets/image_set.h"
 #include "datasets/transforms.h"
 #include "graph/engine.h"
+#include "models/model_spec.h"
 
 namespace ablate::bench {
 
@@ -29,8 +32,23 @@ struct TestSummary {
 TestSummary test_pass(graph::Engine& engine, const datasets::ImageSet& test, const datasets::Transform& transform,
                       std::int64_t batch, std::int64_t batches, kernels::DType dtype);
 
+// Everything a run needs before its first step: the validation split held out of the
+// training set, the length resolved on what is left, transforms, backend, model and engine.
+// Not movable: the engine refers to the backend and the transforms may refer to the data.
+struct PreparedRun {
+  RunConfig config;
+  datasets::TrainTest data;
+  datasets::ImageSet validation;  // empty without validation_count
+  std::unique_ptr<kernels::Backend> backend;
+  models::ModelSpec spec;
+  datasets::Transform transform, test_transform;
+  kernels::DType dtype = kernels::DType::f32;
+  std::unique_ptr<graph::Engine> engine;
+};
+std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest data);
+
 // Trains and tests one configuration on `data`; progress lines go to stdout unless quiet.
 // A loss that is not finite stops the run with status "diverged".
-RunResult train_and_test(RunConfig config, const datasets::TrainTest& data);
+RunResult train_and_test(RunConfig config, datasets::TrainTest data);
 
 }  // namespace ablate::bench

@@ -1,0 +1,57 @@
+// Tests that the result record carries the engine's report, the resolved strategy switches,
+// both timings, time-to-accuracy (null when never reached) and early stopping.
+#include "bench/result_record.h"
+
+#include <gtest/gtest.h>
+
+#include "bench/training_loop.h"
+#include "tiny_run.h"
+
+using namespace ablate::bench;
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE((haystack).find(needle), std::string::npos) << "missing '" << (needle) << "' in:\n" << (haystack)
+
+TEST(ResultRecord, CarriesTheEngineReportCountersAndSettings) {
+  RunResult r;
+  r.engine.counters = {{"cache_hits", 1200}, {"cache_misses", 3}, {"hit_rate", 0.75}, {"peak_bytes", 123456789012.0}};
+  r.engine.settings = {{"passes_run", "cse,dce"}, {"executor", "parallel"}};
+  std::string line = to_json_line(r);
+  EXPECT_CONTAINS(line, "\"engine\":{\"counters\":{\"cache_hits\":1200,\"cache_misses\":3,\"hit_rate\":0.75,"
+                        "\"peak_bytes\":123456789012},\"settings\":{\"passes_run\":\"cse,dce\",\"executor\":\"parallel\"}}");
+}
+
+TEST(ResultRecord, NeverReachedTargetAndNoValidationAreNull) {
+  RunResult r;
+  r.metrics.time_to_accuracy.target = 0.9;
+  std::string line = to_json_line(r);
+  EXPECT_CONTAINS(line, "\"time_to_accuracy\":{\"target\":0.9,\"iteration\":null,\"train_time_s\":null,"
+                        "\"framework_train_time_s\":null,\"accuracy\":null}");
+  EXPECT_CONTAINS(line, "\"early_stopping\":null");
+  EXPECT_CONTAINS(line, "\"framework\":null") << "no framework timing computed";
+  EXPECT_CONTAINS(line, "\"target_accuracy\":null") << "config: no target";
+}
+
+TEST(ResultRecord, ARunRecordsResolvedSwitchesTimingsAndEarlyStopping) {
+  RunConfig c = tiny::tiny_config();
+  c.iterations = 10;
+  c.validation_count = 50;
+  c.validation_interval = 5;
+  c.patience = 100;
+  c.target_accuracy = 0.01;
+  c.weight_average_decay = 0;
+  c.unused_options = {"per_sample"};
+  RunResult r = train_and_test(c, tiny::tiny_data());
+  ASSERT_EQ(r.status, "completed") << r.error;
+  std::string line = to_json_line(r);
+  for (const char* key :
+       {"\"engine\":{\"counters\":{", "\"settings\":{", "\"caching_allocator\":\"true\"", "\"per_sample\":\"false\"",
+        "\"disabled_passes\":\"\"", "\"executor\":\"sequential\"", "\"inter_op_threads\":\"1\"",
+        "\"unused_options\":\"per_sample\"", "\"weight_average_decay\":\"0\"", "\"timing\":\"uniform\"",
+        "\"timing_rule\":\"caffe:", "\"timings\":{\"uniform\":{\"train_time_s\":", "\"framework\":{\"train_time_s\":",
+        "\"segments\":{\"train_s\":", "\"time_to_accuracy\":{\"target\":0.01,\"iteration\":", "\"early_stopping\":{",
+        "\"best_validation_error\":", "\"test_accuracy_at_best\":", "\"validation_error\":", "\"validation_count\":50",
+        "\"patience\":100", "\"length_scale\":1", "\"test_passes\":"})
+    EXPECT_CONTAINS(line, key);
+  EXPECT_EQ(line.find("\"iteration\":null"), std::string::npos) << "a 0.01 target is reached by the first test";
+}

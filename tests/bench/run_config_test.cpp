@@ -1,0 +1,202 @@
+// Tests of `ablate run`'s configuration: every new flag reaches the RunConfig, presets apply
+// the new keys, --passes specs, --scale, and each bad value is an error naming the flag or
+// the preset file and line together with the value.
+#include "bench/run_config.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/pass_spec.h"
+
+using namespace ablate::bench;
+
+namespace {
+
+ParsedArgs parse(std::vector<std::string> words) {
+  ArgParser parser("ablate run", "test", run_options());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  return parser.parse(static_cast<int>(argv.size()), argv.data(), 0);
+}
+
+RunConfig resolve(std::vector<std::string> words) {
+  words.insert(words.begin(), {"--dataset", "synthetic"});
+  return resolve_run_config(parse(std::move(words)));
+}
+
+std::string error_of(std::vector<std::string> words) {
+  try {
+    resolve(std::move(words));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Files the tests write, removed when the test program ends.
+struct TempFiles {
+  std::vector<std::filesystem::path> paths;
+  ~TempFiles() {
+    for (const auto& p : paths) std::filesystem::remove(p);
+  }
+};
+std::filesystem::path temp_file(const std::string& name) {
+  static TempFiles files;
+  files.paths.push_back(std::filesystem::temp_directory_path() /
+                        ("ablate-" + std::to_string(::getpid()) + "-" + name + ".preset"));
+  return files.paths.back();
+}
+
+// A preset file of a short Caffe-like recipe plus `extra` lines.
+std::string preset_file(const std::string& name, const std::string& extra) {
+  auto path = temp_file(name);
+  std::ofstream(path) << "framework caffe\nmodel lenet\nstrategy layerwise\nbackend eigen\nbase_lr 0.01\n"
+                         "batch 64\niterations 1000\ntransform scale:0.00390625\n"
+                      << extra;
+  return path.string();
+}
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "missing '" << (needle) << "' in: " << (haystack)
+
+}  // namespace
+
+TEST(RunConfig, NewFlagsReachTheConfiguration) {
+  RunConfig c = resolve({"--validation-count", "500", "--validation-interval", "50", "--patience", "400",
+                         "--patience-increase", "3", "--improvement-threshold", "0.99", "--target-accuracy", "0.8",
+                         "--timing", "framework", "--weight-average", "0.999", "--test-interval-epochs", "0.5",
+                         "--train-accuracy-interval", "7", "--test-transform", "scale:1/255", "--transform",
+                         "scale:1/255"});
+  EXPECT_EQ(c.validation_count, 500);
+  EXPECT_EQ(c.validation_interval, 50);
+  EXPECT_EQ(c.patience, 400);
+  EXPECT_DOUBLE_EQ(c.patience_increase, 3);
+  EXPECT_DOUBLE_EQ(c.improvement_threshold, 0.99);
+  EXPECT_DOUBLE_EQ(c.target_accuracy, 0.8);
+  EXPECT_EQ(c.timing, "framework");
+  EXPECT_DOUBLE_EQ(c.weight_average_decay, 0.999);
+  EXPECT_DOUBLE_EQ(c.test_interval_epochs, 0.5);
+  EXPECT_EQ(c.test_interval, 0) << "--test-interval-epochs replaces the preset's test_interval";
+  EXPECT_EQ(c.train_accuracy_interval, 7);
+  EXPECT_EQ(c.test_transform, "scale:1/255");
+  EXPECT_EQ(c.transform, "scale:1/255");
+}
+
+TEST(RunConfig, StrategySwitchFlagsReachTheConfiguration) {
+  RunConfig d = resolve({"--strategy", "dynamic", "--caching-allocator", "off", "--per-sample"});
+  EXPECT_EQ(d.strategy, "dynamic");
+  EXPECT_FALSE(d.caching_allocator);
+  EXPECT_TRUE(d.per_sample);
+  RunConfig s = resolve({"--strategy", "static", "--executor", "parallel", "--inter-op-threads", "3", "--passes",
+                         "all,-cse,-elementwise_fusion"});
+  EXPECT_EQ(s.executor, "parallel");
+  EXPECT_EQ(s.inter_op_threads, 3);
+  EXPECT_EQ(s.passes, "all,-cse,-elementwise_fusion");
+  EXPECT_EQ(s.disabled_passes, (std::vector<std::string>{"cse", "elementwise_fusion"}));
+  EXPECT_TRUE(resolve({}).disabled_passes.empty()) << "default: every pass";
+}
+
+TEST(RunConfig, PassSpecsAllDropListAndKeepList) {
+  const std::vector<std::string> known = {"a", "b", "c"};
+  EXPECT_TRUE(disabled_passes(parse_pass_spec("all", "--passes"), known, "--passes").empty());
+  EXPECT_EQ(disabled_passes(parse_pass_spec("all,-b", "--passes"), known, "--passes"), std::vector<std::string>{"b"});
+  EXPECT_EQ(disabled_passes(parse_pass_spec("c,a", "--passes"), known, "--passes"), std::vector<std::string>{"b"});
+  for (const char* bad : {"", "all,b", "a,-b", "all,-a,-a", "a,all", "all,-", "A"}) {
+    try {
+      parse_pass_spec(bad, "--passes");
+      ADD_FAILURE() << "no error for '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_CONTAINS(e.what(), "--passes '" + std::string(bad) + "'");
+    }
+  }
+  EXPECT_CONTAINS(error_of({"--strategy", "static", "--passes", "cse,nosuchpass"}), "unknown pass 'nosuchpass'");
+}
+
+TEST(RunConfig, BadFlagValuesNameTheFlagAndTheValue) {
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> expect;
+  };
+  const std::vector<Case> cases = {
+      {{"--patience", "-3"}, {"--patience", "-3"}},
+      {{"--weight-average", "1"}, {"--weight-average", "1", "[0, 1)"}},
+      {{"--target-accuracy", "1.5"}, {"--target-accuracy", "1.5"}},
+      {{"--improvement-threshold", "0"}, {"--improvement-threshold", "0"}},
+      {{"--test-interval-epochs", "-1"}, {"--test-interval-epochs", "-1"}},
+      {{"--timing", "wall"}, {"--timing", "wall", "uniform or framework"}},
+      {{"--executor", "fast", "--strategy", "static"}, {"--executor", "fast", "sequential or parallel"}},
+      {{"--caching-allocator", "maybe", "--strategy", "dynamic"}, {"--caching-allocator", "maybe", "on or off"}},
+      {{"--inter-op-threads", "0", "--strategy", "static"}, {"--inter-op-threads", "0"}},
+      {{"--passes", "all,cse", "--strategy", "static"}, {"--passes", "all,cse"}},
+      {{"--validation-interval", "10"}, {"--validation-interval", "10", "validation_count"}},
+      {{"--validation-count", "100", "--patience", "50"}, {"--patience", "50", "validation_interval"}},
+      {{"--scale", "0"}, {"--scale", "0"}},
+      {{"--scale", "x"}, {"--scale", "x"}},
+      {{"--strategy", "tape"}, {"--strategy", "tape"}},
+      {{"--per-sample"}, {"--per-sample", "layerwise", "dynamic"}},
+      {{"--passes", "all"}, {"--passes", "layerwise", "static"}},
+  };
+  for (const auto& c : cases) {
+    std::string err = error_of(c.args);
+    for (const auto& e : c.expect) EXPECT_CONTAINS(err, e);
+  }
+}
+
+TEST(RunConfig, PresetKeysApplyAndTheirErrorsNameFileAndLine) {
+  RunConfig c = resolve({"--preset", preset_file("keys", "validation_count 400\nvalidation_interval 20\npatience 100\n"
+                                                         "patience_increase 2\nimprovement_threshold 0.995\n"
+                                                         "target_accuracy 0.9\ntest_interval_epochs 1\n"
+                                                         "test_transform scale:1/255\nweight_average_decay 0.9\n")});
+  EXPECT_EQ(c.validation_count, 400);
+  EXPECT_EQ(c.validation_interval, 20);
+  EXPECT_EQ(c.patience, 100);
+  EXPECT_DOUBLE_EQ(c.target_accuracy, 0.9);
+  EXPECT_DOUBLE_EQ(c.test_interval_epochs, 1);
+  EXPECT_EQ(c.test_transform, "scale:1/255");
+  EXPECT_DOUBLE_EQ(c.weight_average_decay, 0.9);
+
+  // Line 9 is the first extra line (the base text has 8).
+  std::string err = error_of({"--preset", preset_file("decay", "weight_average_decay 1.5\n")});
+  EXPECT_CONTAINS(err, ".preset:9: weight_average_decay");
+  EXPECT_CONTAINS(err, "1.5");
+  err = error_of({"--preset", preset_file("patience", "patience 100\n")});
+  EXPECT_CONTAINS(err, ".preset:9: patience");
+  err = error_of({"--preset", preset_file("both", "test_interval 10\ntest_interval_epochs 1\n")});
+  EXPECT_CONTAINS(err, ".preset:10: test_interval_epochs");
+}
+
+TEST(RunConfig, PresetSwitchesTheStrategyIgnoresAreRecordedNotErrors) {
+  RunConfig c = resolve({"--preset", preset_file("unused", "per_sample true\ncaching_allocator false\npasses all,-cse\n")});
+  EXPECT_EQ(c.unused_options, (std::vector<std::string>{"caching_allocator", "per_sample", "passes"}));
+  RunConfig d = resolve({"--preset", preset_file("used", "per_sample true\n"), "--strategy", "dynamic"});
+  EXPECT_EQ(d.unused_options, std::vector<std::string>{});
+  EXPECT_TRUE(d.per_sample);
+}
+
+TEST(RunConfig, ScaleShortensIterationsOrEpochs) {
+  RunConfig c = resolve({"--scale", "0.05"});  // caffe-mnist: 10,000 iterations
+  EXPECT_EQ(c.iterations, 500);
+  EXPECT_DOUBLE_EQ(c.length_scale, 0.05);
+  RunConfig tiny = resolve({"--scale", "1e-9"});
+  EXPECT_EQ(tiny.iterations, 1) << "at least one iteration";
+  RunConfig e = resolve({"--epochs", "20", "--scale", "0.05"});
+  EXPECT_DOUBLE_EQ(e.epochs, 1);
+  resolve_length(e, 60000);
+  EXPECT_EQ(e.iterations, 938);  // ceil(60000 / 64)
+}
+
+TEST(RunConfig, TensorFlowOnMnistEvaluatesItsBatchEvery100Steps) {
+  RunConfig tf = resolve({"--preset", preset_file("tf", ""), "--train-accuracy-interval", "0"});
+  EXPECT_EQ(tf.train_accuracy_interval, 0);
+  auto path = temp_file("tf2");
+  std::ofstream(path) << "framework tensorflow\nmodel lenet\nstrategy layerwise\nbackend eigen\nbase_lr 0.0001\n"
+                         "batch 50\niterations 20000\ntransform scale:1/255\n";
+  EXPECT_EQ(resolve({"--preset", path.string()}).train_accuracy_interval, 100);
+  EXPECT_EQ(resolve({}).train_accuracy_interval, 0) << "caffe does not";
+}
