@@ -122,7 +122,7 @@ void CpuBackend::conv2d_map_forward(const Tensor& x, const Tensor& w, const Tens
         for (std::int64_t j = by_output.begin[o]; j < by_output.begin[o + 1]; ++j) {
           const std::int64_t t = by_output.order[j];
           const T* in = xd + (n * g.c + c.table[2 * t]) * c.in_plane();
-          if (flat) flat_correlate_add(g, f, padded_plane(g, f, in, pad.data()), wd + t * c.taps(), acc);
+          if (flat) flat_correlate_add(g, f.wp, f.len, padded_plane(g, f, in, pad.data()), wd + t * c.taps(), acc);
           else rows_correlate_add(g, in, wd + t * c.taps(), out);
         }
         if (flat)
@@ -141,28 +141,33 @@ void CpuBackend::conv2d_map_backward_data(const Tensor& dy, const Tensor& w, con
   const Grouping by_input = group_connections(c, 0, g.c);
   const std::int64_t work = g.c ? c.connections * c.taps() * c.out_plane() / g.c : 0;
   const bool flat = flat_applies(g);
-  const Flat f = flat_layout(g);
+  const Full f = full_layout(g);
   dispatch_float(dx.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const T *dyd = dy.data<T>(), *wd = w.data<T>();
     T* dxd = dx.data<T>();
     parallel_for(threads_, g.n * g.c, item_grain(work), [&](std::int64_t begin, std::int64_t end) {
-      // flat: the padded dx plane and one wide dy plane
-      std::vector<T> dx_padded(flat ? static_cast<std::size_t>(f.hp * f.wp) : 0), wide(flat && f.gaps ? static_cast<std::size_t>(f.len) : 0);
+      // flat: the wide dx, one dy placed for the full correlation, one rotated kernel
+      std::vector<T> wide(flat ? static_cast<std::size_t>(f.len) : 0), placed(flat ? static_cast<std::size_t>(f.rows * f.cols) : 0),
+          rotated(flat ? static_cast<std::size_t>(c.taps()) : 0);
       for (std::int64_t item = begin; item < end; ++item) {
         const std::int64_t n = item / g.c, i = item % g.c;
         T* out = dxd + item * c.in_plane();
-        T* acc = flat ? dx_padded.data() : out;
-        std::fill(acc, acc + (flat ? f.hp * f.wp : c.in_plane()), T(0));
+        T* acc = flat ? wide.data() : out;
+        std::fill(acc, acc + (flat ? f.len : c.in_plane()), T(0));
         for (std::int64_t j = by_input.begin[i]; j < by_input.begin[i + 1]; ++j) {
           const std::int64_t t = by_input.order[j];
           const T* d = dyd + (n * g.k + c.table[2 * t + 1]) * c.out_plane();
-          if (flat) flat_correlate_transpose_add(g, f, wide_plane(g, f, d, wide.data()), wd + t * c.taps(), acc);
-          else rows_correlate_transpose_add(g, d, wd + t * c.taps(), out);
+          if (flat) {
+            full_plane(g, f, d, placed.data());
+            rotated_kernel(g, wd + t * c.taps(), rotated.data());
+            flat_correlate_add(g, f.cols, f.len, placed.data(), rotated.data(), acc);
+          } else {
+            rows_correlate_transpose_add(g, d, wd + t * c.taps(), out);
+          }
         }
         if (flat)
-          for (std::int64_t h = 0; h < g.h; ++h)
-            std::copy_n(acc + (h + g.p.pad_top) * f.wp + g.p.pad_left, g.w, out + h * g.w);
+          for (std::int64_t h = 0; h < g.h; ++h) std::copy_n(acc + h * f.cols, g.w, out + h * g.w);
       }
     });
   });

@@ -5,7 +5,8 @@
 //    "wide", Wp columns per row of which the first OW are real. Then output element q and tap
 //    (a, b) read input element q + a*Wp + b, so every tap is one long contiguous loop of
 //    len = (OH - 1)*Wp + OW elements that vectorizes (the last row stops at OW so that no read
-//    leaves the padded plane);
+//    leaves the padded plane); backward data is the same loop over dy placed in a larger zero
+//    plane (the full correlation with the rotated kernel);
 //  - rows (any stride): for each output row and tap, the output columns whose input column is
 //    inside the image (Torch's validXCorr2Dptr and fullConv2Dptr loop the same way).
 // Sums over taps run in T in a fixed order; the weight gradient's sums over output pixels in
@@ -57,25 +58,49 @@ template <class T> const T* wide_plane(const ConvGeometry& g, const Flat& f, con
   return scratch;
 }
 
-// wide [len] += corr(padded input, k)
-template <class T> void flat_correlate_add(const ConvGeometry& g, const Flat& f, const T* in, const T* k, T* wide) {
+// wide [len] += corr(in, k) in a flat layout of row width wp: wide[q] += k[a,b] * in[q + a*wp + b].
+template <class T>
+void flat_correlate_add(const ConvGeometry& g, std::int64_t wp, std::int64_t len, const T* in, const T* k, T* wide) {
   for (std::int64_t a = 0; a < g.kh; ++a)
     for (std::int64_t b = 0; b < g.kw; ++b) {
       const T wv = k[a * g.kw + b];
-      const T* src = in + a * f.wp + b;
-      for (std::int64_t q = 0; q < f.len; ++q) wide[q] += wv * src[q];
+      const T* src = in + a * wp + b;
+      for (std::int64_t q = 0; q < len; ++q) wide[q] += wv * src[q];
     }
 }
 
-// padded dx [Hp,Wp] += the transpose: each tap sends wide dy * k[a,b] back to the pixel it read.
-template <class T> void flat_correlate_transpose_add(const ConvGeometry& g, const Flat& f, const T* wide_dy, const T* k,
-                                                     T* dx_padded) {
-  for (std::int64_t a = 0; a < g.kh; ++a)
-    for (std::int64_t b = 0; b < g.kw; ++b) {
-      const T wv = k[a * g.kw + b];
-      T* dst = dx_padded + a * f.wp + b;
-      for (std::int64_t q = 0; q < f.len; ++q) dst[q] += wv * wide_dy[q];
-    }
+// Backward data at stride 1 as the "full" correlation: dx = corr(dy placed in a zero plane of
+// (H + KH - 1) x (W + KW - 1) at offset (KH-1-pad_top, KW-1-pad_left), k rotated by 180
+// degrees), run flat like the forward with row width W + KW - 1 and output length
+// (H - 1)*(W + KW - 1) + W. The accumulator stays in place for every tap (scattering into
+// shifted dx rows instead would store to overlapping addresses and stall).
+struct Full {
+  std::int64_t rows = 0, cols = 0, len = 0;
+};
+inline Full full_layout(const ConvGeometry& g) {
+  Full f;
+  f.rows = g.h + g.kh - 1;
+  f.cols = g.w + g.kw - 1;
+  f.len = (g.h - 1) * f.cols + g.w;
+  return f;
+}
+
+// dy [OH,OW] placed for the full correlation into `out` [rows, cols] (zero elsewhere).
+template <class T> void full_plane(const ConvGeometry& g, const Full& f, const T* dy, T* out) {
+  std::fill(out, out + f.rows * f.cols, T(0));
+  const std::int64_t dr = g.kh - 1 - g.p.pad_top, dc = g.kw - 1 - g.p.pad_left;
+  const std::int64_t ow0 = std::max<std::int64_t>(0, -dc), ow1 = std::min<std::int64_t>(g.ow, f.cols - dc);
+  for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+    const std::int64_t r = oh + dr;
+    if (r < 0 || r >= f.rows || ow0 >= ow1) continue;
+    std::copy(dy + oh * g.ow + ow0, dy + oh * g.ow + ow1, out + r * f.cols + ow0 + dc);
+  }
+}
+
+// k [KH,KW] rotated by 180 degrees.
+template <class T> void rotated_kernel(const ConvGeometry& g, const T* k, T* out) {
+  const std::int64_t taps = g.kh * g.kw;
+  for (std::int64_t j = 0; j < taps; ++j) out[j] = k[taps - 1 - j];
 }
 
 // columns[(a*KW + b)*len + q] += in_padded[q + a*Wp + b] * wide_dy[q]: the terms of the
