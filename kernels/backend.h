@@ -47,15 +47,14 @@ class Backend {
   // T (input plane, output plane) pairs; w [T, KH, KW] one kernel per pair; bias [K] or empty;
   // x [N,C,H,W], y [N,K,OH,OW]:  y[n,o] = bias[o] + sum over t with table[t] = (i, o) of
   // corr(x[n,i], w[t]). The table lives where the backend's tensors live. ---------------------
-  // (Until every backend implements them, these throw naming the backend.)
   virtual void conv2d_map_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table,
-                                  Tensor& y, const Conv2dParams& p);
+                                  Tensor& y, const Conv2dParams& p) = 0;
   // dx[n,i] = sum over t with table[t] = (i, o) of conv_transpose(dy[n,o], w[t])
   virtual void conv2d_map_backward_data(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
-                                        const Conv2dParams& p);
+                                        const Conv2dParams& p) = 0;
   // dw[t] = sum_n corr(x[n,i], dy[n,o]) for table[t] = (i, o); dbias as for conv2d
   virtual void conv2d_map_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw,
-                                           Tensor& dbias, const Conv2dParams& p);
+                                           Tensor& dbias, const Conv2dParams& p) = 0;
 
   // y[n, c, ...] += bias[c] for y [N,C,...] (Theano adds the bias after pooling)
   virtual void bias_add(Tensor& y, const Tensor& bias) = 0;

@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
     add_context();
 
     ablate::micro::register_conv_benchmarks();
+    ablate::micro::register_conv_map_benchmarks();
     ablate::micro::register_pool_benchmarks();
     ablate::micro::register_linear_benchmarks();
     ablate::micro::register_softmax_benchmarks();

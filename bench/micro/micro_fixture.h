@@ -59,6 +59,7 @@ class TensorMaker {
 
 // The op families, each in its own file; main calls them once.
 void register_conv_benchmarks();
+void register_conv_map_benchmarks();
 void register_pool_benchmarks();
 void register_linear_benchmarks();
 void register_softmax_benchmarks();

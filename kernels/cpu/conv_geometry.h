@@ -31,5 +31,10 @@ struct ConvGeometry {
 // named by image_arg / out_arg in errors) and the parameters; returns the geometry.
 ConvGeometry conv_geometry(const Tensor& image, const Tensor& filters, const Tensor& out, const Conv2dParams& p,
                            const char* op, const char* image_arg, const char* filters_arg, const char* out_arg);
+// The part shared with the connection-table convolution (conv_map.cpp): checks the float image
+// [N,C,H,W] and the parameters, and sizes its convolution into k planes with kh x kw kernels
+// (from the tensor named filters_arg); the caller checks the filters' and the output's shapes.
+ConvGeometry plane_geometry(const Tensor& image, std::int64_t k, std::int64_t kh, std::int64_t kw,
+                            const Conv2dParams& p, const char* op, const char* image_arg, const char* filters_arg);
 
 }  // namespace ablate::kernels::cpu

@@ -31,6 +31,13 @@ class CpuBackend : public Backend {
   void conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override;
   void conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
                                const Conv2dParams& p) override;
+  // Torch's SpatialConvolutionMap as direct per-connection loops (conv_map.cpp).
+  void conv2d_map_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table, Tensor& y,
+                          const Conv2dParams& p) override;
+  void conv2d_map_backward_data(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
+                                const Conv2dParams& p) override;
+  void conv2d_map_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw, Tensor& dbias,
+                                   const Conv2dParams& p) override;
   void bias_add(Tensor& y, const Tensor& bias) override;
   void bias_backward(const Tensor& dy, Tensor& dbias) override;
   void linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) override;

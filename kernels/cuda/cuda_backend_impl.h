@@ -1,6 +1,7 @@
 // CudaBackend: the Backend op set on one NVIDIA GPU (see cuda_backend.h). Internal header,
-// shared by cuda_backend.cpp (identity, staging, BLAS, elementwise, losses, optimizers)
-// and cuda_dnn.cpp (convolution, pooling, LRN, activations, softmax through cuDNN).
+// shared by cuda_backend.cpp (identity, staging, BLAS, elementwise, losses, optimizers),
+// cuda_dnn.cpp (convolution, pooling, LRN, activations, softmax through cuDNN) and
+// cuda_conv_map.cpp (Torch's connection-table convolution on our own kernels).
 // Tensors it creates live on the device (cuda_allocator()); an argument that is a host tensor
 // (the engine's batch, a test's input) is staged through a device copy (DeviceArg).
 #pragma once
@@ -61,6 +62,12 @@ class CudaBackend final : public Backend {
   void conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override;
   void conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
                                const Conv2dParams& p) override;
+  void conv2d_map_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table, Tensor& y,
+                          const Conv2dParams& p) override;
+  void conv2d_map_backward_data(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
+                                const Conv2dParams& p) override;
+  void conv2d_map_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw, Tensor& dbias,
+                                   const Conv2dParams& p) override;
   void bias_add(Tensor& y, const Tensor& bias) override;
   void bias_backward(const Tensor& dy, Tensor& dbias) override;
   void linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) override;
@@ -122,6 +129,9 @@ class CudaBackend final : public Backend {
 void require_float(const char* op, const char* arg, const Tensor& t);
 void require_same_numel(const char* op, const char* arg, const Tensor& t, std::int64_t numel);
 [[noreturn]] void fail(const char* op, const std::string& message);
+// The output shape [N, K, OH, OW] of x [N,C,H,W] convolved with w [K,C,KH,KW]; throws for bad
+// strides or paddings, a channel mismatch or a kernel larger than the padded input.
+Shape conv_out(const char* op, const Shape& x, const Shape& w, const Conv2dParams& p);
 // Downloads i32 labels [N] and checks each in [0, K).
 void check_labels(const char* op, const Tensor& labels, std::int64_t N, std::int64_t K);
 // Calls f(float{}) or f(double{}) for an f32 or f64 tensor.

@@ -52,15 +52,6 @@ bool symmetric(const Conv2dParams& p) { return p.pad_top == p.pad_bottom && p.pa
 Shape padded(const Shape& x, const Conv2dParams& p) {
   return {x[0], x[1], x[2] + p.pad_top + p.pad_bottom, x[3] + p.pad_left + p.pad_right};
 }
-Shape conv_out(const char* op, const Shape& x, const Shape& w, const Conv2dParams& p) {
-  if (p.stride_h < 1 || p.stride_w < 1 || p.pad_top < 0 || p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0)
-    fail(op, "strides " + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) +
-                 " and pads must be at least 1 and 0");
-  if (x[1] != w[1]) fail(op, "x has " + std::to_string(x[1]) + " channels, the filter " + shape_string(w) + " expects " + std::to_string(w[1]));
-  std::int64_t hp = x[2] + p.pad_top + p.pad_bottom, wp = x[3] + p.pad_left + p.pad_right;
-  if (hp < w[2] || wp < w[3]) fail(op, "padded input " + std::to_string(hp) + "x" + std::to_string(wp) + " is smaller than the kernel " + shape_string(w));
-  return {x[0], w[0], (hp - w[2]) / p.stride_h + 1, (wp - w[3]) / p.stride_w + 1};
-}
 void pad_planes(const Tensor& x_dev_src, const void* x, const Shape& s, const Conv2dParams& p, void* xp) {
   Shape ps = padded(s, p);
   with_float(x_dev_src.dtype(), [&](auto tag) {
@@ -70,6 +61,16 @@ void pad_planes(const Tensor& x_dev_src, const void* x, const Shape& s, const Co
 }
 
 }  // namespace
+
+Shape conv_out(const char* op, const Shape& x, const Shape& w, const Conv2dParams& p) {
+  if (p.stride_h < 1 || p.stride_w < 1 || p.pad_top < 0 || p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0)
+    fail(op, "strides " + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) +
+                 " and pads must be at least 1 and 0");
+  if (x[1] != w[1]) fail(op, "x has " + std::to_string(x[1]) + " channels, the filter " + shape_string(w) + " expects " + std::to_string(w[1]));
+  std::int64_t hp = x[2] + p.pad_top + p.pad_bottom, wp = x[3] + p.pad_left + p.pad_right;
+  if (hp < w[2] || wp < w[3]) fail(op, "padded input " + std::to_string(hp) + "x" + std::to_string(wp) + " is smaller than the kernel " + shape_string(w));
+  return {x[0], w[0], (hp - w[2]) / p.stride_h + 1, (wp - w[3]) / p.stride_w + 1};
+}
 
 void* CudaBackend::workspace(std::size_t bytes) {
   if (bytes == 0) return nullptr;

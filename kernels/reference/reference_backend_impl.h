@@ -7,6 +7,7 @@
 //  - tensors are checked at entry (dtype, rank, shape) and a mismatch names the op, the
 //    argument, the expected and the actual shape.
 // One op family per file: reference_gemm.cpp (gemm, linear), reference_conv.cpp (conv, bias),
+// reference_conv_map.cpp (Torch's connection-table convolution),
 // reference_pool.cpp, reference_activation.cpp, reference_lrn.cpp, reference_dropout.cpp,
 // reference_losses.cpp, reference_elementwise.cpp, reference_optim.cpp.
 // Private to kernels/reference/: the rest of the code uses make_reference_backend().
@@ -34,6 +35,12 @@ class ReferenceBackend final : public Backend {
   void conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override;
   void conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
                                const Conv2dParams& p) override;
+  void conv2d_map_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table, Tensor& y,
+                          const Conv2dParams& p) override;
+  void conv2d_map_backward_data(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
+                                const Conv2dParams& p) override;
+  void conv2d_map_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw, Tensor& dbias,
+                                   const Conv2dParams& p) override;
   void bias_add(Tensor& y, const Tensor& bias) override;
   void bias_backward(const Tensor& dy, Tensor& dbias) override;
 

@@ -10,39 +10,11 @@
 
 #include "kernels/reference/reference_backend_impl.h"
 #include "kernels/reference/reference_checks.h"
+#include "kernels/reference/reference_conv_geometry.h"
 #include "kernels/reference/reference_loops.h"
 
 namespace ablate::kernels::reference {
 namespace {
-
-struct ConvGeometry {
-  std::int64_t N, C, H, W;  // input
-  std::int64_t K, KH, KW;   // filters
-  std::int64_t OH, OW;      // output
-  Conv2dParams p;
-};
-
-// Checks the parameters and derives the output size from the input and filter shapes.
-ConvGeometry conv_geometry(const char* op, const Shape& x, const Shape& w, const Conv2dParams& p) {
-  if (p.stride_h < 1 || p.stride_w < 1)
-    fail(op, "stride " + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) + ", expected at least 1");
-  if (p.pad_top < 0 || p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0)
-    fail(op, "padding (top " + std::to_string(p.pad_top) + ", left " + std::to_string(p.pad_left) + ", bottom " +
-                 std::to_string(p.pad_bottom) + ", right " + std::to_string(p.pad_right) + "), expected >= 0");
-  ConvGeometry g{x[0], x[1], x[2], x[3], w[0], w[2], w[3], 0, 0, p};
-  if (w[1] != g.C)
-    fail(op, "filters " + shape_string(w) + " have " + std::to_string(w[1]) + " input channels, the input " +
-                 shape_string(x) + " has " + std::to_string(g.C));
-  std::int64_t padded_h = g.H + p.pad_top + p.pad_bottom, padded_w = g.W + p.pad_left + p.pad_right;
-  if (padded_h < g.KH || padded_w < g.KW)
-    fail(op, "padded input " + std::to_string(padded_h) + "x" + std::to_string(padded_w) + " is smaller than the kernel " +
-                 std::to_string(g.KH) + "x" + std::to_string(g.KW));
-  g.OH = (padded_h - g.KH) / p.stride_h + 1;
-  g.OW = (padded_w - g.KW) / p.stride_w + 1;
-  return g;
-}
-
-Shape output_shape(const ConvGeometry& g) { return {g.N, g.K, g.OH, g.OW}; }
 
 // Calls f(y_index, x_index, w_index) for every output pixel and kernel tap whose input pixel
 // lies inside the image; taps that fall on padding multiply zero and are skipped.
@@ -63,10 +35,6 @@ template <class F> void for_each_conv_tap(const ConvGeometry& g, F&& f) {
               }
             }
         }
-}
-
-template <class T> void round_into(const std::vector<double>& acc, T* out) {
-  for (std::size_t i = 0; i < acc.size(); ++i) out[i] = static_cast<T>(acc[i]);
 }
 
 template <class T>

@@ -1,5 +1,6 @@
 // Loops that several reference op families share: the GEMM triple loop (gemm and the fully
-// connected layer) and the per-channel sum (conv bias, bias_add's gradient, linear bias).
+// connected layer), the per-channel sum (conv bias, bias_add's gradient, linear bias) and the
+// rounding of double accumulators into the output (both convolutions).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,11 @@ void add_channel_bias(T* x, std::int64_t outer, std::int64_t channels, std::int6
   for (std::int64_t n = 0; n < outer; ++n)
     for (std::int64_t c = 0; c < channels; ++c)
       for (std::int64_t i = 0; i < inner; ++i) x[(n * channels + c) * inner + i] += bias[c];
+}
+
+// out[i] = acc[i] rounded once to T: the end of every sum accumulated in double.
+template <class T> void round_into(const std::vector<double>& acc, T* out) {
+  for (std::size_t i = 0; i < acc.size(); ++i) out[i] = static_cast<T>(acc[i]);
 }
 
 }  // namespace ablate::kernels::reference

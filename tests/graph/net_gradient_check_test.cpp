@@ -1,7 +1,8 @@
 // Net-level gradient check: for a small LeNet-like model and variants (tanh, sigmoid, LRN,
-// average pooling, TF SAME padding, Theano's separate bias, log_softmax + nll_loss, dropout)
-// the layer-wise net's backward in f64 on the reference backend gives every parameter diff
-// and the input diff that central finite differences of its forward loss give.
+// average pooling, TF SAME padding, Theano's separate bias, log_softmax + nll_loss, dropout,
+// Torch's connection-table convolution) the layer-wise net's backward in f64 on the
+// reference backend gives every parameter diff and the input diff that central finite
+// differences of its forward loss give.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -112,6 +113,17 @@ TEST(NetGradientCheck, TheanoSeparateBiasAfterPooling) {
                               "layer conv1 convolution outputs=4 kernel=3 weight_init=gaussian:0.4 bias_init=gaussian:0.1",
                               "layer conv1 convolution outputs=4 kernel=3 bias=false weight_init=gaussian:0.4");
   text = replaced(text, "layer conv2", "layer b1 bias bias_init=gaussian:0.2\nlayer t1 tanh\nlayer conv2");
+  gradient_check(text);
+}
+
+// Torch's SpatialConvolutionMap in place of both convolutions: fan_in 1 from the single input
+// plane, then fan_in 2 of 4 planes with padding 1 (the table's gradient path to each plane).
+TEST(NetGradientCheck, ConvMapLayers) {
+  std::string text = replaced(graph::testing::tiny_lenet_text(), "layer conv1 convolution outputs=4 kernel=3",
+                              "layer conv1 conv_map outputs=4 kernel=3 fan_in=1");
+  text = replaced(text, "layer conv2 convolution outputs=4 kernel=3", "layer conv2 conv_map outputs=5 kernel=3 fan_in=2 pad=1");
+  text = replaced(text, "layer pool1 pooling mode=max kernel=2 stride=2 padding=caffe_ceil\n",
+                  "layer pool1 pooling mode=max kernel=2 stride=2 padding=caffe_ceil\nlayer t1 tanh\n");
   gradient_check(text);
 }
 

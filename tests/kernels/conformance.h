@@ -71,6 +71,7 @@ std::vector<std::string> run_and_compare(Backend& reference, Backend& tested, co
 // The case lists, one per op family; each is a deterministic function of its seed.
 std::vector<Case> gemm_linear_cases();
 std::vector<Case> conv_cases();
+std::vector<Case> conv_map_cases();
 std::vector<Case> pool_cases();
 std::vector<Case> activation_cases();
 std::vector<Case> lrn_cases();

@@ -1,7 +1,7 @@
 // Backend conformance: every op of kernels/backend.h on every backend other than reference,
 // in f32 and f64, against the reference backend over the seeded random cases of
-// conformance_*_cases.cpp (odd sizes, strides 1-3, asymmetric padding, the three pooling
-// conventions with max and avg, batch 1 and > 1, in-place activations).
+// conformance_*_cases.cpp (odd sizes, strides 1-3, asymmetric padding, connection tables,
+// the three pooling conventions with max and avg, batch 1 and > 1, in-place activations).
 //
 // Tolerance: for each output element, err = |out - ref| / max(1, |ref|); a case passes when
 // max err <= base * sqrt(L), L the number of terms summed into the element (C*KH*KW for a
@@ -75,6 +75,7 @@ class Conformance : public ::testing::TestWithParam<Param> {
 
 TEST_P(Conformance, GemmAndLinear) { check(gemm_linear_cases()); }
 TEST_P(Conformance, Conv2d) { check(conv_cases()); }
+TEST_P(Conformance, Conv2dMap) { check(conv_map_cases()); }
 TEST_P(Conformance, Pool2d) { check(pool_cases()); }
 TEST_P(Conformance, Activations) { check(activation_cases()); }
 TEST_P(Conformance, Lrn) { check(lrn_cases()); }
@@ -124,7 +125,7 @@ TEST(ConformanceHarness, DetectsDifferences) {
 // valid shapes for every op, and each keeps at least one output.
 TEST(ConformanceHarness, EveryCaseRunsOnTheReference) {
   auto reference = make_backend("reference");
-  for (auto list : {gemm_linear_cases, conv_cases, pool_cases, activation_cases, lrn_cases, dropout_cases,
+  for (auto list : {gemm_linear_cases, conv_cases, conv_map_cases, pool_cases, activation_cases, lrn_cases, dropout_cases,
                     loss_cases, elementwise_cases, optimizer_cases})
     for (const Case& c : list()) {
       OpRun first(*reference, DType::f32, c.seed), second(*reference, DType::f32, c.seed);

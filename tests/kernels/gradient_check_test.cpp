@@ -1,7 +1,7 @@
-// Gradient checks of the reference backend: every backward op against central finite
-// differences of its forward op, in f64 on small random shapes (Caffe's GradientChecker in
-// spirit). For an op y = f(x) and a fixed random projection R, the scalar L = <f(x), R> has
-// dL/dx = backward(dy = R), and each element is checked against
+// Gradient checks of the reference backend: every backward op (conv2d_map's included)
+// against central finite differences of its forward op, in f64 on small random shapes
+// (Caffe's GradientChecker in spirit). For an op y = f(x) and a fixed random projection R,
+// the scalar L = <f(x), R> has dL/dx = backward(dy = R), and each element is checked against
 // (L(x + h e_i) - L(x - h e_i)) / 2h with h = 1e-5, to 1e-6 relative to max(1, |dL/dx_i|).
 // Kinks are kept out of reach: relu inputs avoid 0 and max-pool inputs are distinct.
 #include <gtest/gtest.h>
@@ -78,6 +78,41 @@ TEST_F(GradientCheck, Conv2dDataWeightsAndBias) {
     expect_gradient("conv2d dx", x, dx, loss);
     expect_gradient("conv2d dw", w, dw, loss);
     expect_gradient("conv2d dbias", bias, dbias, loss);
+  }
+}
+
+// Torch's SpatialConvolutionMap: tables with fan_in 1, a partial one with a repeated
+// connection and an unfed output plane, and the full table; strides and asymmetric padding.
+TEST_F(GradientCheck, Conv2dMapDataWeightsAndBias) {
+  struct Geometry {
+    Shape x;
+    std::int64_t K, KH, KW;
+    std::vector<std::int32_t> table;  // [T, 2]: (input plane, output plane)
+    Conv2dParams p;
+  };
+  const Geometry cases[] = {
+      {{2, 3, 5, 4}, 3, 3, 2, {0, 0, 1, 1, 2, 2}, {1, 1, 0, 0, 0, 0}},                   // fan_in 1
+      {{1, 3, 6, 7}, 3, 3, 3, {2, 0, 0, 0, 1, 1, 2, 1, 2, 1}, {2, 1, 1, 2, 0, 1}},       // plane 2 unfed, 2>1 twice
+      {{2, 2, 7, 7}, 2, 4, 4, {0, 0, 1, 0, 0, 1, 1, 1}, {3, 3, 2, 1, 1, 2}},             // the full table
+  };
+  for (const Geometry& g : cases) {
+    const std::int64_t T = static_cast<std::int64_t>(g.table.size() / 2);
+    std::int64_t oh = conv2d_out_size(int(g.x[2]), int(g.KH), g.p.stride_h, g.p.pad_top, g.p.pad_bottom);
+    std::int64_t ow = conv2d_out_size(int(g.x[3]), int(g.KW), g.p.stride_w, g.p.pad_left, g.p.pad_right);
+    Shape ys{g.x[0], g.K, oh, ow}, ws{T, g.KH, g.KW};
+    Tensor table({T, 2}, DType::i32);
+    std::copy(g.table.begin(), g.table.end(), table.data<std::int32_t>());
+    Tensor x = random(g.x), w = random(ws), bias = random({g.K}), R = random(ys), y(ys, DType::f64);
+    auto loss = [&] {
+      b->conv2d_map_forward(x, w, bias, table, y, g.p);
+      return dot(y, R);
+    };
+    Tensor dx(g.x, DType::f64), dw(ws, DType::f64), dbias({g.K}, DType::f64);
+    b->conv2d_map_backward_data(R, w, table, dx, g.p);
+    b->conv2d_map_backward_weights(x, R, table, dw, dbias, g.p);
+    expect_gradient("conv2d_map dx", x, dx, loss);
+    expect_gradient("conv2d_map dw", w, dw, loss);
+    expect_gradient("conv2d_map dbias", bias, dbias, loss);
   }
 }
 

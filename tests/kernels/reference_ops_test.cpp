@@ -1,7 +1,7 @@
 // The reference backend on examples worked out by hand (the oracle needs its own oracle):
-// gemm, convolution with asymmetric padding and stride, the pooling conventions' windows and
-// divisors, LRN, softmax and the losses, activations, dropout, elementwise ops, and the
-// entry checks' error messages.
+// gemm, convolution with asymmetric padding and stride, the connection-table convolution,
+// the pooling conventions' windows and divisors, LRN, softmax and the losses, activations,
+// dropout, elementwise ops, and the entry checks' error messages.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -81,6 +81,38 @@ TEST_F(ReferenceOps, ConvWithAsymmetricPaddingAndStride) {
   expect_values(dbias, {4}, "backward bias");
   std::string what = error_of([&] { b->conv2d_forward(x, make({1, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}), Tensor(), y, {}); });
   EXPECT_NE(what.find("input channels"), std::string::npos) << what;
+}
+
+// Torch's SpatialConvolutionMap by hand: inputs x0 = 1..9 and x1 (3x3), table (0>0, 1>0, 1>1)
+// with kernels w0 = [[1, 0], [0, -1]] (x[i,j] - x[i+1,j+1]), w1 = ones (window sums),
+// w2 = [[0, 1], [0, 0]] (x[i, j+1]); bias (0.5, -1). Output 0 = corr(x0, w0) + corr(x1, w1) + 0.5,
+// output 1 = corr(x1, w2) - 1: x0 never reaches output 1.
+TEST_F(ReferenceOps, ConvMapByHand) {
+  Tensor x = make({1, 2, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, /* x1 */ 1, 0, 2, 0, 3, 0, 4, 0, 5});
+  Tensor w = make({3, 2, 2}, {1, 0, 0, -1, /* w1 */ 1, 1, 1, 1, /* w2 */ 0, 1, 0, 0});
+  Tensor table = make({3, 2}, {0, 0, 1, 0, 1, 1}, DType::i32);
+  Tensor y({1, 2, 2, 2}, DType::f64);
+  b->conv2d_map_forward(x, w, make({2}, {0.5, -1}), table, y, Conv2dParams{});
+  // corr(x0, w0) = -4 everywhere; corr(x1, w1) = 4, 5, 7, 8; corr(x1, w2) = 0, 2, 3, 0.
+  expect_values(y, {0.5, 1.5, 3.5, 4.5, /* output 1 */ -1, 1, 2, -1}, "forward");
+  // dy0 = 1 at (0, 0), dy1 = 1 at (1, 1): each scatters its kernels onto the pixels it read.
+  Tensor dy = make({1, 2, 2, 2}, {1, 0, 0, 0, 0, 0, 0, 1});
+  Tensor dx({1, 2, 3, 3}, DType::f64);
+  b->conv2d_map_backward_data(dy, w, table, dx, Conv2dParams{});
+  expect_values(dx, {1, 0, 0, 0, -1, 0, 0, 0, 0, /* dx1 = w1 at (0,0) + w2 at (1,1) */ 1, 1, 0, 1, 1, 1, 0, 0, 0},
+                "backward data");
+  // dw[t] = the input window that the single 1 of its output plane's dy read.
+  Tensor dw({3, 2, 2}, DType::f64), dbias({2}, DType::f64);
+  b->conv2d_map_backward_weights(x, dy, table, dw, dbias, Conv2dParams{});
+  expect_values(dw, {1, 2, 4, 5, /* x1 at (0,0) */ 1, 0, 0, 3, /* x1 at (1,1) */ 3, 0, 0, 5}, "backward weights");
+  expect_values(dbias, {1, 1}, "backward bias");
+  // A table row naming a plane that does not exist.
+  Tensor bad = make({3, 2}, {0, 0, 2, 0, 1, 1}, DType::i32);
+  std::string what = error_of([&] { b->conv2d_map_forward(x, w, Tensor(), bad, y, Conv2dParams{}); });
+  EXPECT_NE(what.find("reference conv2d_map_forward: table row 1 has input plane 2, expected one in [0, 2)"),
+            std::string::npos) << what;
+  what = error_of([&] { b->conv2d_map_forward(x, w, Tensor(), make({2, 2}, {0, 0, 1, 1}, DType::i32), y, {}); });
+  EXPECT_NE(what.find("table is i32[2, 2], expected shape [3, 2]"), std::string::npos) << what;
 }
 
 // Average pooling of ones shows each convention's divisor: a window's value is
