@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "bench/child_process.h"
+#include "bench/text_format.h"
 #include "bench/commands.h"
 #include "bench/compare_budget.h"
 #include "bench/compare_table.h"
@@ -65,12 +66,6 @@ std::vector<std::string> split_list(const std::string& text) {
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) out.push_back(item);
   return out;
-}
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
 }
 
 // One framework's place in the comparison.

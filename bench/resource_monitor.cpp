@@ -30,14 +30,17 @@ std::vector<std::string> stat_fields() {
   return fields;  // fields[0] is field 3 (state)
 }
 
-std::int64_t status_kb(const std::string& key) {
-  std::ifstream in("/proc/self/status");
+// A "Key:   123 kB" field of a /proc file (status of this process, or meminfo).
+std::int64_t proc_kb(const char* file, const std::string& key) {
+  std::ifstream in(file);
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind(key + ":", 0) == 0) return std::stoll(line.substr(key.size() + 1));
   }
   return 0;
 }
+
+std::int64_t status_kb(const std::string& key) { return proc_kb("/proc/self/status", key); }
 
 }  // namespace
 
@@ -51,6 +54,7 @@ double process_cpu_seconds() {
 std::int64_t process_rss_bytes() { return status_kb("VmRSS") * 1024; }
 std::int64_t process_peak_rss_bytes() { return status_kb("VmHWM") * 1024; }
 int process_threads() { return static_cast<int>(status_kb("Threads")); }
+std::int64_t available_memory_bytes() { return proc_kb("/proc/meminfo", "MemAvailable") * 1024; }
 
 ResourceMonitor::ResourceMonitor(double hz) : hz_(hz > 0 ? hz : 10.0) {}
 

@@ -30,6 +30,7 @@ double process_cpu_seconds();            // user + system
 std::int64_t process_rss_bytes();        // current resident set
 std::int64_t process_peak_rss_bytes();   // VmHWM, since the process started
 int process_threads();
+std::int64_t available_memory_bytes();    // MemAvailable of /proc/meminfo (0 if unknown)
 
 class ResourceMonitor {
  public:

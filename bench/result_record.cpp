@@ -139,7 +139,16 @@ std::string to_json_line(const RunResult& r) {
   w.field("iterations_done", m.iterations_done).field("peak_rss_bytes", m.peak_rss_bytes);
   w.field("cpu_util", m.cpu_util).field("peak_tensor_bytes", m.peak_tensor_bytes);
   w.field("tensor_allocations", m.tensor_allocations);
+  w.field("model_flops_per_step", m.model_flops_per_step).field("achieved_flops", m.achieved_flops);
+  w.field("peak_flops", m.peak_flops).field("mfu", m.mfu);
+  w.field("memory_estimate_bytes", m.memory_estimate_bytes);
   w.end_object();
+  if (!r.profile.empty()) {
+    w.key("profile").begin_array();
+    for (const auto& op : r.profile)
+      w.begin_object().field("op", op.name).field("calls", op.calls).field("seconds", op.seconds).field("flops", op.flops).end_object();
+    w.end_array();
+  }
   w.key("curve").begin_array();
   for (const auto& p : r.curve) {
     w.begin_object().field("iteration", p.iteration).field("elapsed_s", p.elapsed_s).field("loss", p.loss);

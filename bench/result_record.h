@@ -8,6 +8,7 @@
 //                `timings`, the timed parts under `segments`, accuracy (fraction), images_per_s,
 //                time_to_accuracy, early_stopping, peak_rss_bytes, cpu_util, allocator counters
 //   curve        points {iteration, elapsed_s, loss[, test_accuracy, validation_error, train_accuracy]}
+//   profile      per-op calls, seconds and FLOPs (with --profile FILE, whose trace has every span)
 //   status       "completed" or "diverged" (with the error)
 #pragma once
 
@@ -60,6 +61,18 @@ struct RunMetrics {
   std::int64_t peak_rss_bytes = 0;
   double cpu_util = 0;
   std::int64_t peak_tensor_bytes = 0, tensor_allocations = 0;
+  // Model FLOP utilisation: model FLOPs per step (3 x forward of the convolutions and fully
+  // connected layers, models/flops.h) x steps / training time / the FMA probe's peak at the
+  // run's thread count, measured just before training (kernels/peak_flops.h).
+  double model_flops_per_step = 0, achieved_flops = 0, peak_flops = 0, mfu = 0;
+  double memory_estimate_bytes = 0;  // models/memory_estimate.h, checked before training
+};
+
+// Per-op totals of a --profile run: calls, seconds and FLOPs of each Backend op.
+struct ProfileOp {
+  std::string name;
+  std::int64_t calls = 0;
+  double seconds = 0, flops = 0;
 };
 
 struct RunResult {
@@ -70,6 +83,7 @@ struct RunResult {
   RunMetrics metrics;
   std::vector<CurvePoint> curve;
   std::vector<ResourceSample> resources;
+  std::vector<ProfileOp> profile;  // empty unless --profile
   std::string status = "completed";
   std::string error;
 };

@@ -69,6 +69,18 @@ int run_command(int argc, char** argv) {
   }
   std::printf("  peak RSS          %s (tensors: %s)\n", mib(m.peak_rss_bytes).c_str(), mib(m.peak_tensor_bytes).c_str());
   std::printf("  CPU utilisation   %.2f cores\n", m.cpu_util);
+  if (m.peak_flops > 0)
+    std::printf("  model FLOPs       %.2f GFLOP/s of %.1f peak (MFU %.1f%%; %.3g GFLOP per step)\n",
+                m.achieved_flops / 1e9, m.peak_flops / 1e9, 100 * m.mfu, m.model_flops_per_step / 1e9);
+  if (!result.profile.empty()) {
+    std::printf("  profile           %s; slowest ops:\n", config.profile.c_str());
+    for (std::size_t i = 0; i < result.profile.size() && i < 8; ++i) {
+      const ProfileOp& op = result.profile[i];
+      std::printf("    %-28s %8lld calls %9.3f s", op.name.c_str(), static_cast<long long>(op.calls), op.seconds);
+      if (op.flops > 0) std::printf("  %7.1f GFLOP/s", op.flops / op.seconds / 1e9);
+      std::printf("\n");
+    }
+  }
   if (!config.out.empty()) {
     append_record(config.out, to_json_line(result));
     std::printf("  result appended to %s\n", config.out.c_str());

@@ -1,6 +1,7 @@
 // Resolution of a run's configuration: framework preset, then command-line overrides, then
 // checks that name where a bad value came from.
 #include "bench/run_config.h"
+#include "bench/text_format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -57,6 +58,8 @@ std::vector<OptionSpec> run_options() {
       {"inter-op-threads", "N", "static strategy: the parallel executor's threads ('all')"},
       {"seed", "N", "seed of initialization, shuffling and dropout"},
       {"out", "FILE", "append the result record (one JSON line) to FILE"},
+      {"profile", "FILE", "write a Chrome trace (Perfetto, chrome://tracing) of every op and step to FILE"},
+      {"no-memory-check", "", "train even if the memory estimate exceeds the available memory"},
       {"quiet", "", "print only the summary"},
   };
 }
@@ -91,12 +94,6 @@ class Origins {
  private:
   std::map<std::string, std::string> map_;
 };
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 void apply_preset(RunConfig& c, const models::Preset& p, Origins& origins) {
   auto where = [&](const std::string& key) {
@@ -220,6 +217,8 @@ void apply_flags(RunConfig& c, const ParsedArgs& args, Origins& origins) {
     c.inter_op_threads = parse_thread_count(args.get("inter-op-threads"), "--inter-op-threads");
   if (given("seed", "seed")) c.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0));
   c.out = args.get("out", "");
+  c.profile = args.get("profile", "");
+  c.memory_check = !args.has("no-memory-check");
   c.quiet = args.has("quiet");
 }
 

@@ -61,6 +61,8 @@ struct RunConfig {
   std::vector<std::string> unused_options;
 
   std::string out;               // results file (.jsonl); empty: none
+  std::string profile;           // Chrome trace file of every op and step; empty: no profiling
+  bool memory_check = true;      // refuse a run whose memory estimate exceeds what is available
   bool quiet = false;
 };
 

@@ -1,16 +1,23 @@
 // The training loop: batches -> Engine::train_step, the recipe's evaluations, timing and monitoring.
 #include "bench/training_loop.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "bench/early_stopping.h"
 #include "bench/environment.h"
 #include "bench/evaluation_schedule.h"
+#include "bench/text_format.h"
 #include "datasets/loader.h"
+#include "kernels/peak_flops.h"
+#include "kernels/profiling_backend.h"
 #include "kernels/registry.h"
+#include "models/flops.h"
+#include "models/memory_estimate.h"
 
 namespace ablate::bench {
 
@@ -50,12 +57,6 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 // The state of one run's loop: the timed parts, the evaluations, the curve.
 class Loop {
  public:
@@ -72,6 +73,8 @@ class Loop {
     for (it_ = 0; it_ < cfg_.iterations; ++it_) {
       double loss = 0;
       std::optional<double> batch_accuracy;
+      std::optional<kernels::TraceRecorder::Span> step_span;
+      if (run_.trace) step_span.emplace(*run_.trace, "step " + std::to_string(it_ + 1), "step");
       try {
         auto t0 = Clock::now();
         datasets::Batch batch = loader.next();
@@ -207,6 +210,8 @@ class Loop {
 
   void test(std::int64_t done, bool in_recipe) {
     const double framework_s = framework_train_so_far();
+    std::optional<kernels::TraceRecorder::Span> span;
+    if (run_.trace) span.emplace(*run_.trace, "test after " + std::to_string(done), "test");
     last_test_ = test_pass(*run_.engine, run_.data.test, run_.test_transform, cfg_.test_batch, cfg_.test_iterations,
                            run_.dtype);
     last_test_iteration_ = done;
@@ -264,6 +269,41 @@ void fill_resolved(const PreparedRun& run, std::map<std::string, std::string>& r
   r["executor"] = c.executor;
   r["inter_op_threads"] = std::to_string(c.inter_op_threads);
   r["unused_options"] = join(c.unused_options);
+}
+
+// Refuses at once a configuration whose estimated tensor memory does not fit in the memory
+// available now, instead of swapping for hours (--no-memory-check trains anyway).
+void check_memory(const PreparedRun& run) {
+  const RunConfig& c = run.config;
+  const models::MemoryEstimate e = models::estimate_training_memory(run.spec, c.batch, run.dtype, c.optimizer.type);
+  const double available = static_cast<double>(available_memory_bytes());
+  if (!c.memory_check || available <= 0 || e.total() <= available) return;
+  auto gib = [](double bytes) { return number(bytes / (1024.0 * 1024.0 * 1024.0)) + " GiB"; };
+  throw std::invalid_argument("batch " + std::to_string(c.batch) + " of model " + run.spec.name + " in " + c.precision +
+                              " needs about " + gib(e.total()) + " (activations " + gib(e.activation_bytes) +
+                              ", workspace " + gib(e.workspace_bytes) + ", parameters and state " +
+                              gib(e.parameter_bytes + e.gradient_bytes + e.optimizer_bytes) + ") but only " +
+                              gib(available) + " is available; use a smaller --batch (or --no-memory-check)");
+}
+
+// Model FLOP utilisation of the training steps (uniform training time) against the FMA
+// probe's peak at the run's thread count; no peak on a device backend (the probe is a CPU one).
+void fill_mfu(const PreparedRun& run, double peak_flops, RunMetrics& m) {
+  m.model_flops_per_step = models::model_flops(run.spec, run.config.batch).training_step();
+  m.peak_flops = peak_flops;
+  const double train_s = m.uniform.train_s;
+  m.achieved_flops = train_s > 0 ? m.model_flops_per_step * static_cast<double>(m.iterations_done) / train_s : 0;
+  m.mfu = peak_flops > 0 ? m.achieved_flops / peak_flops : 0;
+}
+
+// With --profile: the Chrome trace file, and the per-op totals (slowest first) in the record.
+void finish_profile(const PreparedRun& run, RunResult& result) {
+  if (!run.trace) return;
+  run.trace->write_chrome_trace(run.config.profile);
+  for (const auto& [name, t] : run.trace->totals("op")) result.profile.push_back({name, t.calls, t.seconds, t.flops});
+  std::sort(result.profile.begin(), result.profile.end(),
+            [](const ProfileOp& a, const ProfileOp& b) { return a.seconds > b.seconds; });
+  result.resolved["profile"] = run.config.profile;
 }
 
 }  // namespace
@@ -325,6 +365,7 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
   check_input_shape(run->spec, run->transform, run->data.train);
   check_input_shape(run->spec, run->test_transform, run->data.test);
   run->dtype = kernels::parse_dtype(cfg.precision);
+  check_memory(*run);
 
   graph::EngineOptions options;
   options.dtype = run->dtype;
@@ -337,7 +378,13 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
   options.disabled_passes = cfg.disabled_passes;
   options.executor = cfg.executor;
   options.inter_op_threads = cfg.inter_op_threads;
-  run->engine = graph::make_engine(cfg.strategy, run->spec, *run->backend, options);
+  kernels::Backend* engine_backend = run->backend.get();
+  if (!cfg.profile.empty()) {
+    run->trace = std::make_unique<kernels::TraceRecorder>();
+    run->profiled = std::make_unique<kernels::ProfilingBackend>(*run->backend, *run->trace);
+    engine_backend = run->profiled.get();
+  }
+  run->engine = graph::make_engine(cfg.strategy, run->spec, *engine_backend, options);
   return run;
 }
 
@@ -367,6 +414,9 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
     std::fflush(stdout);
   }
 
+  const double peak_flops = run->backend->device() == kernels::Device::cpu
+                                ? kernels::measure_peak_flops_at(run->backend->threads())
+                                : 0.0;
   ResourceMonitor monitor;
   kernels::cpu_allocator().reset_peak();
   auto alloc_before = kernels::cpu_allocator().stats();
@@ -384,6 +434,10 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   m.tensor_allocations = alloc_after.allocations - alloc_before.allocations;
   result.resources = monitor.samples();
   result.engine = run->engine->report();
+  fill_mfu(*run, peak_flops, m);
+  m.memory_estimate_bytes =
+      models::estimate_training_memory(run->spec, cfg.batch, run->dtype, cfg.optimizer.type).total();
+  finish_profile(*run, result);
   return result;
 }
 

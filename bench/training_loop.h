@@ -18,6 +18,7 @@
 #include "datasets/image_set.h"
 #include "datasets/transforms.h"
 #include "graph/engine.h"
+#include "kernels/trace_recorder.h"
 #include "models/model_spec.h"
 
 namespace ablate::bench {
@@ -40,6 +41,9 @@ struct PreparedRun {
   datasets::TrainTest data;
   datasets::ImageSet validation;  // empty without validation_count
   std::unique_ptr<kernels::Backend> backend;
+  // With --profile: the recorder and the wrapper the engine runs on (kernels/profiling_backend.h).
+  std::unique_ptr<kernels::TraceRecorder> trace;
+  std::unique_ptr<kernels::Backend> profiled;
   models::ModelSpec spec;
   datasets::Transform transform, test_transform;
   kernels::DType dtype = kernels::DType::f32;

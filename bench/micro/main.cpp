@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "bench/environment.h"
-#include "bench/micro/fma_probe.h"
+#include "kernels/peak_flops.h"
 #include "bench/micro/micro_fixture.h"
 
 namespace {
@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
-    const ablate::micro::PeakFlops peak = ablate::micro::measure_peak_flops();
-    ablate::micro::set_measured_peak(peak);
+    const ablate::kernels::PeakFlops peak = ablate::kernels::measure_peak_flops();
+    ablate::kernels::set_measured_peak(peak);
     std::fprintf(stderr, "FMA probe (%s, f32): peak %.1f GFLOP/s on 1 thread, %.1f GFLOP/s on 2 threads\n",
                  peak.isa.c_str(), peak.gflops_1t, peak.gflops_2t);
     if (peak.gflops_2t < 1.5 * peak.gflops_1t)

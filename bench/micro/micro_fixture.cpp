@@ -8,7 +8,7 @@
 #include <exception>
 #include <memory>
 
-#include "bench/micro/fma_probe.h"
+#include "kernels/peak_flops.h"
 #include "kernels/registry.h"
 
 namespace ablate::micro {
@@ -33,7 +33,7 @@ void run_case(benchmark::State& state, const std::string& backend_name, const Op
   if (op.flops <= 0) return;
   const double total = op.flops * static_cast<double>(state.iterations());
   state.counters["FLOP/s"] = benchmark::Counter(total, benchmark::Counter::kIsRate);
-  const double peak = measured_peak().flops_for(threads);
+  const double peak = kernels::measured_peak().flops_for(threads);
   if (peak > 0 && seconds > 0) state.counters["peak_frac"] = total / seconds / peak;
 }
 

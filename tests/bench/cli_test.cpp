@@ -185,3 +185,34 @@ TEST_F(Cli, BenchMeasuresEveryRunnableBackendAndNamesTheFastest) {
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_CONTAINS(bad.err, "nope");
 }
+
+TEST_F(Cli, ProfileWritesAChromeTraceAndTheRecordCarriesOpsAndMfu) {
+  fs::path trace = dir_ / "trace.json", results = dir_ / "results.jsonl";
+  auto o = ablate(quick() + "--iterations 5 --profile " + trace.string() + " --out " + results.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_CONTAINS(o.out, "slowest ops");
+  EXPECT_CONTAINS(o.out, "MFU");
+  const std::string json = slurp(trace);
+  ASSERT_EQ(json.rfind("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [", 0), 0u) << json.substr(0, 200);
+  EXPECT_CONTAINS(json, "\"name\": \"step 5\", \"cat\": \"step\"");
+  EXPECT_CONTAINS(json, "\"name\": \"conv2d_forward\", \"cat\": \"op\"");
+  EXPECT_CONTAINS(json, "\"cat\": \"test\"");
+  // conv2d_forward: 5 training steps, and the test pass of 2 batches.
+  std::size_t convs = 0;
+  for (std::size_t p = json.find("\"conv2d_forward\""); p != std::string::npos; p = json.find("\"conv2d_forward\"", p + 1))
+    ++convs;
+  EXPECT_EQ(convs, 2u * (5 + 2)) << "lenet has two convolutions";
+  const std::string record = slurp(results);
+  EXPECT_CONTAINS(record, "\"profile\":[{\"op\":");
+  EXPECT_CONTAINS(record, "\"mfu\":");
+  EXPECT_CONTAINS(record, "\"memory_estimate_bytes\":");
+  EXPECT_EQ(record.find("\"mfu\":0,"), std::string::npos) << "MFU should be measured";
+}
+
+TEST_F(Cli, ABatchBeyondTheMemoryIsRefusedAtOnceWithTheEstimate) {
+  auto o = ablate("run --dataset synthetic --backend reference --iterations 1 --batch 4000000");
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_CONTAINS(o.err, "batch 4000000");
+  EXPECT_CONTAINS(o.err, "GiB");
+  EXPECT_CONTAINS(o.err, "available");
+}

@@ -1,7 +1,7 @@
 // FMA-throughput probe (see fma_probe.h). Each thread runs kChains independent chains
 // acc_i = acc_i * m + c for `iterations` steps: with 16 chains there are enough FMAs in
 // flight for two pipes of latency 4 (Zen 5, Ice Lake and later need >= 8).
-#include "bench/micro/fma_probe.h"
+#include "kernels/peak_flops.h"
 
 #include <immintrin.h>
 #include <omp.h>
@@ -10,8 +10,9 @@
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
-namespace ablate::micro {
+namespace ablate::kernels {
 namespace {
 
 constexpr int kChains = 16;
@@ -71,11 +72,11 @@ volatile float g_sink = 0.0f;  // keeps the chains' results alive
 
 // Best FLOP/s over at least kRepeats runs (and kMinSeconds) of `threads` threads, each
 // running the chains: the best short run is the one that no other process interrupted.
-double probe(int threads) {
+double probe(int threads, int repeats = kRepeats, double min_seconds = kMinSeconds) {
   const double flops_per_thread = 2.0 * kLanes * kChains * static_cast<double>(kIterations);
   const auto begin = std::chrono::steady_clock::now();
   double best = 0.0;
-  for (int r = 0; r < kRepeats || std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() < kMinSeconds; ++r) {
+  for (int r = 0; r < repeats || std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() < min_seconds; ++r) {
     const auto start = std::chrono::steady_clock::now();
     float sum = 0.0f;
 #pragma omp parallel num_threads(threads) reduction(+ : sum)
@@ -105,7 +106,12 @@ PeakFlops measure_peak_flops() {
   return peak;
 }
 
+double measure_peak_flops_at(int threads, double seconds) {
+  if (threads < 1) throw std::invalid_argument("peak FLOP/s probe at " + std::to_string(threads) + " threads");
+  return probe(threads, 8, seconds);
+}
+
 void set_measured_peak(const PeakFlops& peak) { g_peak = peak; }
 const PeakFlops& measured_peak() { return g_peak; }
 
-}  // namespace ablate::micro
+}  // namespace ablate::kernels
