@@ -41,7 +41,11 @@ struct BatchLoader::Impl {
   Impl(const ImageSet& s, Transform t, const LoaderOptions& o)
       : set(s), transform(std::move(t)), options(o),
         order(s.count(), o.batch, o.shuffle, o.seed, o.drop_last, s.name),
-        idx(static_cast<std::size_t>(o.batch)) {}
+        idx(static_cast<std::size_t>(o.batch)) {
+    for (std::int64_t j = 0; j < o.first_batch; ++j) order.next(idx.data());  // skip what was trained
+    position = order.position();
+    produced = consumed = o.first_batch;
+  }
 
   // Fills slot j % 3 with batch j (called for j = 0, 1, 2, ... in order).
   void fill(std::int64_t j) {
@@ -76,6 +80,9 @@ struct BatchLoader::Impl {
 };
 
 BatchLoader::BatchLoader(const ImageSet& set, Transform transform, LoaderOptions options) {
+  if (options.first_batch < 0)
+    throw std::invalid_argument("batch loader for " + set.name + ": first batch " +
+                                std::to_string(options.first_batch) + " is negative");
   if (options.dtype != kernels::DType::f32 && options.dtype != kernels::DType::f64)
     throw std::invalid_argument(std::string("batch loader for ") + set.name + ": precision " +
                                 kernels::dtype_name(options.dtype) + " is not valid; expected f32 or f64");

@@ -41,6 +41,8 @@ struct LoaderOptions {
   bool prefetch = true;
   kernels::DType dtype = kernels::DType::f32;
   bool drop_last = false;        // false: wrap around (Caffe); true: epochs of whole batches
+  std::int64_t first_batch = 0;  // start at batch j of the sequence (a resumed run): the same
+                                 // samples and draws as a loader that returned j batches already
 };
 
 class BatchLoader {

@@ -266,3 +266,35 @@ TEST(BatchLoader, BadOptionsNameTheValue) {
 
 }  // namespace
 }  // namespace ablate::datasets
+
+namespace ablate::datasets {
+namespace {
+
+// A resumed run's loader: starting at batch j gives batch j, j+1, ... of a loader that started
+// at 0 (samples, labels, epochs, position) — with shuffling, wrap-around and a random
+// transform whose draws follow the batch number.
+TEST(BatchLoader, FirstBatchContinuesTheSameSequence) {
+  ImageSet set = id_set(37);
+  set.channels = 1, set.height = 1, set.width = 2;
+  const Transform flip = parse_transform("random_flip", set, 5);
+  for (bool prefetch : {true, false}) {
+    LoaderOptions from_start = options(8, true, 9, prefetch), resumed = from_start;
+    resumed.first_batch = 7;
+    BatchLoader a(set, flip, from_start), b(set, flip, resumed);
+    for (int k = 0; k < 7; ++k) a.next();
+    EXPECT_EQ(a.position(), b.position());
+    for (int k = 7; k < 20; ++k) {
+      Batch x = a.next(), y = b.next();
+      for (std::int64_t i = 0; i < x.x.numel(); ++i) ASSERT_EQ(x.x.at(i), y.x.at(i)) << "batch " << k;
+      for (std::int64_t i = 0; i < 8; ++i) ASSERT_EQ(x.labels.at(i), y.labels.at(i)) << "batch " << k;
+      ASSERT_EQ(x.epoch, y.epoch);
+      ASSERT_EQ(a.position(), b.position());
+    }
+  }
+  LoaderOptions bad = options(8, true);
+  bad.first_batch = -1;
+  EXPECT_THROW(BatchLoader(set, flip, bad), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ablate::datasets
