@@ -35,6 +35,12 @@ class EarlyStopping {
   double best_error() const { return best_error_; }
   std::int64_t best_iteration() const { return best_iteration_; }  // 0-based; -1 before any validation
   double patience() const { return patience_; }
+  // A resumed run's state, as a snapshot saved it.
+  void restore(double patience, double best_error, std::int64_t best_iteration) {
+    patience_ = patience;
+    best_error_ = best_error;
+    best_iteration_ = best_iteration;
+  }
 
  private:
   EarlyStoppingRule rule_;

@@ -9,7 +9,7 @@
 //                time_to_accuracy, early_stopping, peak_rss_bytes, cpu_util, allocator counters
 //   curve        points {iteration, elapsed_s, loss[, test_accuracy, validation_error, train_accuracy]}
 //   profile      per-op calls, seconds and FLOPs (with --profile FILE, whose trace has every span)
-//   status       "completed" or "diverged" (with the error)
+//   status       "completed", "diverged" or "interrupted" (with the error)
 #pragma once
 
 #include <cstdint>

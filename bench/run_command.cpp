@@ -5,6 +5,7 @@
 
 #include "bench/commands.h"
 #include "bench/run_config.h"
+#include "bench/run_snapshot.h"
 #include "bench/training_loop.h"
 #include "datasets/dataset_registry.h"
 
@@ -87,6 +88,7 @@ int run_command(int argc, char** argv) {
   }
   if (result.status != "completed") {
     std::fprintf(stderr, "error: training %s: %s\n", result.status.c_str(), result.error.c_str());
+    if (result.status == "interrupted") return 128 + stop_signal();  // 130 for SIGINT, 143 for SIGTERM
     return 3;
   }
   return 0;

@@ -60,6 +60,9 @@ std::vector<OptionSpec> run_options() {
       {"out", "FILE", "append the result record (one JSON line) to FILE"},
       {"profile", "FILE", "write a Chrome trace (Perfetto, chrome://tracing) of every op and step to FILE"},
       {"no-memory-check", "", "train even if the memory estimate exceeds the available memory"},
+      {"snapshot-every", "N", "write a snapshot every N iterations and at the end (default: only on SIGINT/SIGTERM)"},
+      {"snapshot", "FILE", "the snapshot file (default: ablate-snapshot.ckpt)"},
+      {"resume", "FILE", "continue the run saved in snapshot FILE (same configuration)"},
       {"quiet", "", "print only the summary"},
   };
 }
@@ -218,6 +221,9 @@ void apply_flags(RunConfig& c, const ParsedArgs& args, Origins& origins) {
   if (given("seed", "seed")) c.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0));
   c.out = args.get("out", "");
   c.profile = args.get("profile", "");
+  c.snapshot = args.get("snapshot", c.snapshot);
+  c.snapshot_every = args.get_int("snapshot-every", 0, 0);
+  c.resume = args.get("resume", "");
   c.memory_check = !args.has("no-memory-check");
   c.quiet = args.has("quiet");
 }

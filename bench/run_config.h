@@ -62,6 +62,9 @@ struct RunConfig {
 
   std::string out;               // results file (.jsonl); empty: none
   std::string profile;           // Chrome trace file of every op and step; empty: no profiling
+  std::string snapshot = "ablate-snapshot.ckpt";  // where snapshots go (every N, at the end, on a stop signal)
+  std::int64_t snapshot_every = 0;  // iterations between snapshots; 0: only on a stop signal
+  std::string resume;            // continue the run saved in this snapshot
   bool memory_check = true;      // refuse a run whose memory estimate exceeds what is available
   bool quiet = false;
 };

@@ -3,16 +3,21 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 
 #include "bench/early_stopping.h"
 #include "bench/environment.h"
 #include "bench/evaluation_schedule.h"
+#include "bench/run_snapshot.h"
 #include "bench/text_format.h"
 #include "datasets/loader.h"
+#include "graph/checkpoint_file.h"
+#include "graph/engine_checkpoint.h"
 #include "kernels/peak_flops.h"
 #include "kernels/profiling_backend.h"
 #include "kernels/registry.h"
@@ -67,10 +72,11 @@ class Loop {
     result_.metrics.time_to_accuracy.target = cfg_.target_accuracy;
   }
 
-  void run(datasets::BatchLoader& loader) {
-    start_ = Clock::now();
+  // Trains from iteration `first` (0, or a resumed snapshot's) to the configured length.
+  void run(datasets::BatchLoader& loader, std::int64_t first = 0) {
+    start_ = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seg_.loop_wall_s));
     const std::int64_t progress_every = std::max<std::int64_t>(1, cfg_.iterations / 20);
-    for (it_ = 0; it_ < cfg_.iterations; ++it_) {
+    for (it_ = first; it_ < cfg_.iterations; ++it_) {
       double loss = 0;
       std::optional<double> batch_accuracy;
       std::optional<kernels::TraceRecorder::Span> step_span;
@@ -99,6 +105,17 @@ class Loop {
         result_.curve.push_back({done, seg_.train_s, loss, {}, {}, batch_accuracy});
       if (!cfg_.quiet && (done % progress_every == 0 || done == 1)) progress(done, loss);
       evaluate_after(done);
+      step_span.reset();
+      if (cfg_.snapshot_every > 0 && done % cfg_.snapshot_every == 0 && done < cfg_.iterations) write_snapshot(done);
+      if (const int sig = stop_signal()) {
+        seg_.loop_wall_s = seconds_since(start_);
+        write_snapshot(done);
+        result_.status = "interrupted";
+        result_.error = std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") + " after iteration " + std::to_string(done) +
+                        "; snapshot " + cfg_.snapshot + " (continue with --resume " + cfg_.snapshot + ")";
+        ++it_;
+        break;
+      }
       if (stopping_.should_stop(it_)) {
         stopped_early_ = true;
         if (!cfg_.quiet) std::printf("early stop at iteration %lld: patience %g reached\n", static_cast<long long>(done), stopping_.patience());
@@ -114,7 +131,85 @@ class Loop {
         test(it_, false);
       }
       seg_.final_test_s = last_test_.seconds;
+      if (cfg_.snapshot_every > 0) write_snapshot(it_);
     }
+  }
+
+  // The engine's state and the loop's (run_snapshot.h), written atomically to cfg.snapshot.
+  void write_snapshot(std::int64_t done) {
+    graph::Checkpoint c;
+    graph::capture_engine_state(*run_.engine, c);
+    auto& m = c.metadata;
+    m["fingerprint"] = snapshot_fingerprint(cfg_);
+    m["iteration"] = std::to_string(done);
+    m["curve"] = encode_curve(result_.curve);
+    m["train_s"] = exact(seg_.train_s);
+    m["batch_eval_s"] = exact(seg_.batch_eval_s);
+    m["validation_s"] = exact(seg_.validation_s);
+    m["protocol_test_s"] = exact(seg_.protocol_test_s);
+    m["protocol_tests"] = std::to_string(seg_.protocol_tests);
+    m["loop_wall_s"] = exact(seconds_since(start_));
+    m["last_loss"] = exact(last_loss_);
+    m["last_test_accuracy"] = exact(last_test_.accuracy);
+    m["last_test_loss"] = exact(last_test_.loss);
+    m["last_test_iteration"] = std::to_string(last_test_iteration_);
+    m["test_total_s"] = exact(test_total_s_);
+    m["test_passes"] = std::to_string(test_passes_);
+    m["validations"] = std::to_string(validations_);
+    m["test_at_best"] = test_at_best_ ? exact(*test_at_best_) : "nan";
+    m["patience"] = exact(stopping_.patience());
+    m["best_error"] = exact(stopping_.best_error());
+    m["best_iteration"] = std::to_string(stopping_.best_iteration());
+    const TimeToAccuracy& t = result_.metrics.time_to_accuracy;
+    m["tta_reached"] = t.reached ? "1" : "0";
+    m["tta_iteration"] = std::to_string(t.iteration);
+    m["tta_train_s"] = exact(t.train_s);
+    m["tta_framework_train_s"] = exact(t.framework_train_s);
+    m["tta_accuracy"] = exact(t.accuracy);
+    graph::write_checkpoint(cfg_.snapshot, c);
+    if (!cfg_.quiet) {
+      std::printf("snapshot after iteration %lld: %s\n", static_cast<long long>(done), cfg_.snapshot.c_str());
+      std::fflush(stdout);
+    }
+    // Crash tests: ABLATE_KILL_AFTER_SNAPSHOT=N kills the process (SIGKILL, nothing flushed or
+    // cleaned up) right after the snapshot of iteration N, as a power cut would.
+    if (const char* kill_at = std::getenv("ABLATE_KILL_AFTER_SNAPSHOT"); kill_at && std::atoll(kill_at) == done)
+      std::raise(SIGKILL);
+  }
+
+  // Restores the loop's state from a snapshot (the engine's is restored by the caller);
+  // returns the iteration to continue from.
+  std::int64_t restore(const graph::Checkpoint& c, const std::string& name) {
+    const auto& m = c.metadata;
+    result_.curve = decode_curve(c.meta("curve"), name);
+    seg_.train_s = meta_double(m, "train_s", name);
+    seg_.batch_eval_s = meta_double(m, "batch_eval_s", name);
+    seg_.validation_s = meta_double(m, "validation_s", name);
+    seg_.protocol_test_s = meta_double(m, "protocol_test_s", name);
+    seg_.protocol_tests = meta_int(m, "protocol_tests", name);
+    seg_.loop_wall_s = meta_double(m, "loop_wall_s", name);
+    last_loss_ = meta_double(m, "last_loss", name);
+    last_test_.accuracy = meta_double(m, "last_test_accuracy", name);
+    last_test_.loss = meta_double(m, "last_test_loss", name);
+    last_test_iteration_ = meta_int(m, "last_test_iteration", name);
+    test_total_s_ = meta_double(m, "test_total_s", name);
+    test_passes_ = meta_int(m, "test_passes", name);
+    validations_ = meta_int(m, "validations", name);
+    const double at_best = meta_double(m, "test_at_best", name);
+    if (!std::isnan(at_best)) test_at_best_ = at_best;
+    stopping_.restore(meta_double(m, "patience", name), meta_double(m, "best_error", name),
+                      meta_int(m, "best_iteration", name));
+    TimeToAccuracy& t = result_.metrics.time_to_accuracy;
+    t.reached = meta_int(m, "tta_reached", name) != 0;
+    t.iteration = meta_int(m, "tta_iteration", name);
+    t.train_s = meta_double(m, "tta_train_s", name);
+    t.framework_train_s = meta_double(m, "tta_framework_train_s", name);
+    t.accuracy = meta_double(m, "tta_accuracy", name);
+    const std::int64_t iteration = meta_int(m, "iteration", name);
+    if (iteration < 0 || iteration > cfg_.iterations)
+      throw std::invalid_argument("snapshot " + name + " is at iteration " + std::to_string(iteration) +
+                                  ", outside this run's " + std::to_string(cfg_.iterations) + " iterations");
+    return iteration;
   }
 
   void fill_metrics() {
@@ -396,7 +491,18 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   result.environment = capture_environment();
   fill_resolved(*run, result.resolved);
 
+  Loop loop(*run, result);
+  std::int64_t first = 0;
+  if (!cfg.resume.empty()) {
+    const graph::Checkpoint snapshot = graph::read_checkpoint(cfg.resume);
+    check_fingerprint(snapshot.meta("fingerprint"), cfg, cfg.resume);
+    graph::restore_engine_state(*run->engine, snapshot);
+    first = loop.restore(snapshot, cfg.resume);
+    result.resolved["resumed_from"] = cfg.resume + " at iteration " + std::to_string(first);
+  }
+
   datasets::LoaderOptions lo;
+  lo.first_batch = first;
   lo.batch = cfg.batch;
   lo.shuffle = cfg.shuffle;
   lo.seed = cfg.seed;
@@ -421,8 +527,10 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   kernels::cpu_allocator().reset_peak();
   auto alloc_before = kernels::cpu_allocator().stats();
   monitor.start();
-  Loop loop(*run, result);
-  loop.run(loader);
+  install_stop_handlers();
+  if (!cfg.quiet && first > 0)
+    std::printf("resuming from %s at iteration %lld\n", cfg.resume.c_str(), static_cast<long long>(first));
+  loop.run(loader, first);
   ResourceSummary usage = monitor.stop();
   auto alloc_after = kernels::cpu_allocator().stats();
 
