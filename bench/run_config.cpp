@@ -60,6 +60,7 @@ std::vector<OptionSpec> run_options() {
       {"out", "FILE", "append the result record (one JSON line) to FILE"},
       {"profile", "FILE", "write a Chrome trace (Perfetto, chrome://tracing) of every op and step to FILE"},
       {"no-memory-check", "", "train even if the memory estimate exceeds the available memory"},
+      {"deterministic", "", "bit-identical repeated runs (same seed): an error if the backend cannot promise it"},
       {"snapshot-every", "N", "write a snapshot every N iterations and at the end (default: only on SIGINT/SIGTERM)"},
       {"snapshot", "FILE", "the snapshot file (default: ablate-snapshot.ckpt)"},
       {"resume", "FILE", "continue the run saved in snapshot FILE (same configuration)"},
@@ -225,6 +226,7 @@ void apply_flags(RunConfig& c, const ParsedArgs& args, Origins& origins) {
   c.snapshot_every = args.get_int("snapshot-every", 0, 0);
   c.resume = args.get("resume", "");
   c.memory_check = !args.has("no-memory-check");
+  c.deterministic = args.has("deterministic");
   c.quiet = args.has("quiet");
 }
 

@@ -65,7 +65,8 @@ struct RunConfig {
   std::string snapshot = "ablate-snapshot.ckpt";  // where snapshots go (every N, at the end, on a stop signal)
   std::int64_t snapshot_every = 0;  // iterations between snapshots; 0: only on a stop signal
   std::string resume;            // continue the run saved in this snapshot
-  bool memory_check = true;      // refuse a run whose memory estimate exceeds what is available
+  bool memory_check = true;
+  bool deterministic = false;    // ask the backend for bit-identical repeated runs      // refuse a run whose memory estimate exceeds what is available
   bool quiet = false;
 };
 

@@ -450,6 +450,9 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
   resolve_length(cfg, run->data.train.count());
 
   run->backend = kernels::make_backend(cfg.backend, cfg.threads);
+  if (cfg.deterministic && !run->backend->make_deterministic())
+    throw std::invalid_argument("--deterministic: backend '" + cfg.backend + "' cannot promise bit-identical runs (" +
+                                run->backend->library_version() + ")");
   run->spec = models::load_model(cfg.model);
   // Statistics of fitted rules (mean image, global standardisation) come from the training
   // part only: the validation images were held out above.
@@ -542,6 +545,7 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   m.tensor_allocations = alloc_after.allocations - alloc_before.allocations;
   result.resources = monitor.samples();
   result.engine = run->engine->report();
+  for (const auto& [name, value] : run->backend->choices()) result.resolved["backend." + name] = value;
   fill_mfu(*run, peak_flops, m);
   m.memory_estimate_bytes =
       models::estimate_training_memory(run->spec, cfg.batch, run->dtype, cfg.optimizer.type).total();

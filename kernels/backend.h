@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kernels/op_params.h"
 #include "kernels/tensor.h"
@@ -29,6 +31,13 @@ class Backend {
   virtual void synchronize() {}
   // Whether repeated runs give bit-identical results at this thread setting.
   virtual bool deterministic() const { return true; }
+  // Asks for bit-identical repeated runs (`--deterministic`): a backend that can switches to
+  // its deterministic choices (oneDNN: a fixed convolution layout instead of timing them;
+  // cuDNN: deterministic algorithms); returns whether it can promise them now.
+  virtual bool make_deterministic() { return deterministic(); }
+  // What the backend chose that a result should record, as (name, value): the convolution
+  // mode, oneDNN's layouts, cuDNN's algorithms and workspaces.
+  virtual std::vector<std::pair<std::string, std::string>> choices() const { return {}; }
 
   // --- GEMM: c = alpha * op(a) * op(b) + beta * c; a, b, c are 2-D --------------------------
   virtual void gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b,

@@ -29,6 +29,8 @@ class ProfilingBackend final : public Backend {
   Allocator& allocator() override { return inner_.allocator(); }
   void synchronize() override { inner_.synchronize(); }
   bool deterministic() const override { return inner_.deterministic(); }
+  bool make_deterministic() override { return inner_.make_deterministic(); }
+  std::vector<std::pair<std::string, std::string>> choices() const override { return inner_.choices(); }
 
   void gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,
             Tensor& c) override;

@@ -20,6 +20,9 @@ class CpuBackend : public Backend {
   // (ABLATE_CONV_MODE). The omp_* modes keep the library single-threaded.
   void set_conv_mode(ConvMode mode);
   ConvMode conv_mode() const { return conv_mode_; }
+  std::vector<std::pair<std::string, std::string>> choices() const override {
+    return {{"conv_mode", conv_mode_name(conv_mode_)}};
+  }
 
   void set_threads(int threads) override;
   int threads() const override { return threads_; }

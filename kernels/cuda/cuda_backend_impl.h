@@ -54,6 +54,11 @@ class CudaBackend final : public Backend {
   void synchronize() override;
   bool deterministic() const override { return deterministic_; }
   void set_deterministic(bool on) { deterministic_ = on; conv_choices_.clear(); }
+  bool make_deterministic() override {
+    set_deterministic(true);
+    return true;
+  }
+  std::vector<std::pair<std::string, std::string>> choices() const override;
   // "fwd <geometry>: algo 1, workspace 0 B" lines, one per convolution geometry chosen so far.
   std::vector<std::string> conv_algorithms() const;
 

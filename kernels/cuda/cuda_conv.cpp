@@ -87,6 +87,14 @@ std::vector<std::string> CudaBackend::conv_algorithms() const {
   return lines;
 }
 
+std::vector<std::pair<std::string, std::string>> CudaBackend::choices() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [key, c] : conv_choices_)
+    out.emplace_back("cudnn " + key, "algo " + std::to_string(c.algorithm) + ", workspace " +
+                                         std::to_string(c.workspace_bytes) + " B" + (c.deterministic ? ", deterministic" : ""));
+  return out;
+}
+
 // forward: a = x, b = w, out = y; backward_data: a = dy, b = w, out = dx;
 // backward_filter: a = x, b = dy, out = dw. Shapes are of x (already padded), w and y.
 void CudaBackend::run_conv(ConvPass pass, DType dtype, const Shape& x_shape, const Shape& w_shape, const Shape& y_shape,

@@ -47,6 +47,21 @@ std::string OnednnBackend::library_version() const {
   return text;
 }
 
+bool OnednnBackend::make_deterministic() {
+  if (options_.conv_layout == ConvLayout::autotune) {
+    if (cache_.size() > 0) return false;  // layouts were already timed and chosen
+    options_.conv_layout = ConvLayout::plain;
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> OnednnBackend::choices() const {
+  std::vector<std::pair<std::string, std::string>> out = CpuBackend::choices();
+  out.emplace_back("conv_layout_setting", conv_layout_name(options_.conv_layout));
+  for (const auto& [key, layout] : conv_layouts()) out.emplace_back("conv " + key, layout);
+  return out;
+}
+
 // CpuBackend::set_threads has set OpenMP's count for this thread (oneDNN's primitives and
 // dnnl_sgemm run on OpenMP); OpenBLAS (f64 dgemm) keeps its own pool.
 void OnednnBackend::set_library_threads(int threads) { openblas_set_num_threads(threads); }

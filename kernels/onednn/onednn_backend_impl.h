@@ -43,6 +43,10 @@ class OnednnBackend : public cpu::CpuBackend {
   std::string library_version() const override;
   // Autotuned convolution layouts are chosen by timing, so they may differ between runs.
   bool deterministic() const override { return options_.conv_layout != ConvLayout::autotune; }
+  // Deterministic: the plain layout instead of timing the layouts (before any convolution ran).
+  bool make_deterministic() override;
+  // The conv mode of the shared loops and each cached convolution's layout.
+  std::vector<std::pair<std::string, std::string>> choices() const override;
   const OnednnOptions& options() const { return options_; }
 
   // Cache counters: entries built (primitive descriptors + primitives) and cache hits.

@@ -216,3 +216,26 @@ TEST_F(Cli, ABatchBeyondTheMemoryIsRefusedAtOnceWithTheEstimate) {
   EXPECT_CONTAINS(o.err, "GiB");
   EXPECT_CONTAINS(o.err, "available");
 }
+
+TEST_F(Cli, DeterministicRunsRepeatBitForBitAndRecordTheBackendsChoices) {
+  fs::path a = dir_ / "a.jsonl", b = dir_ / "b.jsonl";
+  const std::string run = "run --dataset synthetic --backend onednn --threads 2 --iterations 20 --batch 16 "
+                          "--test-batch 50 --test-iterations 1 --deterministic --quiet --out ";
+  ASSERT_EQ(ablate(run + a.string()).exit_code, 0);
+  ASSERT_EQ(ablate(run + b.string()).exit_code, 0);
+  auto curve_of = [](const std::string& record) { return record.substr(record.find("\"curve\"")); };
+  const std::string ra = slurp(a), rb = slurp(b);
+  // The curve (losses at 1, 10, 20) and the final accuracy are the same to the last digit;
+  // elapsed times differ, so compare the losses only.
+  auto losses = [](const std::string& curve) {
+    std::string out;
+    for (std::size_t p = curve.find("\"loss\":"); p != std::string::npos; p = curve.find("\"loss\":", p + 1))
+      out += curve.substr(p, curve.find_first_of(",}", p) - p) + " ";
+    return out;
+  };
+  EXPECT_EQ(losses(curve_of(ra)), losses(curve_of(rb)));
+  EXPECT_FALSE(losses(curve_of(ra)).empty());
+  EXPECT_CONTAINS(ra, "\"deterministic\":\"true\"");
+  EXPECT_CONTAINS(ra, "\"backend.conv_layout_setting\":\"plain\"");
+  EXPECT_CONTAINS(ra, "\"backend.conv_mode\":");
+}
