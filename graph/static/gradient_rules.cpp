@@ -1,0 +1,106 @@
+// The gradient rules of the differentiable ops (see gradient_rules.h).
+#include "graph/static/gradient_rules.h"
+
+#include <stdexcept>
+
+namespace ablate::graph::static_graph {
+namespace {
+
+class Rule {
+ public:
+  Rule(Graph& g, int id, const std::vector<Value>& dout, const std::vector<bool>& wanted)
+      : g_(g), id_(id), n_(g.node(id)), dout_(dout), wanted_(wanted), grads_(n_.inputs.size()) {}
+
+  std::vector<Value> run();
+
+ private:
+  Value x(std::size_t k) const { return n_.inputs[k]; }
+  Value y(int k = 0) const { return {id_, k}; }
+  Value dy() const { return dout_[0]; }
+  bool want(std::size_t k) const { return k < wanted_.size() && wanted_[k]; }
+  Value emit(OpKind op, std::vector<Value> inputs, Attrs a = {}, int output = 0) {
+    return g_.out(g_.add(op, "grad/" + n_.name + "/" + op_name(op), std::move(inputs), std::move(a)), output);
+  }
+  Attrs with_shape(Value v) const {
+    Attrs a = n_.attrs;
+    a.shape = g_.type(v).shape;
+    a.dtype = g_.type(v).dtype;
+    return a;
+  }
+  // Weight (and bias) gradients of conv2d, conv2d_map and linear: one node, outputs dw[, db].
+  void weights(OpKind op, std::vector<Value> inputs, std::size_t bias_slot) {
+    if (!want(1) && !want(bias_slot)) return;
+    Attrs a = with_shape(x(1));
+    a.bias = n_.inputs.size() > bias_slot;
+    const int id = g_.add(op, "grad/" + n_.name + "/" + op_name(op), std::move(inputs), a);
+    grads_[1] = g_.out(id, 0);
+    if (a.bias) grads_[bias_slot] = g_.out(id, 1);
+  }
+  // The gradient of a batch-mean loss: g / N.
+  Value mean_gradient() {
+    Attrs a;
+    a.alpha = 1.0 / static_cast<double>(g_.type(x(0)).shape[0]);
+    return g_.out(g_.add(OpKind::scalar_scale, "grad/" + n_.name + "/mean", {dout_[0]}, a));
+  }
+
+  Graph& g_;
+  int id_;
+  Node n_;  // a copy: adding nodes may move the graph's storage
+  const std::vector<Value>& dout_;
+  const std::vector<bool>& wanted_;
+  std::vector<Value> grads_;
+};
+
+std::vector<Value> Rule::run() {
+  const OpKind op = n_.op;
+  switch (op) {
+    case OpKind::conv2d:
+      if (want(0)) grads_[0] = emit(OpKind::conv2d_grad_input, {dy(), x(1)}, with_shape(x(0)));
+      weights(OpKind::conv2d_grad_filter, {x(0), dy()}, 2);
+      break;
+    case OpKind::conv2d_map:
+      if (want(0)) grads_[0] = emit(OpKind::conv2d_map_grad_input, {dy(), x(1), x(2)}, with_shape(x(0)));
+      weights(OpKind::conv2d_map_grad_filter, {x(0), dy(), x(2)}, 3);
+      break;
+    case OpKind::linear:
+      if (want(0)) grads_[0] = emit(OpKind::linear_grad_input, {dy(), x(1)}, with_shape(x(0)));
+      weights(OpKind::linear_grad_weight, {x(0), dy()}, 2);
+      break;
+    case OpKind::bias_add:
+      grads_[0] = dy();
+      if (want(1)) grads_[1] = emit(OpKind::bias_grad, {dy()});
+      break;
+    case OpKind::pool2d: grads_[0] = emit(OpKind::pool2d_grad, {x(0), y(0), dy(), y(1)}, n_.attrs); break;
+    case OpKind::lrn: grads_[0] = emit(OpKind::lrn_grad, {x(0), y(0), dy(), y(1)}, n_.attrs); break;
+    case OpKind::activation: grads_[0] = emit(OpKind::activation_grad, {y(), dy()}, n_.attrs); break;
+    case OpKind::log_softmax: grads_[0] = emit(OpKind::log_softmax_grad, {y(), dy()}); break;
+    case OpKind::mul:
+      if (want(0)) grads_[0] = emit(OpKind::mul, {dy(), x(1)});
+      if (want(1)) grads_[1] = emit(OpKind::mul, {dy(), x(0)});
+      break;
+    case OpKind::add:
+      grads_[0] = grads_[1] = dy();
+      break;
+    case OpKind::scale: grads_[0] = emit(OpKind::scale, {dy()}, n_.attrs); break;
+    case OpKind::softmax_xent:
+      if (dout_.size() > 1 && dout_[1].valid())
+        throw std::invalid_argument("static graph: node '" + n_.name + "': the gradient of its prob output is not built");
+      grads_[0] = emit(OpKind::softmax_xent_grad, {y(1), x(1), mean_gradient()});
+      break;
+    case OpKind::nll: grads_[0] = emit(OpKind::nll_grad, {x(1), mean_gradient()}, with_shape(x(0))); break;
+    default:
+      throw std::invalid_argument("static graph: node '" + n_.name + "' (" + op_name(op) + ") has no gradient rule");
+  }
+  for (std::size_t k = 0; k < grads_.size(); ++k)
+    if (!want(k)) grads_[k] = {};
+  return grads_;
+}
+
+}  // namespace
+
+std::vector<Value> input_gradients(Graph& graph, int node, const std::vector<Value>& dout,
+                                   const std::vector<bool>& wanted) {
+  return Rule(graph, node, dout, wanted).run();
+}
+
+}  // namespace ablate::graph::static_graph
