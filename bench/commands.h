@@ -6,5 +6,6 @@ namespace ablate::bench {
 int run_command(int argc, char** argv);    // ablate run: train and test one configuration
 int bench_command(int argc, char** argv);  // ablate bench: training images/s per backend and threads
 int list_command(int argc, char** argv);   // ablate list: backends, strategies, models, presets, data sets
+int graph_command(int argc, char** argv);  // ablate graph: the static strategy's graph before and after its passes, as dot
 
 }  // namespace ablate::bench

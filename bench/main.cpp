@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     if (command == "run") return ablate::bench::run_command(argc - 2, argv + 2);
     if (command == "bench") return ablate::bench::bench_command(argc - 2, argv + 2);
     if (command == "list") return ablate::bench::list_command(argc - 2, argv + 2);
+    if (command == "graph") return ablate::bench::graph_command(argc - 2, argv + 2);
     std::fprintf(stderr, "error: unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 1;
   } catch (const std::exception& e) {

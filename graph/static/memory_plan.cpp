@@ -60,6 +60,53 @@ bool plannable(const Graph& g, int id, int output, const std::set<Value>& fetche
   return !t.host && !t.opaque && t.dtype == g.dtype() && !fetched.count(Value{id, output});
 }
 
+// ggml's graph allocator: walking the execution order, a group takes the best-fitting freed
+// block when its producer runs and gives it back after its last reader. Returns the arena size.
+std::int64_t place_in_order(std::vector<BufferGroup>& groups, std::size_t positions) {
+  FreeList arena;
+  std::vector<std::vector<std::size_t>> starting(positions), ending(positions);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    starting[static_cast<std::size_t>(groups[i].first)].push_back(i);
+    ending[static_cast<std::size_t>(groups[i].last)].push_back(i);
+  }
+  for (std::size_t p = 0; p < positions; ++p) {
+    for (std::size_t i : starting[p]) groups[i].offset = arena.allocate(groups[i].bytes);
+    for (std::size_t i : ending[p]) arena.release(groups[i].offset, groups[i].bytes);
+  }
+  return arena.end();
+}
+
+// TensorFlow Lite's greedy-by-size placement: the largest groups first, each at the
+// smallest gap between the groups already placed that are live at the same time, which
+// fragments less when one big tensor outlives many small ones. Returns the arena size.
+std::int64_t place_by_size(std::vector<BufferGroup>& groups) {
+  std::vector<std::size_t> by_size(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) by_size[i] = i;
+  std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t a, std::size_t b) { return groups[a].bytes > groups[b].bytes; });
+  std::vector<std::size_t> placed;
+  std::int64_t arena = 0;
+  for (std::size_t i : by_size) {
+    BufferGroup& g = groups[i];
+    std::vector<std::size_t> live;
+    for (std::size_t j : placed)
+      if (groups[j].first <= g.last && g.first <= groups[j].last) live.push_back(j);
+    std::sort(live.begin(), live.end(), [&](std::size_t a, std::size_t b) { return groups[a].offset < groups[b].offset; });
+    std::int64_t end = 0, best = -1, best_gap = 0;
+    for (std::size_t j : live) {
+      const std::int64_t gap = groups[j].offset - end;
+      if (gap >= g.bytes && (best < 0 || gap < best_gap)) {
+        best = end;
+        best_gap = gap;
+      }
+      end = std::max(end, groups[j].offset + groups[j].bytes);
+    }
+    g.offset = best >= 0 ? best : end;
+    arena = std::max(arena, g.offset + g.bytes);
+    placed.push_back(i);
+  }
+  return arena;
+}
+
 }  // namespace
 
 MemoryPlan plan_memory(const Graph& g, const std::vector<int>& order, bool reuse) {
@@ -79,7 +126,7 @@ MemoryPlan plan_memory(const Graph& g, const std::vector<int>& order, bool reuse
     for (int k = 0; k < static_cast<int>(n.outputs.size()); ++k) {
       if (!plannable(g, id, k, fetched)) continue;
       int joined = -1;
-      if (k == 0 && n.inplace_input >= 0) {
+      if (reuse && k == 0 && n.inplace_input >= 0) {
         const Value in = n.inputs[static_cast<std::size_t>(n.inplace_input)];
         joined = plan.group[static_cast<std::size_t>(in.node)][static_cast<std::size_t>(in.output)];
       }
@@ -99,20 +146,27 @@ MemoryPlan plan_memory(const Graph& g, const std::vector<int>& order, bool reuse
     }
   }
 
-  // Offsets: greedy in execution order, or one block each.
-  FreeList arena;
-  std::vector<std::vector<int>> starting(order.size()), ending(order.size());
-  for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
-    starting[static_cast<std::size_t>(plan.groups[gi].first)].push_back(static_cast<int>(gi));
-    ending[static_cast<std::size_t>(plan.groups[gi].last)].push_back(static_cast<int>(gi));
-    plan.unplanned_bytes += plan.groups[gi].bytes;
+  for (const BufferGroup& group : plan.groups)
+    plan.unplanned_bytes += group.bytes * static_cast<std::int64_t>(group.members.size());
+  if (!reuse) {
+    for (BufferGroup& group : plan.groups) {
+      group.offset = plan.arena_bytes;
+      plan.arena_bytes += group.bytes;
+    }
+    plan.placement = "none";
+    return plan;
   }
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    for (int gi : starting[i]) plan.groups[static_cast<std::size_t>(gi)].offset = arena.allocate(plan.groups[static_cast<std::size_t>(gi)].bytes);
-    if (reuse)
-      for (int gi : ending[i]) arena.release(plan.groups[static_cast<std::size_t>(gi)].offset, plan.groups[static_cast<std::size_t>(gi)].bytes);
+  // Offsets: both placements, keeping the smaller arena (in order on a tie).
+  std::vector<BufferGroup> by_size = plan.groups;
+  const std::int64_t in_order_bytes = place_in_order(plan.groups, order.size());
+  const std::int64_t by_size_bytes = place_by_size(by_size);
+  plan.arena_bytes = in_order_bytes;
+  plan.placement = "in_order";
+  if (by_size_bytes < in_order_bytes) {
+    plan.groups = std::move(by_size);
+    plan.arena_bytes = by_size_bytes;
+    plan.placement = "by_size";
   }
-  plan.arena_bytes = arena.end();
 
   // Orderings: a group that reuses an earlier group's bytes is written after that group's
   // producers and readers have run.

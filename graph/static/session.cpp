@@ -25,6 +25,7 @@ Session::Session(Graph graph, kernels::Backend& backend, VariableStore& store, c
   for (const auto& [before, after] : plan_.orderings) add_control(graph_.node(after), before);
   stats_.planned_bytes = plan_.arena_bytes;
   stats_.unplanned_bytes = plan_.unplanned_bytes;
+  stats_.placement = plan_.placement;
 
   std::vector<int> position(static_cast<std::size_t>(graph_.size()), -1);
   for (std::size_t i = 0; i < order_.size(); ++i) position[static_cast<std::size_t>(order_[i])] = static_cast<int>(i);

@@ -32,6 +32,7 @@ struct SessionStats {
   bool memory_planning = true;
   std::int64_t planned_bytes = 0;    // the arena the plan needs
   std::int64_t unplanned_bytes = 0;  // every transient tensor in a buffer of its own
+  std::string placement;             // the memory plan's placement: in_order, by_size, none
   std::int64_t held_bytes = 0;       // every tensor the session holds (arena, feeds, fetches,
                                      // workspaces once a run has sized them), not the variables
   int orderings = 0;                 // control edges compiling added

@@ -103,6 +103,7 @@ class StaticEngine final : public Engine {
     for (const std::string& p : pass_names()) (pass_enabled(options_.disabled_passes, p) ? on : off).push_back(p);
     r.settings.emplace_back("passes_on", joined(on));
     r.settings.emplace_back("passes_off", joined(off));
+    r.settings.emplace_back("memory_placement", st.placement);
     r.settings.emplace_back("executor", options_.executor);
     r.settings.emplace_back("inter_op_threads", std::to_string(options_.inter_op_threads));
     return r;
