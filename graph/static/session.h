@@ -35,7 +35,7 @@ struct SessionStats {
   std::string placement;             // the memory plan's placement: in_order, by_size, none
   std::int64_t held_bytes = 0;       // every tensor the session holds (arena, feeds, fetches,
                                      // workspaces once a run has sized them), not the variables
-  int orderings = 0;                 // control edges compiling added
+  int orderings = 0;                 // control edges of the compiled graph
 };
 
 class Session {

@@ -2,17 +2,18 @@
 // (models::make_initial_parameters), one sequence of seeded batches. Caffe's LeNet (the zoo)
 // with Caffe's SGD, and TensorFlow's MNIST model (written inline until the zoo has tf-mnist;
 // dropout included: every strategy derives its masks from the seed, the layer and the
-// iteration) with Adam: the losses agree to 1e-9 relative in f64 on the reference backend and
+// iteration) with Adam, and each with the other optimizer: the losses agree to 1e-9 relative in f64 on the reference backend and
 // to 1e-3 in f32 on eigen, openblas and onednn. The static engine's sequential and parallel
 // executors give identical losses.
 //
 // Length: the whole suite must stay fast on a shared 2-core machine, where one TF-MNIST step
 // costs ~0.2 s on the reference backend's plain loops and ~40 ms on a BLAS. By default LeNet
 // runs 200 steps of one image (f64 on openblas, f32 on every fast backend; 20 steps on
-// reference) and TF-MNIST a few steps; ABLATE_STATIC_LONG=1 runs every case for 200 steps of
-// two images (several minutes), the full check.
+// reference) and TF-MNIST a few steps; ABLATE_STATIC_LONG=1 runs every case, both optimizers
+// on both models, for 200 steps of two images on every backend (about ten minutes), the full check.
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,12 @@ struct Steps {
   int inter_op_threads = 1;
 };
 
-std::vector<double> losses(const std::string& strategy, const Case& c, const Steps& r) {
-  auto backend = kernels::make_backend(r.backend, 1);
+// `shared`: a backend to reuse (oneDNN's autotuned convolution layouts, chosen by timing,
+// then stay the same between runs); otherwise a fresh one.
+std::vector<double> losses(const std::string& strategy, const Case& c, const Steps& r, kernels::Backend* shared = nullptr) {
+  std::unique_ptr<kernels::Backend> own;
+  if (!shared) own = kernels::make_backend(r.backend, 1);
+  kernels::Backend* backend = shared ? shared : own.get();
   const models::ModelSpec spec = model_of(c);
   EngineOptions options = c.adam ? testing::adam_options(r.batch, r.dtype) : testing::caffe_sgd_options(r.batch, r.dtype);
   options.executor = r.executor;
@@ -96,28 +101,47 @@ TEST(StaticEquivalence, TfMnistAdamMatchesLayerwiseInF64) {
   expect_equivalent({"tf-mnist", true}, {"openblas", kernels::DType::f64, steps(10), batch()}, 1e-9);
 }
 
+// Each model with the other framework's optimizer too.
+TEST(StaticEquivalence, LenetAdamAndTfMnistCaffeSgdMatchLayerwiseInF64) {
+  if (long_run()) {
+    expect_equivalent({"lenet", true}, {"reference", kernels::DType::f64, 200, batch()}, 1e-9);
+    expect_equivalent({"tf-mnist", false}, {"reference", kernels::DType::f64, 200, batch()}, 1e-9);
+  }
+  expect_equivalent({"lenet", true}, {"openblas", kernels::DType::f64, steps(40), batch()}, 1e-9);
+  expect_equivalent({"tf-mnist", false}, {"openblas", kernels::DType::f64, steps(3), batch()}, 1e-9);
+}
+
 TEST(StaticEquivalence, BothModelsMatchLayerwiseInF32OnEveryFastBackend) {
   const auto names = fast_backends();
   EXPECT_GE(names.size(), 3u) << "expected eigen, openblas and onednn in this build";
   for (const std::string& name : names) {
     expect_equivalent({"lenet", false}, {name, kernels::DType::f32, 200, batch()}, 1e-3);
     expect_equivalent({"tf-mnist", true}, {name, kernels::DType::f32, steps(6), batch()}, 1e-3);
+    if (long_run()) {
+      expect_equivalent({"lenet", true}, {name, kernels::DType::f32, 200, batch()}, 1e-3);
+      expect_equivalent({"tf-mnist", false}, {name, kernels::DType::f32, 200, batch()}, 1e-3);
+    }
   }
 }
 
 TEST(StaticEquivalence, SequentialAndParallelExecutorsGiveIdenticalLosses) {
-  for (const Case& c : {Case{"lenet", false}, Case{"tf-mnist", true}}) {
-    Steps r{"openblas", kernels::DType::f32, steps(c.model == "lenet" ? 30 : 3), 2};
-    const std::vector<double> sequential = losses("static", c, r);
-    for (int threads : {1, 2}) {
-      r.executor = "parallel";
-      r.inter_op_threads = threads;
-      const std::vector<double> parallel = losses("static", c, r);
-      ASSERT_EQ(parallel.size(), sequential.size());
-      for (std::size_t t = 0; t < parallel.size(); ++t)
-        ASSERT_EQ(parallel[t], sequential[t]) << c.model << ", " << threads << " inter-op threads, step " << t;
+  for (const std::string& backend : fast_backends())
+    for (const Case& c : {Case{"lenet", false}, Case{"tf-mnist", true}}) {
+      const bool main_case = backend == "openblas";
+      if (!main_case && c.model != "lenet" && !long_run()) continue;
+      Steps r{backend, kernels::DType::f32, steps(c.model == "lenet" ? (main_case ? 30 : 8) : 2), 2};
+      auto shared = kernels::make_backend(backend, 1);
+      const std::vector<double> sequential = losses("static", c, r, shared.get());
+      for (int threads : {1, 2, 3}) {
+        if (threads != 2 && !main_case) continue;
+        r.executor = "parallel";
+        r.inter_op_threads = threads;
+        const std::vector<double> parallel = losses("static", c, r, shared.get());
+        ASSERT_EQ(parallel.size(), sequential.size());
+        for (std::size_t t = 0; t < parallel.size(); ++t)
+          ASSERT_EQ(parallel[t], sequential[t]) << c.model << " on " << backend << ", " << threads << " inter-op threads, step " << t;
+      }
     }
-  }
 }
 
 }  // namespace
