@@ -68,7 +68,7 @@ bool fuse_one(Graph& g) {
     for (int slot : chain_slots(n)) {
       const Value v = n.inputs[static_cast<std::size_t>(slot)];
       const Node& p = g.node(v.node);
-      if (!fusable(p) || !p.control.empty() || v.output != 0 || fetched.count(v)) continue;
+      if (!fusable(p) || !p.control.empty() || v.output != 0 || fetched.count(v) || g.type(v).host) continue;
       if (uses[static_cast<std::size_t>(v.node)][0].size() != 1) continue;
       if (g.type(v).shape != n.outputs[0].shape || g.type(v).dtype != n.outputs[0].dtype) continue;
       const int p_slot = chain_slots(p).front();

@@ -36,6 +36,26 @@ class Rule {
     grads_[1] = g_.out(id, 0);
     if (a.bias) grads_[bias_slot] = g_.out(id, 1);
   }
+  // C = alpha A' B' + beta C0 with A' = op(A), B' = op(B):
+  //   dA = alpha dC B'^T (A not transposed), alpha B' dC^T (transposed);
+  //   dB = alpha A'^T dC (B not transposed), alpha dC^T A' (transposed); dC0 = beta dC.
+  void gemm() {
+    const Attrs& f = n_.attrs;
+    auto product = [&](Value a, Value b, bool ta, bool tb) {
+      Attrs p;
+      p.alpha = f.alpha;
+      p.trans_a = ta;
+      p.trans_b = tb;
+      return emit(OpKind::gemm, {a, b}, p);
+    };
+    if (want(0)) grads_[0] = f.trans_a ? product(x(1), dy(), f.trans_b, true) : product(dy(), x(1), false, !f.trans_b);
+    if (want(1)) grads_[1] = f.trans_b ? product(dy(), x(0), true, f.trans_a) : product(x(0), dy(), !f.trans_a, false);
+    if (want(2)) {
+      Attrs s;
+      s.alpha = f.beta;
+      grads_[2] = emit(OpKind::scale, {dy()}, s);
+    }
+  }
   // The gradient of a batch-mean loss: g / N.
   Value mean_gradient() {
     Attrs a;
@@ -82,6 +102,26 @@ std::vector<Value> Rule::run() {
       grads_[0] = grads_[1] = dy();
       break;
     case OpKind::scale: grads_[0] = emit(OpKind::scale, {dy()}, n_.attrs); break;
+    case OpKind::scalar_scale: grads_[0] = emit(OpKind::scalar_scale, {dy()}, n_.attrs); break;
+    case OpKind::copy: grads_[0] = dy(); break;
+    case OpKind::axpby: {
+      Attrs a, b;
+      a.alpha = n_.attrs.alpha;
+      b.alpha = n_.attrs.beta;
+      if (want(0)) grads_[0] = emit(OpKind::scale, {dy()}, a);
+      if (want(1)) grads_[1] = emit(OpKind::scale, {dy()}, b);
+      break;
+    }
+    case OpKind::gemm: gemm(); break;
+    case OpKind::sum: grads_[0] = emit(OpKind::broadcast, {dy()}, with_shape(x(0))); break;
+    case OpKind::sum_squares: {  // d sum(x^2) = 2 g x
+      Attrs twice;
+      twice.alpha = 2.0;
+      const Value g2 = emit(OpKind::scalar_scale, {dy()}, twice);
+      grads_[0] = emit(OpKind::mul, {x(0), emit(OpKind::broadcast, {g2}, with_shape(x(0)))});
+      break;
+    }
+    case OpKind::broadcast: grads_[0] = emit(OpKind::sum, {dy()}); break;
     case OpKind::softmax_xent:
       if (dout_.size() > 1 && dout_[1].valid())
         throw std::invalid_argument("static graph: node '" + n_.name + "': the gradient of its prob output is not built");

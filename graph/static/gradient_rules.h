@@ -11,6 +11,11 @@
 //                          gradient), then dlogits = softmax_xent_grad(prob, labels, g'),
 //                          nll: dlogp = nll_grad(labels, g')
 //   log_softmax            dx = log_softmax_grad(y, dy)
+//   gemm                   dA = alpha dC op(B)^T, dB = alpha op(A)^T dC (transposed back as
+//                          the flags say), dC0 = beta dC;  axpby: dx = alpha dy, dy = beta dy
+//   copy                   dx = dy;  sum: dx = broadcast(g);  sum_squares: dx = x * broadcast(2g)
+//   broadcast              dg = sum(dy);  scalar_scale: dg = a g'
+//   softmax                none: the Backend has no softmax backward
 #pragma once
 
 #include <vector>

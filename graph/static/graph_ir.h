@@ -49,7 +49,10 @@ struct Attrs {
   kernels::Pool2dParams pool;      // pool2d, pool2d_grad
   kernels::LrnParams lrn;          // lrn, lrn_grad
   kernels::Activation activation = kernels::Activation::relu;  // activation, activation_grad
-  double alpha = 1.0;              // scale and scalar_scale factor; dropout_mask keep probability
+  double alpha = 1.0;              // scale, scalar_scale, gemm and axpby factor; dropout_mask keep
+                                   // probability; fill value
+  double beta = 0.0;               // gemm, axpby: the factor of the second term
+  bool trans_a = false, trans_b = false;  // gemm
   int outputs = 0;                 // conv2d_map: output planes K (the weight [T, KH, KW] lacks it)
   bool bias = false;               // *_grad_filter, linear_grad_weight: also the bias gradient (output 1)
   kernels::Shape shape;            // sources: their shape; *_grad_input and nll_grad: dx's shape

@@ -42,6 +42,22 @@ void run_fused(const Node& n, kernels::Backend& b, NodeIO& io) {
   }
 }
 
+// Elementwise ops on host scalars (a loss plus a weight-decay term): plain double math.
+void run_host(const Node& n, NodeIO& io) {
+  const double x = io.in[0]->at(0), y = io.in.size() > 1 ? io.in[1]->at(0) : 0.0;
+  double out = x;
+  switch (n.op) {
+    case OpKind::add: out = x + y; break;
+    case OpKind::mul: out = x * y; break;
+    case OpKind::scale:
+    case OpKind::scalar_scale: out = n.attrs.alpha * x; break;
+    case OpKind::axpby: out = n.attrs.alpha * x + n.attrs.beta * y; break;
+    case OpKind::copy: break;
+    default: throw std::logic_error("static graph: node '" + n.name + "' (" + op_name(n.op) + ") has no host form");
+  }
+  io.out[0]->set(0, out);
+}
+
 void run_update(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io, const RunContext& run) {
   const OptimizerConfig& o = g.optimizer;
   const double lr = learning_rate(o.lr, run.iteration) * n.attrs.lr_mult;
@@ -78,10 +94,32 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
   auto in = [&](std::size_t k) -> Tensor& { return *io.in[k]; };
   auto out = [&](std::size_t k) -> Tensor& { return *io.out[k]; };
   Tensor none;
+  if (!n.outputs.empty() && n.outputs[0].host && !n.inputs.empty() && n.op != OpKind::sum && n.op != OpKind::sum_squares &&
+      n.op != OpKind::softmax_xent && n.op != OpKind::nll) {
+    run_host(n, io);
+    return;
+  }
   switch (n.op) {
     case OpKind::placeholder:
     case OpKind::variable:
     case OpKind::constant: return;  // bound buffers
+    case OpKind::fill: b.fill(out(0), a.alpha); return;
+    case OpKind::broadcast: b.fill(out(0), in(0).at(0)); return;
+    case OpKind::gemm:
+      if (a.beta != 0) b.copy(in(2), out(0));
+      b.gemm(a.trans_a, a.trans_b, a.alpha, in(0), in(1), a.beta, out(0));
+      return;
+    case OpKind::axpby:
+      if (!io.aliased) b.copy(in(1), out(0));
+      if (a.beta == 1.0)
+        b.axpy(a.alpha, in(0), out(0));
+      else
+        b.axpby(a.alpha, in(0), a.beta, out(0));
+      return;
+    case OpKind::copy: b.copy(in(0), out(0)); return;
+    case OpKind::softmax: b.softmax_forward(in(0), out(0)); return;
+    case OpKind::sum: out(0).set(0, b.sum(in(0))); return;
+    case OpKind::sum_squares: out(0).set(0, b.sum_squares(in(0))); return;
     case OpKind::dropout_mask: b.dropout_mask(out(0), a.alpha, dropout_seed(run.seed, a.key, run.iteration)); return;
     case OpKind::conv2d: b.conv2d_forward(in(0), in(1), io.in.size() > 2 ? in(2) : none, out(0), a.conv); return;
     case OpKind::conv2d_map:
@@ -124,7 +162,7 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
     case OpKind::softmax_xent_grad: b.softmax_xent_backward(in(0), in(1), in(2).at(0), out(0)); return;
     case OpKind::log_softmax_grad: b.log_softmax_backward(in(0), in(1), out(0)); return;
     case OpKind::nll_grad: b.nll_backward(in(0), in(1).at(0), out(0)); return;
-    case OpKind::scalar_scale: out(0).set(0, in(0).at(0) * a.alpha); return;
+    case OpKind::scalar_scale: run_host(n, io); return;
     case OpKind::check_numerics: {
       const double loss = in(0).at(0);
       if (!std::isfinite(loss))

@@ -9,6 +9,14 @@ const char* op_name(OpKind op) {
     case OpKind::variable: return "variable";
     case OpKind::constant: return "constant";
     case OpKind::dropout_mask: return "dropout_mask";
+    case OpKind::fill: return "fill";
+    case OpKind::gemm: return "gemm";
+    case OpKind::axpby: return "axpby";
+    case OpKind::copy: return "copy";
+    case OpKind::softmax: return "softmax";
+    case OpKind::sum: return "sum";
+    case OpKind::sum_squares: return "sum_squares";
+    case OpKind::broadcast: return "broadcast";
     case OpKind::conv2d: return "conv2d";
     case OpKind::conv2d_map: return "conv2d_map";
     case OpKind::linear: return "linear";
@@ -47,7 +55,8 @@ const char* op_name(OpKind op) {
 }
 
 bool is_source(OpKind op) {
-  return op == OpKind::placeholder || op == OpKind::variable || op == OpKind::constant || op == OpKind::dropout_mask;
+  return op == OpKind::placeholder || op == OpKind::variable || op == OpKind::constant || op == OpKind::dropout_mask ||
+         op == OpKind::fill;
 }
 
 bool is_update(OpKind op) {

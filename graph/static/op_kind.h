@@ -15,8 +15,16 @@ enum class OpKind {
   variable,      // a persistent tensor of the VariableStore (parameters, optimizer slots)
   constant,      // a value fixed at build time (a connection table, a folded result)
   dropout_mask,  // mask = (u < keep) / keep from (seed, layer, iteration): Backend::dropout_mask
+  fill,          // every element the constant attrs.alpha (Backend::fill), written at every run
   // forward ops
   conv2d, conv2d_map, linear, bias_add, pool2d, activation, lrn, mul, add, scale,
+  gemm,          // c = alpha op(a) op(b) + beta c0 (Backend::gemm; c0 read only when beta != 0)
+  axpby,         // out = alpha x + beta y (Backend::axpy when beta is 1, else axpby)
+  copy,          // out = x (Backend::copy)
+  softmax,       // rows of [N, K] (Backend::softmax_forward); no gradient: the Backend has no
+                 // softmax backward (softmax_xent and log_softmax carry theirs)
+  sum, sum_squares,  // reductions to a host scalar (Backend::sum, sum_squares)
+  broadcast,     // a tensor of attrs.shape filled with a host scalar's value (the gradient of sum)
   softmax_xent,  // outputs: loss (host scalar, batch mean), prob
   log_softmax,
   nll,           // output: loss (host scalar, batch mean)

@@ -46,7 +46,8 @@ class Checker {
   void exactly(std::size_t k, const Shape& want, const std::string& why) const {
     if (shape(k) != want) fail(desc(k) + " does not fit " + desc(0) + "; expected " + kernels::shape_string(want) + " (" + why + ")");
   }
-  TensorType like(std::size_t k, Shape s) const { return {std::move(s), in(k).dtype}; }
+  // Output of `shape` with input k's dtype, a host scalar when input k is one.
+  TensorType like(std::size_t k, Shape s) const { return {std::move(s), in(k).dtype, in(k).host}; }
 
  private:
   const Graph& g_;
@@ -126,6 +127,22 @@ std::vector<TensorType> fused(const Checker& c, const Node& n) {
   return {c.like(0, c.shape(0))};
 }
 
+// c [M, N] = alpha op(a) op(b) + beta c0; op(a) [M, K], op(b) [K, N].
+std::vector<TensorType> gemm(const Checker& c, const Node& n) {
+  const Attrs& a = n.attrs;
+  c.arity(a.beta != 0 ? 3 : 2, a.beta != 0 ? 3 : 2);
+  c.dims(0, 2, "[rows, cols]");
+  c.dims(1, 2, "[rows, cols]");
+  const Shape &sa = c.shape(0), &sb = c.shape(1);
+  const std::int64_t m = a.trans_a ? sa[1] : sa[0], k = a.trans_a ? sa[0] : sa[1];
+  const std::int64_t kb = a.trans_b ? sb[1] : sb[0], nn = a.trans_b ? sb[0] : sb[1];
+  if (k != kb)
+    c.fail(c.desc(0) + (a.trans_a ? " (transposed)" : "") + " and " + c.desc(1) + (a.trans_b ? " (transposed)" : "") +
+           " do not share their inner dimension (" + std::to_string(k) + " vs " + std::to_string(kb) + ")");
+  if (a.beta != 0) c.exactly(2, {m, nn}, "c0 of the product's shape");
+  return {c.like(0, {m, nn})};
+}
+
 std::vector<TensorType> update(const Checker& c, const Node& n) {
   const std::size_t count = n.op == OpKind::apply_adam ? 4 : 3;
   c.arity(count, count);
@@ -145,6 +162,31 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
       c.arity(0, 0);
       if (a.shape.empty()) c.fail("a source needs attrs.shape");
       return {{a.shape, a.dtype}};
+    case OpKind::fill:
+      c.arity(0, 0);
+      if (a.shape.empty()) c.fail("fill needs attrs.shape");
+      return {{a.shape, a.dtype}};
+    case OpKind::broadcast:
+      c.arity(1, 1);
+      c.host(0);
+      if (a.shape.empty()) c.fail("broadcast needs attrs.shape");
+      return {{a.shape, a.dtype}};
+    case OpKind::gemm: return gemm(c, n);
+    case OpKind::axpby:
+      c.arity(2, 2);
+      c.same(0, 1);
+      return {c.like(0, c.shape(0))};
+    case OpKind::copy:
+      c.arity(1, 1);
+      return {c.like(0, c.shape(0))};
+    case OpKind::softmax:
+      c.arity(1, 1);
+      c.dims(0, 2, "[N, K]");
+      return {c.like(0, c.shape(0))};
+    case OpKind::sum:
+    case OpKind::sum_squares:
+      c.arity(1, 1);
+      return {host_scalar()};
     case OpKind::constant:
       c.arity(0, 0);
       if (a.value.empty()) c.fail("a constant needs attrs.value");

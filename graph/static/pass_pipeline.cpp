@@ -64,7 +64,8 @@ std::string attribute_signature(const Node& n) {
        std::to_string(p.out_w) + "," + std::to_string(p.avg_count_padding) + "," + std::to_string(p.pad_bottom_limit) +
        "," + std::to_string(p.pad_right_limit);
   s += "|lrn " + std::to_string(a.lrn.size) + "," + number(a.lrn.alpha) + "," + number(a.lrn.beta) + "," + number(a.lrn.k);
-  s += "|act " + std::string(kernels::activation_name(a.activation)) + "|alpha " + number(a.alpha);
+  s += "|act " + std::string(kernels::activation_name(a.activation)) + "|alpha " + number(a.alpha) + "|beta " +
+       number(a.beta) + "|trans " + std::to_string(a.trans_a) + std::to_string(a.trans_b);
   s += "|outputs " + std::to_string(a.outputs) + "|bias " + std::to_string(a.bias);
   s += "|shape " + kernels::shape_string(a.shape) + kernels::dtype_name(a.dtype) + "|key " + a.key;
   s += "|mult " + number(a.lr_mult) + "," + number(a.decay_mult);
@@ -87,6 +88,7 @@ std::vector<int> chain_slots(const Node& n) {
     case OpKind::activation_grad: return {1};  // dy; input 0 is the activation's output
     case OpKind::mul:
     case OpKind::add: return {0, 1};
+    case OpKind::axpby: return {1};  // y; not a fusion step
     default: return {};
   }
 }

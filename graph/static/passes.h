@@ -51,7 +51,8 @@ PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, ke
 
 // Shared by the passes: the canonical text of a node's op and attributes (not its inputs).
 std::string attribute_signature(const Node& node);
-// The operand slots an elementwise node can run in place over or chain through (fusion).
+// The operand slots an elementwise node can run in place over or chain through (fusion;
+// axpby runs in place over y but is not a fusion step).
 std::vector<int> chain_slots(const Node& node);
 // Replaces `from` by `to` in every control list.
 void replace_control(Graph& graph, int from, int to);

@@ -160,5 +160,60 @@ TEST(StaticGradientCheck, ValuesReadTwiceSumTheirGradients) {
   });
 }
 
+// The generic ops: gemm with every transposition (and a beta term), axpby and axpy, copy,
+// sum and sum_squares (their gradients broadcast a host scalar), and a loss that adds host
+// scalars (cross-entropy plus an L2 term, as TensorFlow's CIFAR-10 model writes its weight
+// decay). softmax has no gradient; its forward equals softmax_xent's probabilities.
+TEST(StaticGradientCheck, GemmAxpbyReductionsAndHostScalarLosses) {
+  auto backend = kernels::make_backend("reference");
+  testing::GraphKit k(*backend);
+  const Value a = k.variable("a", {3, 4}, 1), at = k.variable("at", {4, 3}, 2), b = k.variable("b", {4, 5}, 3),
+              bt = k.variable("bt", {5, 4}, 4), c0 = k.variable("c0", {3, 5}, 5);
+  auto gemm = [&](const char* name, std::vector<Value> in, bool ta, bool tb, double alpha, double beta) {
+    static_graph::Attrs p;
+    p.trans_a = ta;
+    p.trans_b = tb;
+    p.alpha = alpha;
+    p.beta = beta;
+    return k.op(OpKind::gemm, name, std::move(in), p);
+  };
+  auto mix = [&](const char* name, Value x, Value y, double alpha, double beta) {
+    static_graph::Attrs p;
+    p.alpha = alpha;
+    p.beta = beta;
+    return k.op(OpKind::axpby, name, {x, y}, p);
+  };
+  auto scaled = [&](const char* name, Value v, double alpha) {
+    static_graph::Attrs p;
+    p.alpha = alpha;
+    return k.op(OpKind::scalar_scale, name, {v}, p);
+  };
+  const Value nn = gemm("nn", {a, b}, false, false, 0.7, 0), tn = gemm("tn", {at, b}, true, false, 1.1, 0);
+  const Value nt = gemm("nt", {a, bt}, false, true, 0.9, 0), tt = gemm("tt", {at, bt, c0}, true, true, 1.0, 0.5);
+  const Value s1 = mix("s1", nn, tn, 0.3, -1.2), s2 = mix("s2", nt, tt, 1.0, 1.0);  // axpby, axpy
+  const Value s3 = k.op(OpKind::add, "s3", {s1, k.op(OpKind::copy, "s2_copy", {s2})});
+  static_graph::Attrs tanh;
+  tanh.activation = kernels::Activation::tanh;
+  const Value logits = k.op(OpKind::activation, "logits", {s3}, tanh);
+  const Value xent = k.op(OpKind::softmax_xent, "xent", {logits, k.labels("labels", 3, 5)});
+  const Value prob = {xent.node, 1};
+  const Value l2 = scaled("l2", k.op(OpKind::sum_squares, "a2", {a}), 0.01);
+  const Value total = scaled("total", k.op(OpKind::sum, "sum_bt", {bt}), 0.05);
+  const Value loss = k.op(OpKind::add, "loss", {k.op(OpKind::add, "xent_l2", {xent, l2}), total});
+  const Value soft = k.op(OpKind::softmax, "soft", {logits});
+  const auto grads = static_graph::add_gradients(k.graph, loss, {a, at, b, bt, c0});
+  k.graph.fetches = {loss, grads[0], grads[1], grads[2], grads[3], grads[4], soft, prob};
+  auto session = k.session();
+  const std::vector<std::string> names{"a", "at", "b", "bt", "c0"};
+  compare(*session, names, {12, 12, 20, 20, 15}, [&](std::size_t i, std::int64_t j, double delta) {
+    kernels::Tensor& v = k.store.at(names[i]);
+    v.set(j, v.at(j) + delta);
+  });
+  EXPECT_TRUE(session->graph().type(session->graph().fetches[0]).host);
+  for (std::int64_t j = 0; j < 15; ++j) EXPECT_NEAR(session->fetch(6).at(j), session->fetch(7).at(j), 1e-15);
+  testing::expect_error<std::invalid_argument>([&] { static_graph::add_gradients(k.graph, loss, {k.op(OpKind::softmax, "s", {a})}); },
+                                               {"does not depend on"});
+}
+
 }  // namespace
 }  // namespace ablate::graph
