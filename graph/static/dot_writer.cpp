@@ -6,9 +6,14 @@
 namespace ablate::graph::static_graph {
 namespace {
 
+// Quotes and backslashes escaped; a line break becomes dot's \n.
 std::string escaped(const std::string& text) {
   std::string out;
   for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
@@ -25,7 +30,7 @@ const char* colour(const Node& n) {
 }
 
 std::string label(const Node& n) {
-  std::string text = n.name + "\\n" + op_name(n.op);
+  std::string text = n.name + "\n" + op_name(n.op);
   if (n.op == OpKind::fused_elementwise) {
     text += " [";
     for (std::size_t i = 0; i < n.attrs.steps.size(); ++i) {
@@ -39,9 +44,9 @@ std::string label(const Node& n) {
     text += std::string(" ") + kernels::activation_name(n.attrs.activation);
   }
   for (const TensorType& t : n.outputs)
-    text += "\\n" + std::string(kernels::dtype_name(t.dtype)) +
+    text += "\n" + std::string(kernels::dtype_name(t.dtype)) +
             (t.opaque ? std::string("[workspace]") : t.host ? std::string(" host scalar") : kernels::shape_string(t.shape));
-  if (n.inplace_input >= 0) text += "\\n(in place)";
+  if (n.inplace_input >= 0) text += "\n(in place)";
   return text;
 }
 

@@ -30,6 +30,8 @@ TEST(StaticGraphDump, BeforeAndAfterThePassesAsDot) {
     EXPECT_EQ(count(*dot, "{"), count(*dot, "}"));
     EXPECT_NE(dot->find("conv1/conv2d"), std::string::npos);
     EXPECT_NE(dot->find("update/ip2.weight"), std::string::npos);
+    EXPECT_NE(dot->find("[label=\"x\\nplaceholder\\nf32[4, 1, 12, 12]\""), std::string::npos);  // dot's \n
+    EXPECT_EQ(dot->find("\\\\"), std::string::npos);  // no doubled backslash
   }
   EXPECT_NE(dump.before_dot.find("grad/conv1/conv2d/conv2d_grad_input"), std::string::npos);
   EXPECT_EQ(dump.after_dot.find("grad/conv1/conv2d/conv2d_grad_input"), std::string::npos);  // dead code
