@@ -107,6 +107,20 @@ TEST(StaticEngine, BadBatchesFailAsInTheLayerwiseEngine) {
   EXPECT_TRUE(std::isfinite(engine->train_step(batch.x, batch.labels, 0)));
 }
 
+TEST(StaticEngine, F32InputFeedsAnF64Engine) {
+  auto backend = kernels::make_backend("reference");
+  auto spec = testing::parse(testing::tiny_lenet_text());
+  const auto options = testing::caffe_sgd_options(4, kernels::DType::f64);
+  auto from_f32 = make_engine("static", spec, *backend, options);
+  auto from_f64 = make_engine("static", spec, *backend, options);
+  auto batch = testing::random_batch(spec, 4, kernels::DType::f32, 10);
+  kernels::Tensor x64(batch.x.shape(), kernels::DType::f64);
+  x64.copy_from(batch.x);
+  EXPECT_EQ(from_f32->parameters()[0]->value.dtype(), kernels::DType::f64);
+  for (int t = 0; t < 2; ++t) EXPECT_EQ(from_f32->train_step(batch.x, batch.labels, t), from_f64->train_step(x64, batch.labels, t));
+  EXPECT_EQ(from_f32->evaluate(batch.x, batch.labels).loss, from_f64->evaluate(x64, batch.labels).loss);
+}
+
 TEST(StaticEngine, ShapeMismatchNamesBothNodesAndShapes) {
   auto backend = kernels::make_backend("reference");
   testing::GraphKit k(*backend, kernels::DType::f32);
