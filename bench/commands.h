@@ -7,5 +7,6 @@ int run_command(int argc, char** argv);    // ablate run: train and test one con
 int bench_command(int argc, char** argv);  // ablate bench: training images/s per backend and threads
 int list_command(int argc, char** argv);   // ablate list: backends, strategies, models, presets, data sets
 int compare_command(int argc, char** argv);  // ablate compare: the four frameworks' defaults, the study's table
+int graph_command(int argc, char** argv);  // ablate graph: the static strategy's graph before and after its passes, as dot
 
 }  // namespace ablate::bench

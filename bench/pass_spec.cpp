@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "graph/static/passes.h"
+
 namespace ablate::bench {
 
 namespace {
@@ -24,11 +26,7 @@ std::string join(const std::vector<std::string>& v) {
 
 }  // namespace
 
-const std::vector<std::string>& static_pass_names() {
-  static const std::vector<std::string> names = {"constant_folding", "cse", "dce", "elementwise_fusion", "inplace",
-                                                 "memory_planning"};
-  return names;
-}
+const std::vector<std::string>& static_pass_names() { return graph::static_graph::pass_names(); }
 
 PassSpec parse_pass_spec(const std::string& text, const std::string& what) {
   auto bad = [&](const std::string& why) {

@@ -1,0 +1,135 @@
+// The sequential executor and the inter-op thread pool (see executor.h).
+#include "graph/static/executor.h"
+
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <queue>
+#include <stdexcept>
+#include <thread>
+
+namespace ablate::graph::static_graph {
+namespace {
+
+class SequentialExecutor final : public Executor {
+ public:
+  explicit SequentialExecutor(std::vector<int> order) : order_(std::move(order)) {}
+  std::string name() const override { return "sequential"; }
+  int threads() const override { return 1; }
+  void run(const std::function<void(int)>& run_node) override {
+    for (int id : order_) run_node(id);
+  }
+
+ private:
+  std::vector<int> order_;
+};
+
+// Ready nodes wait in a queue ordered by their sequential position (earliest first, so the
+// schedule stays close to the planned one); each worker takes one, runs it outside the
+// lock, then releases its successors.
+class ParallelExecutor final : public Executor {
+ public:
+  ParallelExecutor(int threads, std::vector<int> order, const std::vector<std::vector<int>>& predecessors)
+      : order_(std::move(order)), successors_(order_.size()), initial_(order_.size(), 0) {
+    for (std::size_t i = 0; i < predecessors.size(); ++i)
+      for (int p : predecessors[i]) {
+        successors_[static_cast<std::size_t>(p)].push_back(static_cast<int>(i));
+        ++initial_[i];
+      }
+    for (int t = 0; t < threads; ++t) workers_.emplace_back([this] { work(); });
+  }
+  ~ParallelExecutor() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    work_ready_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+  std::string name() const override { return "parallel"; }
+  int threads() const override { return static_cast<int>(workers_.size()); }
+
+  void run(const std::function<void(int)>& run_node) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    run_node_ = &run_node;
+    pending_ = initial_;
+    remaining_ = order_.size();
+    error_ = nullptr;
+    for (std::size_t i = 0; i < order_.size(); ++i)
+      if (pending_[i] == 0) ready_.push(static_cast<int>(i));
+    work_ready_.notify_all();
+    all_done_.wait(lock, [&] { return remaining_ == 0; });
+    run_node_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void work() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      work_ready_.wait(lock, [&] { return stop_ || !ready_.empty(); });
+      if (stop_) return;
+      const int i = ready_.top();
+      ready_.pop();
+      const bool skip = error_ != nullptr;
+      lock.unlock();
+      std::exception_ptr failure;
+      if (!skip) {
+        try {
+          (*run_node_)(order_[static_cast<std::size_t>(i)]);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      }
+      lock.lock();
+      if (failure && !error_) error_ = failure;
+      int released = 0;
+      for (int s : successors_[static_cast<std::size_t>(i)])
+        if (--pending_[static_cast<std::size_t>(s)] == 0) {
+          ready_.push(s);
+          ++released;
+        }
+      if (--remaining_ == 0)
+        all_done_.notify_all();
+      else if (released > 1)
+        work_ready_.notify_all();
+      else if (released == 1)
+        work_ready_.notify_one();
+    }
+  }
+
+  std::vector<int> order_;
+  std::vector<std::vector<int>> successors_;
+  std::vector<int> initial_, pending_;
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready_;
+  std::size_t remaining_ = 0;
+  const std::function<void(int)>* run_node_ = nullptr;
+  std::exception_ptr error_;
+  bool stop_ = false;
+  std::mutex mutex_;
+  std::condition_variable work_ready_, all_done_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace
+
+const std::vector<std::string>& executor_names() {
+  static const std::vector<std::string> names = {"sequential", "parallel"};
+  return names;
+}
+
+void validate_executor(const std::string& name, int inter_op_threads) {
+  if (name != "sequential" && name != "parallel")
+    throw std::invalid_argument("executor '" + name + "' is not known; expected sequential or parallel");
+  if (inter_op_threads < 1)
+    throw std::invalid_argument("inter_op_threads " + std::to_string(inter_op_threads) + ": expected at least 1");
+}
+
+std::unique_ptr<Executor> make_executor(const std::string& name, int inter_op_threads, std::vector<int> order,
+                                        const std::vector<std::vector<int>>& predecessors) {
+  validate_executor(name, inter_op_threads);
+  if (name == "sequential") return std::make_unique<SequentialExecutor>(std::move(order));
+  return std::make_unique<ParallelExecutor>(inter_op_threads, std::move(order), predecessors);
+}
+
+}  // namespace ablate::graph::static_graph

@@ -1,0 +1,36 @@
+// Executors of a compiled static graph. `sequential` runs the nodes one after another in the
+// planned order (Theano's VM, TensorFlow with one inter-op thread). `parallel` is
+// TensorFlow's inter-op pool: a fixed set of threads runs every node whose predecessors (data
+// and control edges) have finished, several at once when the graph allows (the gradient of a
+// layer's weights beside the gradient of its input, independent branches); the Backend's
+// intra-op threads work inside each op. Each op computes the same values whichever thread
+// runs it, so both executors give identical results.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ablate::graph::static_graph {
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual std::string name() const = 0;
+  virtual int threads() const = 0;
+  // Calls run_node(id) once per node, each after its predecessors. The first exception stops
+  // the run (nodes not yet started are skipped) and is rethrown here.
+  virtual void run(const std::function<void(int)>& run_node) = 0;
+};
+
+const std::vector<std::string>& executor_names();  // sequential, parallel
+// Throws std::invalid_argument for an unknown executor or inter_op_threads < 1.
+void validate_executor(const std::string& name, int inter_op_threads);
+
+// `order`: node ids in sequential order; `predecessors[i]`: the indices into `order` of the
+// nodes that must finish before order[i] (all smaller than i). Validates as validate_executor.
+std::unique_ptr<Executor> make_executor(const std::string& name, int inter_op_threads, std::vector<int> order,
+                                        const std::vector<std::vector<int>>& predecessors);
+
+}  // namespace ablate::graph::static_graph

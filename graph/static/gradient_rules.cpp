@@ -1,0 +1,146 @@
+// The gradient rules of the differentiable ops (see gradient_rules.h).
+#include "graph/static/gradient_rules.h"
+
+#include <stdexcept>
+
+namespace ablate::graph::static_graph {
+namespace {
+
+class Rule {
+ public:
+  Rule(Graph& g, int id, const std::vector<Value>& dout, const std::vector<bool>& wanted)
+      : g_(g), id_(id), n_(g.node(id)), dout_(dout), wanted_(wanted), grads_(n_.inputs.size()) {}
+
+  std::vector<Value> run();
+
+ private:
+  Value x(std::size_t k) const { return n_.inputs[k]; }
+  Value y(int k = 0) const { return {id_, k}; }
+  Value dy() const { return dout_[0]; }
+  bool want(std::size_t k) const { return k < wanted_.size() && wanted_[k]; }
+  Value emit(OpKind op, std::vector<Value> inputs, Attrs a = {}, int output = 0) {
+    return g_.out(g_.add(op, "grad/" + n_.name + "/" + op_name(op), std::move(inputs), std::move(a)), output);
+  }
+  Attrs with_shape(Value v) const {
+    Attrs a = n_.attrs;
+    a.shape = g_.type(v).shape;
+    a.dtype = g_.type(v).dtype;
+    return a;
+  }
+  // Weight (and bias) gradients of conv2d, conv2d_map and linear: one node, outputs dw[, db].
+  void weights(OpKind op, std::vector<Value> inputs, std::size_t bias_slot) {
+    if (!want(1) && !want(bias_slot)) return;
+    Attrs a = with_shape(x(1));
+    a.bias = n_.inputs.size() > bias_slot;
+    const int id = g_.add(op, "grad/" + n_.name + "/" + op_name(op), std::move(inputs), a);
+    grads_[1] = g_.out(id, 0);
+    if (a.bias) grads_[bias_slot] = g_.out(id, 1);
+  }
+  // C = alpha A' B' + beta C0 with A' = op(A), B' = op(B):
+  //   dA = alpha dC B'^T (A not transposed), alpha B' dC^T (transposed);
+  //   dB = alpha A'^T dC (B not transposed), alpha dC^T A' (transposed); dC0 = beta dC.
+  void gemm() {
+    const Attrs& f = n_.attrs;
+    auto product = [&](Value a, Value b, bool ta, bool tb) {
+      Attrs p;
+      p.alpha = f.alpha;
+      p.trans_a = ta;
+      p.trans_b = tb;
+      return emit(OpKind::gemm, {a, b}, p);
+    };
+    if (want(0)) grads_[0] = f.trans_a ? product(x(1), dy(), f.trans_b, true) : product(dy(), x(1), false, !f.trans_b);
+    if (want(1)) grads_[1] = f.trans_b ? product(dy(), x(0), true, f.trans_a) : product(x(0), dy(), !f.trans_a, false);
+    if (want(2)) {
+      Attrs s;
+      s.alpha = f.beta;
+      grads_[2] = emit(OpKind::scale, {dy()}, s);
+    }
+  }
+  // The gradient of a batch-mean loss: g / N.
+  Value mean_gradient() {
+    Attrs a;
+    a.alpha = 1.0 / static_cast<double>(g_.type(x(0)).shape[0]);
+    return g_.out(g_.add(OpKind::scalar_scale, "grad/" + n_.name + "/mean", {dout_[0]}, a));
+  }
+
+  Graph& g_;
+  int id_;
+  Node n_;  // a copy: adding nodes may move the graph's storage
+  const std::vector<Value>& dout_;
+  const std::vector<bool>& wanted_;
+  std::vector<Value> grads_;
+};
+
+std::vector<Value> Rule::run() {
+  const OpKind op = n_.op;
+  switch (op) {
+    case OpKind::conv2d:
+      if (want(0)) grads_[0] = emit(OpKind::conv2d_grad_input, {dy(), x(1)}, with_shape(x(0)));
+      weights(OpKind::conv2d_grad_filter, {x(0), dy()}, 2);
+      break;
+    case OpKind::conv2d_map:
+      if (want(0)) grads_[0] = emit(OpKind::conv2d_map_grad_input, {dy(), x(1), x(2)}, with_shape(x(0)));
+      weights(OpKind::conv2d_map_grad_filter, {x(0), dy(), x(2)}, 3);
+      break;
+    case OpKind::linear:
+      if (want(0)) grads_[0] = emit(OpKind::linear_grad_input, {dy(), x(1)}, with_shape(x(0)));
+      weights(OpKind::linear_grad_weight, {x(0), dy()}, 2);
+      break;
+    case OpKind::bias_add:
+      grads_[0] = dy();
+      if (want(1)) grads_[1] = emit(OpKind::bias_grad, {dy()});
+      break;
+    case OpKind::pool2d: grads_[0] = emit(OpKind::pool2d_grad, {x(0), y(0), dy(), y(1)}, n_.attrs); break;
+    case OpKind::lrn: grads_[0] = emit(OpKind::lrn_grad, {x(0), y(0), dy(), y(1)}, n_.attrs); break;
+    case OpKind::activation: grads_[0] = emit(OpKind::activation_grad, {y(), dy()}, n_.attrs); break;
+    case OpKind::log_softmax: grads_[0] = emit(OpKind::log_softmax_grad, {y(), dy()}); break;
+    case OpKind::mul:
+      if (want(0)) grads_[0] = emit(OpKind::mul, {dy(), x(1)});
+      if (want(1)) grads_[1] = emit(OpKind::mul, {dy(), x(0)});
+      break;
+    case OpKind::add:
+      grads_[0] = grads_[1] = dy();
+      break;
+    case OpKind::scale: grads_[0] = emit(OpKind::scale, {dy()}, n_.attrs); break;
+    case OpKind::scalar_scale: grads_[0] = emit(OpKind::scalar_scale, {dy()}, n_.attrs); break;
+    case OpKind::copy: grads_[0] = dy(); break;
+    case OpKind::axpby: {
+      Attrs a, b;
+      a.alpha = n_.attrs.alpha;
+      b.alpha = n_.attrs.beta;
+      if (want(0)) grads_[0] = emit(OpKind::scale, {dy()}, a);
+      if (want(1)) grads_[1] = emit(OpKind::scale, {dy()}, b);
+      break;
+    }
+    case OpKind::gemm: gemm(); break;
+    case OpKind::sum: grads_[0] = emit(OpKind::broadcast, {dy()}, with_shape(x(0))); break;
+    case OpKind::sum_squares: {  // d sum(x^2) = 2 g x
+      Attrs twice;
+      twice.alpha = 2.0;
+      const Value g2 = emit(OpKind::scalar_scale, {dy()}, twice);
+      grads_[0] = emit(OpKind::mul, {x(0), emit(OpKind::broadcast, {g2}, with_shape(x(0)))});
+      break;
+    }
+    case OpKind::broadcast: grads_[0] = emit(OpKind::sum, {dy()}); break;
+    case OpKind::softmax_xent:
+      if (dout_.size() > 1 && dout_[1].valid())
+        throw std::invalid_argument("static graph: node '" + n_.name + "': the gradient of its prob output is not built");
+      grads_[0] = emit(OpKind::softmax_xent_grad, {y(1), x(1), mean_gradient()});
+      break;
+    case OpKind::nll: grads_[0] = emit(OpKind::nll_grad, {x(1), mean_gradient()}, with_shape(x(0))); break;
+    default:
+      throw std::invalid_argument("static graph: node '" + n_.name + "' (" + op_name(op) + ") has no gradient rule");
+  }
+  for (std::size_t k = 0; k < grads_.size(); ++k)
+    if (!want(k)) grads_[k] = {};
+  return grads_;
+}
+
+}  // namespace
+
+std::vector<Value> input_gradients(Graph& graph, int node, const std::vector<Value>& dout,
+                                   const std::vector<bool>& wanted) {
+  return Rule(graph, node, dout, wanted).run();
+}
+
+}  // namespace ablate::graph::static_graph

@@ -1,0 +1,28 @@
+// Dot text of a training graph before and after compilation (see graph_dump.h).
+#include "graph/static/graph_dump.h"
+
+#include "graph/static/dot_writer.h"
+#include "graph/static/training_graph.h"
+#include "models/parameters.h"
+
+namespace ablate::graph::static_graph {
+
+GraphDump dump_training_graph(const models::ModelSpec& spec, const EngineOptions& options, kernels::Backend& backend) {
+  validate_pass_names(options.disabled_passes);
+  TrainingGraph tg = build_training_graph(spec, options.batch, options);
+  VariableStore store;
+  for (const auto& p : models::make_initial_parameters(spec, options.dtype, options.seed)) store.assign(p.name, p.value, backend);
+  for (int id = 0; id < tg.graph.size(); ++id) {
+    const Node& n = tg.graph.node(id);
+    if (n.op == OpKind::variable) store.create(n.attrs.key, n.outputs[0].shape, n.outputs[0].dtype, backend);
+  }
+  const std::string title = spec.name + ", batch " + std::to_string(options.batch) + ", " + options.optimizer.type;
+  GraphDump dump;
+  dump.before_dot = to_dot(tg.graph, title + ": as built (" + std::to_string(tg.graph.live_count()) + " nodes)");
+  Session session(std::move(tg.graph), backend, store, {options.disabled_passes, options.executor, options.inter_op_threads});
+  dump.stats = session.stats();
+  dump.after_dot = to_dot(session.graph(), title + ": compiled (" + std::to_string(session.graph().live_count()) + " nodes)");
+  return dump;
+}
+
+}  // namespace ablate::graph::static_graph

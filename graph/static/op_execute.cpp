@@ -1,0 +1,181 @@
+// The Backend calls of every op kind (see op_execute.h). Shapes as in op_shapes.cpp; linear
+// ops view their [N, ...] input as [N, I] as Caffe's InnerProduct does.
+#include "graph/static/op_execute.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "graph/dropout_seed.h"
+
+namespace ablate::graph::static_graph {
+namespace {
+
+using kernels::Tensor;
+
+Tensor flat(const Tensor& t) { return t.reshaped({t.dim(0), t.numel() / t.dim(0)}); }
+
+// The running value of a fused chain lives in `r`; the first step reads `first` unless the
+// node runs in place (then r already holds it).
+void run_fused(const Node& n, kernels::Backend& b, NodeIO& io) {
+  Tensor& r = *io.out[0];
+  bool in_r = io.aliased;
+  for (const FusedStep& s : n.attrs.steps) {
+    const Tensor& src = in_r ? r : *io.in[0];
+    const Tensor* e = s.extra >= 0 ? io.in[static_cast<std::size_t>(s.extra)] : nullptr;
+    switch (s.op) {
+      case OpKind::bias_add:
+        if (!in_r) b.copy(src, r);
+        b.bias_add(r, *e);
+        break;
+      case OpKind::scale:
+        if (!in_r) b.copy(src, r);
+        b.scale(r, s.alpha);
+        break;
+      case OpKind::activation: b.activation_forward(s.activation, src, r); break;
+      case OpKind::activation_grad: b.activation_backward(s.activation, *e, src, r); break;
+      case OpKind::mul: b.mul(src, *e, r); break;
+      case OpKind::add: b.add(src, *e, r); break;
+      default: throw std::logic_error(std::string("fused step ") + op_name(s.op) + " is not elementwise");
+    }
+    in_r = true;
+  }
+}
+
+// Elementwise ops on host scalars (a loss plus a weight-decay term): plain double math.
+void run_host(const Node& n, NodeIO& io) {
+  const double x = io.in[0]->at(0), y = io.in.size() > 1 ? io.in[1]->at(0) : 0.0;
+  double out = x;
+  switch (n.op) {
+    case OpKind::add: out = x + y; break;
+    case OpKind::mul: out = x * y; break;
+    case OpKind::scale:
+    case OpKind::scalar_scale: out = n.attrs.alpha * x; break;
+    case OpKind::axpby: out = n.attrs.alpha * x + n.attrs.beta * y; break;
+    case OpKind::copy: break;
+    default: throw std::logic_error("static graph: node '" + n.name + "' (" + op_name(n.op) + ") has no host form");
+  }
+  io.out[0]->set(0, out);
+}
+
+void run_update(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io, const RunContext& run) {
+  const OptimizerConfig& o = g.optimizer;
+  const double lr = learning_rate(o.lr, run.iteration) * n.attrs.lr_mult;
+  const double decay = o.weight_decay * n.attrs.decay_mult;
+  Tensor &w = *io.in[0], &grad = *io.in[1];
+  if (n.op == OpKind::apply_caffe_sgd) {
+    b.caffe_sgd_update(w, grad, *io.in[2], {lr, o.momentum, decay});
+  } else if (n.op == OpKind::apply_torch_sgd) {
+    const bool gd = o.type == "gd";
+    kernels::TorchSgdParams p;
+    p.lr = lr;
+    p.momentum = gd ? 0.0 : o.momentum;
+    p.dampening = gd ? 0.0 : o.dampening;
+    p.weight_decay = decay;
+    p.nesterov = gd ? false : o.nesterov;
+    p.first_step = run.updates_done == 0;
+    b.torch_sgd_update(w, grad, *io.in[2], p);
+  } else {
+    if (decay != 0) b.axpy(decay, w, grad);  // L2 in the loss, as TF's models write it
+    kernels::AdamParams p;
+    p.lr = lr;
+    p.beta1 = o.beta1;
+    p.beta2 = o.beta2;
+    p.epsilon = o.epsilon;
+    p.t = run.iteration + 1;
+    b.adam_update(w, grad, *io.in[2], *io.in[3], p);
+  }
+}
+
+}  // namespace
+
+void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io, const RunContext& run) {
+  const Attrs& a = n.attrs;
+  auto in = [&](std::size_t k) -> Tensor& { return *io.in[k]; };
+  auto out = [&](std::size_t k) -> Tensor& { return *io.out[k]; };
+  Tensor none;
+  if (!n.outputs.empty() && n.outputs[0].host && !n.inputs.empty() && n.op != OpKind::sum && n.op != OpKind::sum_squares &&
+      n.op != OpKind::softmax_xent && n.op != OpKind::nll) {
+    run_host(n, io);
+    return;
+  }
+  switch (n.op) {
+    case OpKind::placeholder:
+    case OpKind::variable:
+    case OpKind::constant: return;  // bound buffers
+    case OpKind::fill: b.fill(out(0), a.alpha); return;
+    case OpKind::broadcast: b.fill(out(0), in(0).at(0)); return;
+    case OpKind::gemm:
+      if (a.beta != 0) b.copy(in(2), out(0));
+      b.gemm(a.trans_a, a.trans_b, a.alpha, in(0), in(1), a.beta, out(0));
+      return;
+    case OpKind::axpby:
+      if (!io.aliased) b.copy(in(1), out(0));
+      if (a.beta == 1.0)
+        b.axpy(a.alpha, in(0), out(0));
+      else
+        b.axpby(a.alpha, in(0), a.beta, out(0));
+      return;
+    case OpKind::copy: b.copy(in(0), out(0)); return;
+    case OpKind::softmax: b.softmax_forward(in(0), out(0)); return;
+    case OpKind::sum: out(0).set(0, b.sum(in(0))); return;
+    case OpKind::sum_squares: out(0).set(0, b.sum_squares(in(0))); return;
+    case OpKind::dropout_mask: b.dropout_mask(out(0), a.alpha, dropout_seed(run.seed, a.key, run.iteration)); return;
+    case OpKind::conv2d: b.conv2d_forward(in(0), in(1), io.in.size() > 2 ? in(2) : none, out(0), a.conv); return;
+    case OpKind::conv2d_map:
+      b.conv2d_map_forward(in(0), in(1), io.in.size() > 3 ? in(3) : none, in(2), out(0), a.conv);
+      return;
+    case OpKind::linear: b.linear_forward(flat(in(0)), in(1), io.in.size() > 2 ? in(2) : none, out(0)); return;
+    case OpKind::bias_add:
+      if (!io.aliased) b.copy(in(0), out(0));
+      b.bias_add(out(0), in(1));
+      return;
+    case OpKind::pool2d: b.pool2d_forward(in(0), out(0), out(1), a.pool); return;
+    case OpKind::activation: b.activation_forward(a.activation, in(0), out(0)); return;
+    case OpKind::lrn: b.lrn_forward(in(0), out(0), out(1), a.lrn); return;
+    case OpKind::mul: b.mul(in(0), in(1), out(0)); return;
+    case OpKind::add: b.add(in(0), in(1), out(0)); return;
+    case OpKind::scale:
+      if (!io.aliased) b.copy(in(0), out(0));
+      b.scale(out(0), a.alpha);
+      return;
+    case OpKind::softmax_xent: out(0).set(0, b.softmax_xent_forward(in(0), in(1), out(1))); return;
+    case OpKind::log_softmax: b.log_softmax_forward(in(0), out(0)); return;
+    case OpKind::nll: out(0).set(0, b.nll_forward(in(0), in(1))); return;
+    case OpKind::argmax: b.argmax_rows(in(0), out(0)); return;
+    case OpKind::conv2d_grad_input: b.conv2d_backward_data(in(0), in(1), out(0), a.conv); return;
+    case OpKind::conv2d_grad_filter: b.conv2d_backward_weights(in(0), in(1), out(0), a.bias ? out(1) : none, a.conv); return;
+    case OpKind::conv2d_map_grad_input: b.conv2d_map_backward_data(in(0), in(1), in(2), out(0), a.conv); return;
+    case OpKind::conv2d_map_grad_filter:
+      b.conv2d_map_backward_weights(in(0), in(1), in(2), out(0), a.bias ? out(1) : none, a.conv);
+      return;
+    case OpKind::linear_grad_input: {
+      Tensor dx = flat(out(0));
+      b.linear_backward_data(in(0), in(1), dx);
+      return;
+    }
+    case OpKind::linear_grad_weight: b.linear_backward_weights(flat(in(0)), in(1), out(0), a.bias ? out(1) : none); return;
+    case OpKind::bias_grad: b.bias_backward(in(0), out(0)); return;
+    case OpKind::pool2d_grad: b.pool2d_backward(in(0), in(1), in(2), in(3), out(0), a.pool); return;
+    case OpKind::activation_grad: b.activation_backward(a.activation, in(0), in(1), out(0)); return;
+    case OpKind::lrn_grad: b.lrn_backward(in(0), in(1), in(2), in(3), out(0), a.lrn); return;
+    case OpKind::softmax_xent_grad: b.softmax_xent_backward(in(0), in(1), in(2).at(0), out(0)); return;
+    case OpKind::log_softmax_grad: b.log_softmax_backward(in(0), in(1), out(0)); return;
+    case OpKind::nll_grad: b.nll_backward(in(0), in(1).at(0), out(0)); return;
+    case OpKind::scalar_scale: run_host(n, io); return;
+    case OpKind::check_numerics: {
+      const double loss = in(0).at(0);
+      if (!std::isfinite(loss))
+        throw std::runtime_error(std::string("loss is ") + (std::isnan(loss) ? "nan" : "infinite") + " at iteration " +
+                                 std::to_string(run.iteration));
+      return;
+    }
+    case OpKind::apply_caffe_sgd:
+    case OpKind::apply_torch_sgd:
+    case OpKind::apply_adam: run_update(g, n, b, io, run); return;
+    case OpKind::fused_elementwise: run_fused(n, b, io); return;
+  }
+  throw std::logic_error("static graph: node '" + n.name + "' has an op the executor does not know");
+}
+
+}  // namespace ablate::graph::static_graph

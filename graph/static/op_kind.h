@@ -1,0 +1,57 @@
+// The operations of the static graph: one kind per Backend op (forward, gradient and
+// optimizer update), the graph's sources (placeholders, variables, constants) and the fused
+// elementwise node the fusion pass makes. TensorFlow 1.x names the same ideas Placeholder,
+// VariableV2, Const, Conv2D / Conv2DBackpropInput / Conv2DBackpropFilter, BiasAdd / BiasAddGrad,
+// MaxPool / MaxPoolGrad, Relu / ReluGrad, LRN / LRNGrad, ApplyGradientDescent / ApplyAdam;
+// Theano has the same split into ops and their grad ops, and its Composite for fused
+// elementwise loops.
+#pragma once
+
+namespace ablate::graph::static_graph {
+
+enum class OpKind {
+  // sources
+  placeholder,   // fed at every run (the images x, the labels)
+  variable,      // a persistent tensor of the VariableStore (parameters, optimizer slots)
+  constant,      // a value fixed at build time (a connection table, a folded result)
+  dropout_mask,  // mask = (u < keep) / keep from (seed, layer, iteration): Backend::dropout_mask
+  fill,          // every element the constant attrs.alpha (Backend::fill), written at every run
+  // forward ops
+  conv2d, conv2d_map, linear, bias_add, pool2d, activation, lrn, mul, add, scale,
+  gemm,          // c = alpha op(a) op(b) + beta c0 (Backend::gemm; c0 read only when beta != 0)
+  axpby,         // out = alpha x + beta y (Backend::axpy when beta is 1, else axpby)
+  copy,          // out = x (Backend::copy)
+  softmax,       // rows of [N, K] (Backend::softmax_forward); no gradient: the Backend has no
+                 // softmax backward (softmax_xent and log_softmax carry theirs)
+  sum, sum_squares,  // reductions to a host scalar (Backend::sum, sum_squares)
+  broadcast,     // a tensor of attrs.shape filled with a host scalar's value (the gradient of sum)
+  softmax_xent,  // outputs: loss (host scalar, batch mean), prob
+  log_softmax,
+  nll,           // output: loss (host scalar, batch mean)
+  argmax,        // i32 [N]: top-1 class per row
+  // gradient ops
+  conv2d_grad_input, conv2d_grad_filter, conv2d_map_grad_input, conv2d_map_grad_filter,
+  linear_grad_input, linear_grad_weight, bias_grad, pool2d_grad, activation_grad, lrn_grad,
+  softmax_xent_grad, log_softmax_grad, nll_grad,
+  scalar_scale,  // host scalar times a constant factor (the gradient of a batch mean)
+  // TF's CheckNumerics on the loss: throws "loss is nan at iteration N" before any update runs
+  check_numerics,
+  // optimizer updates: write their variables in place, no outputs
+  apply_caffe_sgd, apply_torch_sgd, apply_adam,
+  // made by the elementwise fusion pass: a chain of elementwise steps on one buffer
+  fused_elementwise,
+};
+
+const char* op_name(OpKind op);  // "conv2d", "apply_adam", ...
+
+// Sources have no inputs.
+bool is_source(OpKind op);
+// Ops whose result depends on more than their inputs (the run's feeds, the store, the
+// iteration) or that write state: never merged by CSE nor evaluated by constant folding.
+bool is_stateful(OpKind op);
+// Optimizer updates.
+bool is_update(OpKind op);
+// Elementwise ops a fused_elementwise node can hold as steps.
+bool is_fusable_step(OpKind op);
+
+}  // namespace ablate::graph::static_graph

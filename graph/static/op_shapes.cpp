@@ -1,0 +1,289 @@
+// Output types of every op kind (see op_shapes.h). Shapes: images [N, C, H, W], matrices
+// [N, F], weights as the Backend takes them (conv [K, C, KH, KW], conv_map [T, KH, KW] with a
+// table i32 [T, 2], linear [O, I]), biases [C], losses host f64 [1].
+#include "graph/static/op_shapes.h"
+
+#include <stdexcept>
+
+namespace ablate::graph::static_graph {
+namespace {
+
+using kernels::DType;
+using kernels::Shape;
+
+class Checker {
+ public:
+  Checker(const Graph& g, const Node& n) : g_(g), n_(n) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::invalid_argument("static graph: node '" + n_.name + "' (" + op_name(n_.op) + "): " + what);
+  }
+  const TensorType& in(std::size_t k) const { return g_.type(n_.inputs[k]); }
+  const Shape& shape(std::size_t k) const { return in(k).shape; }
+  std::string desc(std::size_t k) const { return "input " + std::to_string(k) + " " + g_.describe(n_.inputs[k]); }
+
+  void arity(std::size_t least, std::size_t most) const {
+    const std::size_t got = n_.inputs.size();
+    if (got < least || got > most)
+      fail("has " + std::to_string(got) + " inputs; expected " + std::to_string(least) +
+           (most != least ? " to " + std::to_string(most) : std::string()));
+  }
+  void dims(std::size_t k, int d, const char* layout) const {
+    if (static_cast<int>(shape(k).size()) != d) fail(desc(k) + " is not " + layout);
+  }
+  void dtype(std::size_t k, DType want) const {
+    if (in(k).dtype != want) fail(desc(k) + " has dtype " + kernels::dtype_name(in(k).dtype) + "; expected " +
+                                  kernels::dtype_name(want));
+  }
+  void host(std::size_t k) const {
+    if (!in(k).host) fail(desc(k) + " is not a host scalar");
+  }
+  // Inputs a and b must have equal shapes (and dtypes).
+  void same(std::size_t a, std::size_t b) const {
+    if (shape(a) != shape(b) || in(a).dtype != in(b).dtype) fail(desc(a) + " and " + desc(b) + " differ; expected equal shapes");
+  }
+  // Input k must have shape `want`.
+  void exactly(std::size_t k, const Shape& want, const std::string& why) const {
+    if (shape(k) != want) fail(desc(k) + " does not fit " + desc(0) + "; expected " + kernels::shape_string(want) + " (" + why + ")");
+  }
+  // Output of `shape` with input k's dtype, a host scalar when input k is one.
+  TensorType like(std::size_t k, Shape s) const { return {std::move(s), in(k).dtype, in(k).host}; }
+
+ private:
+  const Graph& g_;
+  const Node& n_;
+};
+
+TensorType host_scalar() { return {{1}, DType::f64, true}; }
+TensorType workspace() { return {{}, DType::u8, false, true}; }
+
+// Output [N, K, OH, OW] of a convolution of x [N, C, H, W] with kernels kh x kw.
+Shape conv_output(const Checker& c, const Attrs& a, std::int64_t k, std::int64_t kh, std::int64_t kw) {
+  const Shape& x = c.shape(0);
+  const int oh = kernels::conv2d_out_size(static_cast<int>(x[2]), static_cast<int>(kh), a.conv.stride_h, a.conv.pad_top, a.conv.pad_bottom);
+  const int ow = kernels::conv2d_out_size(static_cast<int>(x[3]), static_cast<int>(kw), a.conv.stride_w, a.conv.pad_left, a.conv.pad_right);
+  if (oh <= 0 || ow <= 0) c.fail(c.desc(0) + " is smaller than the kernel " + std::to_string(kh) + "x" + std::to_string(kw));
+  return {x[0], k, oh, ow};
+}
+
+std::vector<TensorType> convolution(const Checker& c, const Node& n) {
+  const bool map = n.op == OpKind::conv2d_map;
+  c.arity(map ? 3 : 2, map ? 4 : 3);
+  c.dims(0, 4, "[N, C, H, W]");
+  const Shape& w = c.shape(1);
+  std::int64_t k = 0;
+  if (map) {
+    c.dims(1, 3, "[T, KH, KW]");
+    c.dims(2, 2, "[T, 2]");
+    c.dtype(2, DType::i32);
+    if (c.shape(2) != Shape{w[0], 2}) c.exactly(2, {w[0], 2}, "one (input, output) pair per kernel");
+    k = n.attrs.outputs;
+    if (k <= 0) c.fail("conv2d_map needs attrs.outputs > 0");
+  } else {
+    c.dims(1, 4, "[K, C, KH, KW]");
+    if (w[1] != c.shape(0)[1]) c.fail(c.desc(0) + " has " + std::to_string(c.shape(0)[1]) + " channels; " + c.desc(1) + " expects " + std::to_string(w[1]));
+    k = w[0];
+  }
+  const std::size_t bias = map ? 3 : 2;
+  if (n.inputs.size() > bias) c.exactly(bias, {k}, "one bias per output plane");
+  return {c.like(0, conv_output(c, n.attrs, k, w[w.size() - 2], w[w.size() - 1]))};
+}
+
+std::vector<TensorType> linear(const Checker& c, const Node& n) {
+  c.arity(2, 3);
+  const Shape& x = c.shape(0);
+  if (x.size() < 2) c.fail(c.desc(0) + " is not [N, ...]");
+  c.dims(1, 2, "[O, I]");
+  const std::int64_t features = kernels::shape_numel(x) / x[0];
+  if (c.shape(1)[1] != features)
+    c.fail(c.desc(0) + " has " + std::to_string(features) + " features per sample; " + c.desc(1) + " expects " +
+           std::to_string(c.shape(1)[1]));
+  if (n.inputs.size() > 2) c.exactly(2, {c.shape(1)[0]}, "one bias per output");
+  return {c.like(0, {x[0], c.shape(1)[0]})};
+}
+
+std::vector<TensorType> weight_gradient(const Checker& c, const Node& n) {
+  const bool map = n.op == OpKind::conv2d_map_grad_filter;
+  c.arity(map ? 3 : 2, map ? 3 : 2);
+  if (n.attrs.shape.empty()) c.fail("needs attrs.shape, the weight's shape");
+  if (c.shape(0)[0] != c.shape(1)[0]) c.fail(c.desc(0) + " and " + c.desc(1) + " have different batch sizes");
+  std::vector<TensorType> out{c.like(1, n.attrs.shape)};
+  if (n.attrs.bias) out.push_back(c.like(1, {c.shape(1)[1]}));
+  return out;
+}
+
+std::vector<TensorType> fused(const Checker& c, const Node& n) {
+  if (n.inputs.empty() || n.attrs.steps.empty()) c.fail("a fused node needs an input and at least one step");
+  for (const FusedStep& s : n.attrs.steps) {
+    if (!is_fusable_step(s.op)) c.fail(std::string("step ") + op_name(s.op) + " is not elementwise");
+    const bool needs_extra = s.op != OpKind::activation && s.op != OpKind::scale;
+    if (needs_extra != (s.extra >= 0) || s.extra >= static_cast<int>(n.inputs.size()))
+      c.fail(std::string("step ") + op_name(s.op) + " has operand index " + std::to_string(s.extra));
+    if (s.op == OpKind::bias_add)
+      c.exactly(static_cast<std::size_t>(s.extra), {c.shape(0)[1]}, "one bias per channel");
+    else if (s.extra >= 0)
+      c.same(0, static_cast<std::size_t>(s.extra));
+  }
+  return {c.like(0, c.shape(0))};
+}
+
+// c [M, N] = alpha op(a) op(b) + beta c0; op(a) [M, K], op(b) [K, N].
+std::vector<TensorType> gemm(const Checker& c, const Node& n) {
+  const Attrs& a = n.attrs;
+  c.arity(a.beta != 0 ? 3 : 2, a.beta != 0 ? 3 : 2);
+  c.dims(0, 2, "[rows, cols]");
+  c.dims(1, 2, "[rows, cols]");
+  const Shape &sa = c.shape(0), &sb = c.shape(1);
+  const std::int64_t m = a.trans_a ? sa[1] : sa[0], k = a.trans_a ? sa[0] : sa[1];
+  const std::int64_t kb = a.trans_b ? sb[1] : sb[0], nn = a.trans_b ? sb[0] : sb[1];
+  if (k != kb)
+    c.fail(c.desc(0) + (a.trans_a ? " (transposed)" : "") + " and " + c.desc(1) + (a.trans_b ? " (transposed)" : "") +
+           " do not share their inner dimension (" + std::to_string(k) + " vs " + std::to_string(kb) + ")");
+  if (a.beta != 0) c.exactly(2, {m, nn}, "c0 of the product's shape");
+  return {c.like(0, {m, nn})};
+}
+
+std::vector<TensorType> update(const Checker& c, const Node& n) {
+  const std::size_t count = n.op == OpKind::apply_adam ? 4 : 3;
+  c.arity(count, count);
+  for (std::size_t k = 1; k < count; ++k) c.same(0, k);
+  return {};
+}
+
+}  // namespace
+
+std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
+  Checker c(g, n);
+  const Attrs& a = n.attrs;
+  switch (n.op) {
+    case OpKind::placeholder:
+    case OpKind::variable:
+    case OpKind::dropout_mask:
+      c.arity(0, 0);
+      if (a.shape.empty()) c.fail("a source needs attrs.shape");
+      return {{a.shape, a.dtype}};
+    case OpKind::fill:
+      c.arity(0, 0);
+      if (a.shape.empty()) c.fail("fill needs attrs.shape");
+      return {{a.shape, a.dtype}};
+    case OpKind::broadcast:
+      c.arity(1, 1);
+      c.host(0);
+      if (a.shape.empty()) c.fail("broadcast needs attrs.shape");
+      return {{a.shape, a.dtype}};
+    case OpKind::gemm: return gemm(c, n);
+    case OpKind::axpby:
+      c.arity(2, 2);
+      c.same(0, 1);
+      return {c.like(0, c.shape(0))};
+    case OpKind::copy:
+      c.arity(1, 1);
+      return {c.like(0, c.shape(0))};
+    case OpKind::softmax:
+      c.arity(1, 1);
+      c.dims(0, 2, "[N, K]");
+      return {c.like(0, c.shape(0))};
+    case OpKind::sum:
+    case OpKind::sum_squares:
+      c.arity(1, 1);
+      return {host_scalar()};
+    case OpKind::constant:
+      c.arity(0, 0);
+      if (a.value.empty()) c.fail("a constant needs attrs.value");
+      return {{a.value.shape(), a.value.dtype()}};
+    case OpKind::conv2d:
+    case OpKind::conv2d_map: return convolution(c, n);
+    case OpKind::linear: return linear(c, n);
+    case OpKind::bias_add:
+      c.arity(2, 2);
+      if (c.shape(0).size() < 2) c.fail(c.desc(0) + " is not [N, C, ...]");
+      c.exactly(1, {c.shape(0)[1]}, "one bias per channel");
+      return {c.like(0, c.shape(0))};
+    case OpKind::pool2d: {
+      c.arity(1, 1);
+      c.dims(0, 4, "[N, C, H, W]");
+      if (a.pool.out_h <= 0 || a.pool.out_w <= 0) c.fail("needs the pooling geometry (attrs.pool.out_h, out_w)");
+      const Shape& x = c.shape(0);
+      return {c.like(0, {x[0], x[1], a.pool.out_h, a.pool.out_w}), workspace()};
+    }
+    case OpKind::lrn:
+      c.arity(1, 1);
+      c.dims(0, 4, "[N, C, H, W]");
+      return {c.like(0, c.shape(0)), workspace()};
+    case OpKind::activation:
+    case OpKind::scale:
+      c.arity(1, 1);
+      return {c.like(0, c.shape(0))};
+    case OpKind::mul:
+    case OpKind::add:
+      c.arity(2, 2);
+      c.same(0, 1);
+      return {c.like(0, c.shape(0))};
+    case OpKind::softmax_xent:
+    case OpKind::nll:
+      c.arity(2, 2);
+      c.dims(0, 2, "[N, K]");
+      c.dtype(1, DType::i32);
+      c.exactly(1, {c.shape(0)[0]}, "one label per row");
+      if (n.op == OpKind::nll) return {host_scalar()};
+      return {host_scalar(), c.like(0, c.shape(0))};
+    case OpKind::log_softmax:
+      c.arity(1, 1);
+      c.dims(0, 2, "[N, K]");
+      return {c.like(0, c.shape(0))};
+    case OpKind::argmax:
+      c.arity(1, 1);
+      c.dims(0, 2, "[N, K]");
+      return {{{c.shape(0)[0]}, DType::i32}};
+    case OpKind::conv2d_grad_input:
+    case OpKind::conv2d_map_grad_input:
+    case OpKind::linear_grad_input:
+      c.arity(n.op == OpKind::conv2d_map_grad_input ? 3 : 2, n.op == OpKind::conv2d_map_grad_input ? 3 : 2);
+      if (a.shape.empty() || a.shape[0] != c.shape(0)[0]) c.fail("attrs.shape " + kernels::shape_string(a.shape) + " does not have the batch of " + c.desc(0));
+      return {c.like(0, a.shape)};
+    case OpKind::conv2d_grad_filter:
+    case OpKind::conv2d_map_grad_filter:
+    case OpKind::linear_grad_weight: return weight_gradient(c, n);
+    case OpKind::bias_grad:
+      c.arity(1, 1);
+      if (c.shape(0).size() < 2) c.fail(c.desc(0) + " is not [N, C, ...]");
+      return {c.like(0, {c.shape(0)[1]})};
+    case OpKind::pool2d_grad:
+    case OpKind::lrn_grad:
+      c.arity(4, 4);
+      c.same(1, 2);
+      return {c.like(0, c.shape(0))};
+    case OpKind::activation_grad:
+    case OpKind::log_softmax_grad:
+      c.arity(2, 2);
+      c.same(0, 1);
+      return {c.like(0, c.shape(0))};
+    case OpKind::softmax_xent_grad:
+      c.arity(3, 3);
+      c.dims(0, 2, "[N, K]");
+      c.exactly(1, {c.shape(0)[0]}, "one label per row");
+      c.host(2);
+      return {c.like(0, c.shape(0))};
+    case OpKind::nll_grad:
+      c.arity(2, 2);
+      c.dtype(0, DType::i32);
+      c.host(1);
+      if (a.shape.size() != 2 || a.shape[0] != c.shape(0)[0]) c.fail("attrs.shape " + kernels::shape_string(a.shape) + " is not [N, K] for " + c.desc(0));
+      return {{a.shape, a.dtype}};
+    case OpKind::scalar_scale:
+      c.arity(1, 1);
+      c.host(0);
+      return {host_scalar()};
+    case OpKind::check_numerics:
+      c.arity(1, 1);
+      c.host(0);
+      return {};
+    case OpKind::apply_caffe_sgd:
+    case OpKind::apply_torch_sgd:
+    case OpKind::apply_adam: return update(c, n);
+    case OpKind::fused_elementwise: return fused(c, n);
+  }
+  c.fail("unknown op");
+}
+
+}  // namespace ablate::graph::static_graph

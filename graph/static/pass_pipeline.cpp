@@ -1,0 +1,102 @@
+// The pass pipeline, its names and the helpers the passes share (see passes.h).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "graph/static/passes.h"
+
+namespace ablate::graph::static_graph {
+
+const std::vector<std::string>& pass_names() {
+  static const std::vector<std::string> names = {"constant_folding", "cse", "dce", "elementwise_fusion", "inplace",
+                                                  "memory_planning"};
+  return names;
+}
+
+void validate_pass_names(const std::vector<std::string>& names) {
+  for (const std::string& name : names)
+    if (std::find(pass_names().begin(), pass_names().end(), name) == pass_names().end()) {
+      std::string known;
+      for (const std::string& p : pass_names()) known += (known.empty() ? "" : ", ") + p;
+      throw std::invalid_argument("graph pass '" + name + "' in disabled_passes is not known; the passes are: " + known);
+    }
+}
+
+bool pass_enabled(const std::vector<std::string>& disabled, const std::string& pass) {
+  return std::find(disabled.begin(), disabled.end(), pass) == disabled.end();
+}
+
+PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, kernels::Backend& backend) {
+  validate_pass_names(disabled);
+  PassReport report;
+  report.nodes_before = graph.live_count();
+  auto run = [&](const char* name, auto&& pass) {
+    if (pass_enabled(disabled, name)) report.rewrites.emplace_back(name, pass());
+  };
+  run("constant_folding", [&] { return constant_folding_pass(graph, backend); });
+  run("cse", [&] { return cse_pass(graph); });
+  run("dce", [&] { return dce_pass(graph); });
+  run("elementwise_fusion", [&] { return elementwise_fusion_pass(graph); });
+  run("inplace", [&] { return inplace_pass(graph); });
+  report.nodes_after = graph.live_count();
+  return report;
+}
+
+namespace {
+std::string number(double v) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%a", v);  // exact
+  return text;
+}
+}  // namespace
+
+std::string attribute_signature(const Node& n) {
+  const Attrs& a = n.attrs;
+  std::string s = op_name(n.op);
+  const auto& c = a.conv;
+  s += "|conv " + std::to_string(c.stride_h) + "," + std::to_string(c.stride_w) + "," + std::to_string(c.pad_top) + "," +
+       std::to_string(c.pad_left) + "," + std::to_string(c.pad_bottom) + "," + std::to_string(c.pad_right);
+  const auto& p = a.pool;
+  s += "|pool " + std::to_string(static_cast<int>(p.kind)) + "," + std::to_string(p.kernel_h) + "," +
+       std::to_string(p.kernel_w) + "," + std::to_string(p.stride_h) + "," + std::to_string(p.stride_w) + "," +
+       std::to_string(p.pad_top) + "," + std::to_string(p.pad_left) + "," + std::to_string(p.out_h) + "," +
+       std::to_string(p.out_w) + "," + std::to_string(p.avg_count_padding) + "," + std::to_string(p.pad_bottom_limit) +
+       "," + std::to_string(p.pad_right_limit);
+  s += "|lrn " + std::to_string(a.lrn.size) + "," + number(a.lrn.alpha) + "," + number(a.lrn.beta) + "," + number(a.lrn.k);
+  s += "|act " + std::string(kernels::activation_name(a.activation)) + "|alpha " + number(a.alpha) + "|beta " +
+       number(a.beta) + "|trans " + std::to_string(a.trans_a) + std::to_string(a.trans_b);
+  s += "|outputs " + std::to_string(a.outputs) + "|bias " + std::to_string(a.bias);
+  s += "|shape " + kernels::shape_string(a.shape) + kernels::dtype_name(a.dtype) + "|key " + a.key;
+  s += "|mult " + number(a.lr_mult) + "," + number(a.decay_mult);
+  for (const FusedStep& f : a.steps)
+    s += "|step " + std::string(op_name(f.op)) + "," + kernels::activation_name(f.activation) + "," + number(f.alpha) +
+         "," + std::to_string(f.extra);
+  if (!a.value.empty()) {
+    s += "|value " + a.value.describe() + ":";
+    s.append(static_cast<const char*>(a.value.raw_data()), a.value.bytes());
+  }
+  return s;
+}
+
+std::vector<int> chain_slots(const Node& n) {
+  switch (n.op) {
+    case OpKind::activation:
+    case OpKind::bias_add:
+    case OpKind::scale:
+    case OpKind::fused_elementwise: return {0};
+    case OpKind::activation_grad: return {1};  // dy; input 0 is the activation's output
+    case OpKind::mul:
+    case OpKind::add: return {0, 1};
+    case OpKind::axpby: return {1};  // y; not a fusion step
+    default: return {};
+  }
+}
+
+void replace_control(Graph& graph, int from, int to) {
+  for (int id = 0; id < graph.size(); ++id)
+    for (int& c : graph.node(id).control)
+      if (c == from) c = to;
+}
+
+}  // namespace ablate::graph::static_graph

@@ -1,0 +1,60 @@
+// The graph passes of the static strategy, each a rewrite of the graph with a name that
+// EngineOptions::disabled_passes (and `--passes` on the command line) can switch off, as
+// Theano's optimizer flags (optimizer_excluding=...) and TensorFlow's grappler options do.
+// Pipeline order, each returning how many rewrites it made:
+//   constant_folding    a node whose inputs are all constants is evaluated once at compile
+//                       time and becomes a constant (TF's ConstantFolding, Theano's
+//                       constant_folding); the batch-mean gradient 1/N is the usual case
+//   cse                 nodes with the same op, attributes and inputs are merged, equal
+//                       constants too (Theano's MergeOptimizer, grappler's
+//                       ArithmeticOptimizer dedup)
+//   dce                 nodes no fetch or target needs are removed (the input images'
+//                       gradient, constants left behind by folding)
+//   elementwise_fusion  chains of elementwise ops (bias + activation, scalar ops, the
+//                       dropout mask and the activation gradient) become one fused node
+//                       whose steps run in place on one buffer (Theano's elemwise fusion
+//                       into a Composite; grappler's remapper for bias + activation)
+//   inplace             an elementwise op that is the last reader of its input writes over
+//                       it (Theano's inplace optimizers with the destroy handler's orderings;
+//                       Caffe's in-place ReLU)
+//   memory_planning     not a rewrite: buffers are assigned by liveness in one arena
+//                       (ggml's graph allocator); see memory_plan.h
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/static/graph_ir.h"
+#include "kernels/backend.h"
+
+namespace ablate::graph::static_graph {
+
+int constant_folding_pass(Graph& graph, kernels::Backend& backend);
+int cse_pass(Graph& graph);
+int dce_pass(Graph& graph);
+int elementwise_fusion_pass(Graph& graph);
+int inplace_pass(Graph& graph);
+
+// The pass names in pipeline order (memory_planning last).
+const std::vector<std::string>& pass_names();
+// Throws std::invalid_argument naming an unknown pass and listing the known ones.
+void validate_pass_names(const std::vector<std::string>& names);
+bool pass_enabled(const std::vector<std::string>& disabled, const std::string& pass);
+
+struct PassReport {
+  int nodes_before = 0, nodes_after = 0;
+  std::vector<std::pair<std::string, int>> rewrites;  // per pass that ran: its count
+};
+// Runs the rewriting passes not in `disabled`, in pipeline order.
+PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, kernels::Backend& backend);
+
+// Shared by the passes: the canonical text of a node's op and attributes (not its inputs).
+std::string attribute_signature(const Node& node);
+// The operand slots an elementwise node can run in place over or chain through (fusion;
+// axpby runs in place over y but is not a fusion step).
+std::vector<int> chain_slots(const Node& node);
+// Replaces `from` by `to` in every control list.
+void replace_control(Graph& graph, int from, int to);
+
+}  // namespace ablate::graph::static_graph

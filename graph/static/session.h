@@ -1,0 +1,82 @@
+// Session: a graph compiled once and run many times with different feeds, as a TensorFlow
+// 1.x tf.Session runs a GraphDef and a Theano function runs its compiled FunctionGraph.
+// Compiling runs the pass pipeline (passes.h), fixes the execution order, adds the orderings
+// that writes need (an apply node after every other reader of its variable; the in-place and
+// buffer-reuse orderings), plans memory (memory_plan.h), allocates every buffer once and
+// makes the executor. A run copies nothing but the feeds: no tensor is allocated after the
+// first run (backend workspaces are sized by it).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/static/executor.h"
+#include "graph/static/graph_ir.h"
+#include "graph/static/memory_plan.h"
+#include "graph/static/op_execute.h"
+#include "graph/static/passes.h"
+#include "graph/static/variable_store.h"
+
+namespace ablate::graph::static_graph {
+
+struct SessionOptions {
+  std::vector<std::string> disabled_passes;  // by name, passes.h
+  std::string executor = "sequential";       // sequential | parallel
+  int inter_op_threads = 1;
+};
+
+struct SessionStats {
+  PassReport passes;
+  bool memory_planning = true;
+  std::int64_t planned_bytes = 0;    // the arena the plan needs
+  std::int64_t unplanned_bytes = 0;  // every transient tensor in a buffer of its own
+  std::string placement;             // the memory plan's placement: in_order, by_size, none
+  std::int64_t held_bytes = 0;       // every tensor the session holds (arena, feeds, fetches,
+                                     // workspaces once a run has sized them), not the variables
+  int orderings = 0;                 // control edges of the compiled graph
+};
+
+class Session {
+ public:
+  // Throws std::invalid_argument for an unknown pass or executor. Variables of the graph are
+  // bound to `store`'s tensors of their key (they must exist there).
+  Session(Graph graph, kernels::Backend& backend, VariableStore& store, const SessionOptions& options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Copies a host tensor into placeholder `name` ("x", "labels"), converting f32 <-> f64;
+  // throws naming it when the shape differs or no such placeholder exists.
+  void feed(const std::string& name, const kernels::Tensor& host);
+  void run(const RunContext& run);
+  // The tensor of graph().fetches[i] (valid until the next run).
+  kernels::Tensor& fetch(std::size_t i);
+
+  const Graph& graph() const { return graph_; }  // after the passes
+  const std::vector<int>& order() const { return order_; }
+  const MemoryPlan& memory_plan() const { return plan_; }
+  const SessionStats& stats() const { return stats_; }
+  // The tensor of a value (a view into the arena for planned values); for tests.
+  const kernels::Tensor& tensor(Value v) const;
+  const Executor& executor() const { return *executor_; }
+
+ private:
+  void add_write_orderings();
+  void allocate(VariableStore& store);
+  void update_held_bytes();
+
+  Graph graph_;
+  kernels::Backend& backend_;
+  std::vector<int> order_;
+  MemoryPlan plan_;
+  kernels::Tensor arena_;
+  std::vector<std::vector<kernels::Tensor>> tensors_;  // per node, per output
+  std::vector<NodeIO> io_;                             // per node
+  std::unique_ptr<Executor> executor_;
+  SessionStats stats_;
+  bool workspaces_sized_ = false;
+};
+
+}  // namespace ablate::graph::static_graph

@@ -1,0 +1,154 @@
+// StaticEngine: the Engine of the static strategy. Variables start from
+// models::make_initial_parameters (the weights every strategy starts from) and live in a
+// VariableStore that every session of the engine shares: the training session of each batch
+// size train_step meets, and an evaluation session (forward in test phase, loss and top-1
+// predictions) per batch size evaluate meets, as one would feed a TF graph with fixed
+// placeholder shapes. A NaN or infinite loss throws std::runtime_error("loss is nan at
+// iteration N") from the graph's CheckNumerics before any variable is updated.
+#include "graph/static/static_engine.h"
+
+#include <map>
+#include <stdexcept>
+
+#include "graph/batch_check.h"
+#include "graph/static/executor.h"
+#include "graph/static/session.h"
+#include "graph/static/training_graph.h"
+#include "models/parameters.h"
+
+namespace ablate::graph::static_graph {
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "" : ",") + n;
+  return text;
+}
+
+class StaticEngine final : public Engine {
+ public:
+  StaticEngine(const models::ModelSpec& spec, kernels::Backend& backend, const EngineOptions& options)
+      : spec_(spec), backend_(backend), options_(options) {
+    if (options.weight_average_decay > 0)
+      throw std::invalid_argument("weight_average_decay " + std::to_string(options.weight_average_decay) +
+                                  ": weight averaging is not in the static engine yet; expected 0");
+    if (options.batch <= 0)
+      throw std::invalid_argument("batch size " + std::to_string(options.batch) + ": expected a positive count");
+    validate_pass_names(options.disabled_passes);
+    validate_executor(options.executor, options.inter_op_threads);
+    validate(options.optimizer);
+    session_options_ = {options.disabled_passes, options.executor, options.inter_op_threads};
+    for (const auto& p : models::make_initial_parameters(spec, options.dtype, options.seed)) {
+      store_.assign(p.name, p.value, backend);
+      parameters_.push_back({p.name, store_.at(p.name), {}, p.lr_mult, p.decay_mult});
+    }
+    Session& first = training_session(options.batch);
+    for (Parameter& p : parameters_) pointers_.push_back(&p);
+    bind_gradients(first);
+  }
+
+  std::string strategy() const override { return "static"; }
+
+  double train_step(const kernels::Tensor& x, const kernels::Tensor& labels, std::int64_t iteration) override {
+    if (iteration < 0)
+      throw std::invalid_argument("train step at iteration " + std::to_string(iteration) + "; expected an iteration >= 0");
+    Session& session = training_session(check_batch(spec_, x, labels, "train_step"));
+    bind_gradients(session);
+    session.feed("x", x);
+    session.feed("labels", labels);
+    session.run({iteration, updates_, options_.seed});
+    ++updates_;
+    return session.fetch(0).at(0);
+  }
+
+  EvalResult evaluate(const kernels::Tensor& x, const kernels::Tensor& labels) override {
+    const std::int64_t n = check_batch(spec_, x, labels, "evaluate");
+    auto& slot = evaluation_[n];
+    if (!slot)
+      slot = std::make_unique<Session>(build_evaluation_graph(spec_, n, options_.dtype), backend_, store_, session_options_);
+    slot->feed("x", x);
+    slot->feed("labels", labels);
+    slot->run({0, updates_, options_.seed});
+    EvalResult result;
+    result.loss = slot->fetch(0).at(0);
+    kernels::Tensor predictions = slot->fetch(1);
+    if (predictions.device() != kernels::Device::cpu) {
+      kernels::Tensor host(predictions.shape(), predictions.dtype());
+      backend_.copy(predictions, host);
+      predictions = host;
+    }
+    const std::int32_t* predicted = predictions.data<std::int32_t>();
+    const std::int32_t* truth = labels.data<std::int32_t>();
+    for (std::int64_t i = 0; i < n; ++i) result.correct += predicted[i] == truth[i];
+    return result;
+  }
+
+  std::vector<Parameter*> parameters() override { return pointers_; }
+  kernels::Backend& backend() override { return backend_; }
+
+  EngineReport report() const override {
+    EngineReport r;
+    const Session& s = *training_.at(options_.batch);
+    const SessionStats& st = s.stats();
+    r.counters.emplace_back("graph_nodes_before_passes", st.passes.nodes_before);
+    r.counters.emplace_back("graph_nodes_after_passes", st.passes.nodes_after);
+    for (const auto& [pass, count] : st.passes.rewrites) r.counters.emplace_back("pass_" + pass + "_rewrites", count);
+    r.counters.emplace_back("planned_bytes", static_cast<double>(st.planned_bytes));
+    r.counters.emplace_back("unplanned_bytes", static_cast<double>(st.unplanned_bytes));
+    std::int64_t held = store_.bytes();
+    for (const auto& [n, session] : training_) held += session->stats().held_bytes;
+    for (const auto& [n, session] : evaluation_) held += session->stats().held_bytes;
+    r.counters.emplace_back("peak_tensor_bytes", static_cast<double>(held));
+    std::vector<std::string> on, off;
+    for (const std::string& p : pass_names()) (pass_enabled(options_.disabled_passes, p) ? on : off).push_back(p);
+    r.settings.emplace_back("passes_on", joined(on));
+    r.settings.emplace_back("passes_off", joined(off));
+    r.settings.emplace_back("memory_placement", st.placement);
+    r.settings.emplace_back("executor", options_.executor);
+    r.settings.emplace_back("inter_op_threads", std::to_string(options_.inter_op_threads));
+    return r;
+  }
+
+ private:
+  Session& training_session(std::int64_t batch) {
+    auto& slot = training_[batch];
+    if (!slot) {
+      TrainingGraph tg = build_training_graph(spec_, batch, options_);
+      for (std::size_t i = 0; i < tg.parameters.size(); ++i)
+        if (i >= parameters_.size() || tg.parameters[i].name != parameters_[i].name)
+          throw std::logic_error("static graph: parameter " + std::to_string(i) + " of the graph is " +
+                                 tg.parameters[i].name + "; models::make_initial_parameters made another");
+      for (int id = 0; id < tg.graph.size(); ++id) {
+        const Node& n = tg.graph.node(id);
+        if (n.op == OpKind::variable && !store_.has(n.attrs.key))
+          store_.create(n.attrs.key, n.outputs[0].shape, n.outputs[0].dtype, backend_);  // optimizer slots: zeros
+      }
+      slot = std::make_unique<Session>(std::move(tg.graph), backend_, store_, session_options_);
+    }
+    return *slot;
+  }
+
+  // Parameter::grad is the gradient the last training session fetched.
+  void bind_gradients(Session& session) {
+    for (std::size_t i = 0; i < parameters_.size(); ++i) parameters_[i].grad = session.fetch(i + 1);
+  }
+
+  models::ModelSpec spec_;
+  kernels::Backend& backend_;
+  EngineOptions options_;
+  SessionOptions session_options_;
+  VariableStore store_;
+  std::vector<Parameter> parameters_;
+  std::vector<Parameter*> pointers_;
+  std::map<std::int64_t, std::unique_ptr<Session>> training_, evaluation_;
+  std::int64_t updates_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_static_engine(const models::ModelSpec& spec, kernels::Backend& backend,
+                                           const EngineOptions& options) {
+  return std::make_unique<StaticEngine>(spec, backend, options);
+}
+
+}  // namespace ablate::graph::static_graph

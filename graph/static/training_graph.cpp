@@ -1,0 +1,60 @@
+// Training and evaluation graphs (see training_graph.h).
+#include "graph/static/training_graph.h"
+
+#include "graph/static/autodiff.h"
+
+namespace ablate::graph::static_graph {
+
+std::vector<std::string> slot_names(const std::string& optimizer, const std::string& param) {
+  if (optimizer == "caffe_sgd") return {param + "/history"};
+  if (optimizer == "adam") return {param + "/m", param + "/v"};
+  return {param + "/velocity"};  // torch_sgd, gd
+}
+
+TrainingGraph build_training_graph(const models::ModelSpec& spec, std::int64_t batch, const EngineOptions& options) {
+  validate(options.optimizer);
+  ModelGraph m = build_model_graph(spec, batch, options.dtype, Phase::train);
+  Graph& g = m.graph;
+  g.optimizer = options.optimizer;
+  std::vector<Value> wrt;
+  for (const GraphParameter& p : m.parameters) wrt.push_back(p.value);
+  const std::vector<Value> grads = add_gradients(g, m.loss, wrt);
+
+  g.fetches.push_back(m.loss);
+  for (const Value& grad : grads) g.fetches.push_back(grad);
+  const int check = g.add(OpKind::check_numerics, "check_loss", {m.loss});
+  g.targets.push_back(check);
+
+  const std::string& type = options.optimizer.type;
+  const OpKind apply = type == "caffe_sgd" ? OpKind::apply_caffe_sgd
+                       : type == "adam"    ? OpKind::apply_adam
+                                           : OpKind::apply_torch_sgd;
+  for (std::size_t i = 0; i < m.parameters.size(); ++i) {
+    const GraphParameter& p = m.parameters[i];
+    std::vector<Value> inputs{p.value, grads[i]};
+    for (const std::string& slot : slot_names(type, p.name)) {
+      Attrs s;
+      s.shape = g.type(p.value).shape;
+      s.dtype = g.dtype();
+      s.key = slot;
+      inputs.push_back(g.out(g.add(OpKind::variable, slot, {}, s)));
+    }
+    Attrs a;
+    a.lr_mult = p.lr_mult;
+    a.decay_mult = p.decay_mult;
+    const int update = g.add(apply, "update/" + p.name, inputs, a);
+    g.node(update).control.push_back(check);  // no update after a NaN loss, as Caffe's solver
+    g.targets.push_back(update);
+  }
+  return {std::move(g), std::move(m.parameters)};
+}
+
+Graph build_evaluation_graph(const models::ModelSpec& spec, std::int64_t batch, kernels::DType dtype) {
+  ModelGraph m = build_model_graph(spec, batch, dtype, Phase::test);
+  Graph& g = m.graph;
+  const Value predictions = g.out(g.add(OpKind::argmax, "predictions", {m.scores}));
+  g.fetches = {m.loss, predictions};
+  return std::move(g);
+}
+
+}  // namespace ablate::graph::static_graph

@@ -1,0 +1,35 @@
+// The whole computation of one training step as one graph, as a TensorFlow 1.x script
+// builds it before its first Session.run: the forward graph of the model, the gradient graph
+// (autodiff.h), a CheckNumerics of the loss, and one apply node per parameter (TF's
+// ApplyGradientDescent / ApplyMomentum / ApplyAdam) that updates the variable in place with
+// the Backend's update op and the learning-rate rule of graph/optim, at lr * lr_mult and
+// weight decay * decay_mult (Caffe's per-parameter multipliers, applied exactly as the
+// layer-wise Solver applies them). Optimizer slots are variables named "<param>/history"
+// (caffe_sgd), "<param>/velocity" (torch_sgd, gd), "<param>/m" and "<param>/v" (adam).
+// The evaluation graph is the forward graph in test phase with the loss and the top-1
+// predictions fetched.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "graph/engine.h"
+#include "graph/static/model_builder.h"
+
+namespace ablate::graph::static_graph {
+
+// Fetch order of a training graph: 0 the loss, then one gradient per parameter.
+// Targets: the check and the apply nodes.
+struct TrainingGraph {
+  Graph graph;
+  std::vector<GraphParameter> parameters;
+};
+TrainingGraph build_training_graph(const models::ModelSpec& spec, std::int64_t batch, const EngineOptions& options);
+
+// Fetch order of an evaluation graph: 0 the loss, 1 the predictions i32 [N].
+Graph build_evaluation_graph(const models::ModelSpec& spec, std::int64_t batch, kernels::DType dtype);
+
+// The slot variable names of `param` for an optimizer type.
+std::vector<std::string> slot_names(const std::string& optimizer, const std::string& param);
+
+}  // namespace ablate::graph::static_graph
