@@ -2,12 +2,13 @@
 // inference every strategy and the memory estimate run (models/shape_inference.h) and the
 // per-layer settings the engines read (models/layer_params.h). The input is the model text.
 // A clean rejection is std::invalid_argument or std::runtime_error; an accepted model must
-// give positive dimensions everywhere and a loss output of [1].
+// give positive, countable dimensions everywhere and a loss output of [1].
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "fuzz/clean_rejection.h"
+#include "kernels/tensor.h"
 #include "models/layer_params.h"
 #include "models/model_spec.h"
 #include "models/shape_inference.h"
@@ -21,9 +22,12 @@ constexpr std::int64_t kBatch = 64;
 // many connections (the resource guard rejects larger models before the engine runs).
 constexpr std::int64_t kMaxConnections = std::int64_t{1} << 20;
 
+// Positive dimensions whose element count fits int64 (shape_numel throws otherwise, and an
+// exception escaping here is a finding).
 void check_dims(const std::vector<std::int64_t>& dims, const char* what) {
   fuzz::fuzz_check(!dims.empty(), what);
   for (auto d : dims) fuzz::fuzz_check(d >= 1, what);
+  kernels::shape_numel(dims);
 }
 
 void read_layer_settings(const models::LayerSpec& layer, const models::LayerShapes& shapes) {
