@@ -3,6 +3,8 @@
 // output size and padding, and the names of the enums as they appear in model files.
 #include "kernels/op_params.h"
 
+#include <climits>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -41,6 +43,18 @@ void require_at_least(const char* what, const char* field, int value, int minimu
                                 ", expected at least " + std::to_string(minimum));
 }
 
+// in + before + after, computed in 64 bits; throws unless it fits an int. Every window index
+// of the kernels lies within the padded extent, so bounding it keeps their int arithmetic
+// exact (a model file may write any int for a size, a pad or a stride).
+std::int64_t padded_extent(const std::string& what, int in, std::int64_t before, std::int64_t after) {
+  const std::int64_t padded = std::int64_t{in} + before + after;
+  if (padded > INT_MAX)
+    throw std::invalid_argument(what + ": input size " + std::to_string(in) + " padded by " + std::to_string(before) +
+                                "+" + std::to_string(after) + " is " + std::to_string(padded) +
+                                ", expected at most " + std::to_string(INT_MAX));
+  return padded;
+}
+
 // One axis of a pooling window grid: output size, padding before, and how far past the
 // input the average divisor may count (the "pad after" limit).
 struct PoolAxis {
@@ -50,11 +64,12 @@ struct PoolAxis {
 // Caffe's PoolingLayer::Reshape: out = ceil((in + 2 pad - k) / s) + 1; with padding, a last
 // window that would start at or past in + pad (entirely in the bottom padding) is dropped.
 // Average pooling (Forward_cpu) divides by the window clipped to [-pad, in + pad).
-PoolAxis caffe_ceil_axis(int in, int k, int s, int pad) {
-  int span = in + 2 * pad - k;
+PoolAxis caffe_ceil_axis(const std::string& what, int in, int k, int s, int pad) {
+  const std::int64_t span = padded_extent(what, in, pad, pad) - k;
+  std::int64_t out = (span + s - 1) / s + 1;  // span >= 0 here, so this is ceil(span / s) + 1
+  if (pad > 0 && (out - 1) * s >= std::int64_t{in} + pad) --out;
   PoolAxis a;
-  a.out = (span + s - 1) / s + 1;  // span >= 0 here, so this is ceil(span / s) + 1
-  if (pad > 0 && (a.out - 1) * s >= in + pad) --a.out;
+  a.out = static_cast<int>(out);  // <= span + 1 <= padded extent
   a.pad_before = pad;
   a.pad_after_limit = pad;
   return a;
@@ -63,21 +78,23 @@ PoolAxis caffe_ceil_axis(int in, int k, int s, int pad) {
 // TensorFlow's SAME (GetWindowedOutputSize): out = ceil(in / s), total padding
 // max((out - 1) s + k - in, 0), of which total / 2 goes before and the rest after.
 // Average pooling divides by the real cells only, so the limit is the padding after.
-PoolAxis tf_same_axis(int in, int k, int s) {
-  PoolAxis a;
-  a.out = (in + s - 1) / s;
-  int total = (a.out - 1) * s + k - in;
+PoolAxis tf_same_axis(const std::string& what, int in, int k, int s) {
+  const std::int64_t out = (std::int64_t{in} + s - 1) / s;
+  std::int64_t total = (out - 1) * s + k - in;  // < k, as (out - 1) s < in
   if (total < 0) total = 0;
-  a.pad_before = total / 2;
-  a.pad_after_limit = total - total / 2;
+  padded_extent(what, in, total / 2, total - total / 2);
+  PoolAxis a;
+  a.out = static_cast<int>(out);  // <= in
+  a.pad_before = static_cast<int>(total / 2);
+  a.pad_after_limit = static_cast<int>(total - total / 2);
   return a;
 }
 
 // Torch's SpatialMaxPooling / SpatialAveragePooling without ceil mode and Theano's
 // pool_2d(ignore_border=True): out = floor((in + 2 pad - k) / s) + 1.
-PoolAxis valid_axis(int in, int k, int s, int pad) {
+PoolAxis valid_axis(const std::string& what, int in, int k, int s, int pad) {
   PoolAxis a;
-  a.out = (in + 2 * pad - k) / s + 1;
+  a.out = static_cast<int>((padded_extent(what, in, pad, pad) - k) / s + 1);
   a.pad_before = pad;
   a.pad_after_limit = pad;
   return a;
@@ -101,16 +118,16 @@ Pool2dParams make_pool2d_params(PoolKind kind, int kernel, int stride, int pad, 
                                 ", expected pad < kernel (a window would hold only padding)");
   if (padding != PoolPadding::tf_same) {
     for (int in : {in_h, in_w})
-      if (in + 2 * pad < kernel)
+      if (padded_extent(what, in, pad, pad) < kernel)
         throw std::invalid_argument(what + ": input size " + std::to_string(in) + " with pad " + std::to_string(pad) +
                                     " is smaller than kernel " + std::to_string(kernel));
   }
 
   auto axis = [&](int in) {
     switch (padding) {
-      case PoolPadding::caffe_ceil: return caffe_ceil_axis(in, kernel, stride, pad);
-      case PoolPadding::tf_same: return tf_same_axis(in, kernel, stride);
-      case PoolPadding::valid: return valid_axis(in, kernel, stride, pad);
+      case PoolPadding::caffe_ceil: return caffe_ceil_axis(what, in, kernel, stride, pad);
+      case PoolPadding::tf_same: return tf_same_axis(what, in, kernel, stride);
+      case PoolPadding::valid: return valid_axis(what, in, kernel, stride, pad);
     }
     return PoolAxis{};
   };
@@ -118,7 +135,7 @@ Pool2dParams make_pool2d_params(PoolKind kind, int kernel, int stride, int pad, 
   // Caffe applies its last-window fix only with padding; with stride > kernel and no padding
   // its last window can start past the input and hold nothing (Caffe outputs -FLT_MAX there).
   for (auto [in, a] : {std::pair{in_h, h}, std::pair{in_w, w}})
-    if ((a.out - 1) * stride - a.pad_before >= in)
+    if (std::int64_t{a.out - 1} * stride - a.pad_before >= in)
       throw std::invalid_argument(what + ": input size " + std::to_string(in) + ", kernel " + std::to_string(kernel) +
                                   ", stride " + std::to_string(stride) +
                                   " put the last window outside the input; expected stride <= kernel or padding");
@@ -143,7 +160,8 @@ Conv2dParams make_same_conv2d_params(int kernel_h, int kernel_w, int stride, int
   require_at_least("SAME convolution", "stride", stride, 1);
   require_at_least("SAME convolution", "input height", in_h, 1);
   require_at_least("SAME convolution", "input width", in_w, 1);
-  PoolAxis h = tf_same_axis(in_h, kernel_h, stride), w = tf_same_axis(in_w, kernel_w, stride);
+  PoolAxis h = tf_same_axis("SAME convolution", in_h, kernel_h, stride);
+  PoolAxis w = tf_same_axis("SAME convolution", in_w, kernel_w, stride);
   Conv2dParams p;
   p.stride_h = p.stride_w = stride;
   p.pad_top = h.pad_before;
@@ -158,12 +176,12 @@ int conv2d_out_size(int in, int kernel, int stride, int pad_before, int pad_afte
   require_at_least("convolution", "stride", stride, 1);
   require_at_least("convolution", "pad before", pad_before, 0);
   require_at_least("convolution", "pad after", pad_after, 0);
-  int padded = in + pad_before + pad_after;
+  const std::int64_t padded = padded_extent("convolution", in, pad_before, pad_after);
   if (padded < kernel)
     throw std::invalid_argument("convolution: input size " + std::to_string(in) + " padded by " +
                                 std::to_string(pad_before) + "+" + std::to_string(pad_after) +
                                 " is smaller than kernel " + std::to_string(kernel));
-  return (padded - kernel) / stride + 1;
+  return static_cast<int>((padded - kernel) / stride + 1);
 }
 
 }  // namespace ablate::kernels

@@ -2,6 +2,7 @@
 #include "kernels/tensor.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -49,11 +50,12 @@ std::string shape_string(const Shape& shape) {
 }
 
 std::int64_t shape_numel(const Shape& shape) {
-  std::int64_t n = 1;
-  for (auto d : shape) {
+  for (auto d : shape)
     if (d < 0) throw std::invalid_argument("shape " + shape_string(shape) + " has a negative dimension");
-    n *= d;
-  }
+  std::int64_t n = 1;
+  for (auto d : shape)
+    if (__builtin_mul_overflow(n, d, &n))
+      throw std::invalid_argument("shape " + shape_string(shape) + " has more than 2^63 - 1 elements");
   return n;
 }
 
@@ -107,6 +109,9 @@ struct Tensor::Storage {
 
 Tensor::Tensor(Shape shape, DType dtype, Allocator* allocator)
     : shape_(std::move(shape)), numel_(shape_numel(shape_)), dtype_(dtype) {
+  // bytes() must not wrap around size_t (nor the allocator's rounding up to 64).
+  if (static_cast<std::uint64_t>(numel_) > (PTRDIFF_MAX - 64) / dtype_size(dtype_))
+    throw std::length_error("tensor " + describe() + " would need more than 2^63 bytes");
   Allocator* a = allocator ? allocator : &cpu_allocator();
   storage_ = std::make_shared<Storage>(a, bytes());
   if (a->device() == Device::cpu) std::memset(storage_->ptr, 0, bytes());

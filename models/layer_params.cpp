@@ -67,13 +67,19 @@ ConvGeometry conv_geometry(const LayerSpec& layer, int in_h, int in_w) {
     g.params.pad_top = g.params.pad_bottom = g.params.pad_left = g.params.pad_right = pad;
   }
   g.params.stride_h = g.params.stride_w = stride;
-  const int padded_h = in_h + g.params.pad_top + g.params.pad_bottom;
-  const int padded_w = in_w + g.params.pad_left + g.params.pad_right;
+  // 64-bit sums: a model file may write any int for a size or a pad.
+  const std::int64_t padded_h = std::int64_t{in_h} + g.params.pad_top + g.params.pad_bottom;
+  const std::int64_t padded_w = std::int64_t{in_w} + g.params.pad_left + g.params.pad_right;
   if (g.kernel_h > padded_h || g.kernel_w > padded_w)
     fail(layer, "kernel " + size2(g.kernel_h, g.kernel_w) + " is larger than its padded input " +
-                    size2(padded_h, padded_w) + " (input " + size2(in_h, in_w) + ", padding " + padding + ")");
-  g.out_h = kernels::conv2d_out_size(in_h, g.kernel_h, stride, g.params.pad_top, g.params.pad_bottom);
-  g.out_w = kernels::conv2d_out_size(in_w, g.kernel_w, stride, g.params.pad_left, g.params.pad_right);
+                    std::to_string(padded_h) + "x" + std::to_string(padded_w) + " (input " + size2(in_h, in_w) +
+                    ", padding " + padding + ")");
+  try {
+    g.out_h = kernels::conv2d_out_size(in_h, g.kernel_h, stride, g.params.pad_top, g.params.pad_bottom);
+    g.out_w = kernels::conv2d_out_size(in_w, g.kernel_w, stride, g.params.pad_left, g.params.pad_right);
+  } catch (const std::invalid_argument& e) {
+    fail(layer, e.what());  // the kernels' own geometry checks, named after this layer
+  }
   return g;
 }
 
@@ -83,10 +89,10 @@ kernels::Pool2dParams pool_params(const LayerSpec& layer, int in_h, int in_w) {
   const int pad = layer.get_int("pad", 0);
   const std::string padding_name = layer.get_string("padding", "valid");
   const kernels::PoolPadding padding = kernels::parse_pool_padding(padding_name);
-  if (padding != kernels::PoolPadding::tf_same && (kernel > in_h + 2 * pad || kernel > in_w + 2 * pad))
-    fail(layer, "kernel " + size2(kernel, kernel) + " is larger than its padded input " +
-                    size2(in_h + 2 * pad, in_w + 2 * pad) + " (input " + size2(in_h, in_w) + ", padding " +
-                    padding_name + ")");
+  const std::int64_t padded_h = in_h + 2 * std::int64_t{pad}, padded_w = in_w + 2 * std::int64_t{pad};
+  if (padding != kernels::PoolPadding::tf_same && (kernel > padded_h || kernel > padded_w))
+    fail(layer, "kernel " + size2(kernel, kernel) + " is larger than its padded input " + std::to_string(padded_h) +
+                    "x" + std::to_string(padded_w) + " (input " + size2(in_h, in_w) + ", padding " + padding_name + ")");
   kernels::Pool2dParams p;
   try {
     p = kernels::make_pool2d_params(pool_kind(layer), kernel, stride, pad, padding, in_h, in_w);

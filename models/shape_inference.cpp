@@ -79,6 +79,17 @@ void infer_layer(const ModelSpec& spec, const LayerSpec& layer, LayerShapes& s) 
   }
 }
 
+// Every shape handed on must have an element count that fits int64 (kernels::shape_numel
+// throws otherwise), so the memory estimate and the engines can count and allocate it.
+void check_sizes(const LayerSpec& layer, const LayerShapes& s) {
+  try {
+    kernels::shape_numel(s.output);
+    for (const Dims& p : s.params) kernels::shape_numel(p);
+  } catch (const std::invalid_argument& e) {
+    fail(layer, e.what());
+  }
+}
+
 }  // namespace
 
 std::vector<LayerShapes> infer_shapes(const ModelSpec& spec, std::int64_t batch) {
@@ -86,6 +97,12 @@ std::vector<LayerShapes> infer_shapes(const ModelSpec& spec, std::int64_t batch)
   if (spec.input_shape.size() != 3)
     throw std::invalid_argument(spec.source + ": model '" + spec.name + "' needs an input shape C H W");
   const Dims model_input = {batch, spec.input_shape[0], spec.input_shape[1], spec.input_shape[2]};
+  try {
+    kernels::shape_numel(model_input);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(spec.source + ": model '" + spec.name + "': input of batch " + std::to_string(batch) +
+                                ": " + e.what());
+  }
   std::vector<LayerShapes> shapes;
   std::map<std::string, std::size_t> index;
   for (const LayerSpec& layer : spec.layers) {
@@ -100,6 +117,7 @@ std::vector<LayerShapes> infer_shapes(const ModelSpec& spec, std::int64_t batch)
     }
     try {
       infer_layer(spec, layer, s);
+      check_sizes(layer, s);
     } catch (const std::invalid_argument& e) {
       // Name the full input shape for every geometry problem of this layer.
       throw std::invalid_argument(std::string(e.what()) + " (layer input " + kernels::shape_string(s.input) + ")");

@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""Writes the seed corpora of the fuzz targets (fuzz/corpus/<target>/) and their libFuzzer
+dictionaries (fuzz/<target>.dict): a few valid inputs and a few broken ones per reader, small
+enough to commit. Run from anywhere: /usr/bin/python3 fuzz/make_corpus.py. The layout of each
+target's input (flag bytes, length prefix) is the one described at the top of its
+fuzz/<target>_fuzzer.cpp."""
+import gzip
+import pathlib
+import re
+import shutil
+import struct
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FUZZ = ROOT / "fuzz"
+CORPUS = FUZZ / "corpus"
+
+
+def gz(data):
+    return gzip.compress(data, mtime=0)
+
+
+def idx_images(n, rows, cols, magic=0x803):
+    return struct.pack(">IIII", magic, n, rows, cols) + bytes((i * 37) % 256 for i in range(n * rows * cols))
+
+
+def idx_labels(labels, magic=0x801):
+    return struct.pack(">II", magic, len(labels)) + bytes(labels)
+
+
+def idx_input(images, labels, flags=0, classes=10):
+    """fuzz_idx input: flags, classes - 1, big-endian images length, images, labels."""
+    return bytes([flags, classes - 1]) + struct.pack(">H", len(images)) + images + labels
+
+
+def idx_seeds():
+    ok_images, ok_labels = idx_images(3, 4, 4), idx_labels([0, 9, 5])
+    yield "valid_raw", idx_input(ok_images, ok_labels)
+    yield "valid_28x28", idx_input(idx_images(1, 28, 28), idx_labels([7]))
+    yield "valid_gzip_files", idx_input(gz(ok_images), gz(ok_labels))
+    yield "valid_gzipped_by_target", idx_input(ok_images, ok_labels, flags=3)
+    yield "valid_2_classes", idx_input(ok_images, idx_labels([0, 1, 1]), classes=2)
+    yield "valid_empty_set", idx_input(idx_images(0, 28, 28), idx_labels([]))
+    yield "broken_swapped_files", idx_input(ok_labels, ok_images)
+    yield "broken_little_endian", idx_input(struct.pack("<IIII", 0x803, 3, 4, 4) + ok_images[16:], ok_labels)
+    yield "broken_short_header", idx_input(ok_images[:10], ok_labels)
+    yield "broken_truncated_pixels", idx_input(ok_images[:-5], ok_labels)
+    yield "broken_trailing_bytes", idx_input(ok_images + b"xyz", ok_labels)
+    yield "broken_label_out_of_range", idx_input(ok_images, idx_labels([0, 10, 200]))
+    yield "broken_count_mismatch", idx_input(ok_images, idx_labels([0, 1]))
+    yield "broken_zero_rows", idx_input(idx_images(3, 0, 4), ok_labels)
+    yield "broken_huge_header", idx_input(struct.pack(">IIII", 0x803, 0xFFFFFFFF, 0xFFFF, 0xFFFF), ok_labels)
+    yield "broken_gzip_cut_off", idx_input(gz(ok_images)[:-9], gz(ok_labels))
+    corrupt = bytearray(gz(ok_images))
+    corrupt[-6] ^= 0xFF  # CRC32
+    yield "broken_gzip_crc", idx_input(bytes(corrupt), ok_labels)
+
+
+def cifar_record(label, seed):
+    return bytes([label]) + bytes((seed + 7 * i) % 256 for i in range(3072))
+
+
+def cifar10_seeds():
+    one, two = cifar_record(3, 1), cifar_record(3, 1) + cifar_record(9, 2)
+    yield "valid_one_record", b"\x00" + one
+    yield "valid_two_records", b"\x00" + two
+    yield "valid_gzip_file", b"\x00" + gz(two)
+    yield "valid_gzipped_by_target", b"\x01" + one
+    yield "valid_two_batches", b"\x02" + one
+    yield "broken_empty", b"\x00"
+    yield "broken_short_record", b"\x00" + one[:-1]
+    yield "broken_label_10", b"\x00" + cifar_record(10, 3)
+    yield "broken_cifar100_record", b"\x00" + bytes([1]) + one
+    yield "broken_gzip_cut_off", b"\x00" + gz(two)[:-20]
+
+
+def model_seeds():
+    for path in sorted((ROOT / "models" / "zoo").glob("*.model")):
+        yield "valid_" + path.stem, path.read_bytes()
+    head = b"model m\ninput 1 8 8\nclasses 3\n"
+    yield "valid_dag", head + (b"layer c convolution outputs=4 kernel=3 padding=same\n"
+                               b"layer p pooling kernel=2 padding=tf_same input=c\n"
+                               b"layer b bias\nlayer n lrn size=3\nlayer d dropout keep=0.5\n"
+                               b"layer f inner_product outputs=3 bias=false\nlayer s log_softmax\nlayer l nll_loss\n")
+    yield "valid_conv_map", head.replace(b"1 8 8", b"6 8 8") + (
+        b"layer m conv_map outputs=4 kernel=3 fan_in=2 table_seed=5\n"
+        b"layer f inner_product outputs=3\nlayer l softmax_loss\n")
+    yield "broken_unknown_type", head + b"layer c conv outputs=4 kernel=3\nlayer l softmax_loss\n"
+    yield "broken_missing_classes", b"model m\ninput 1 8 8\nlayer l softmax_loss\n"
+    yield "broken_loss_not_last", head + b"layer l softmax_loss\nlayer f inner_product outputs=3\n"
+    yield "broken_kernel_too_big", head + b"layer c convolution outputs=4 kernel=9\nlayer f inner_product outputs=3\nlayer l softmax_loss\n"
+    yield "broken_pool_pad", head + b"layer p pooling kernel=2 pad=2\nlayer f inner_product outputs=3\nlayer l softmax_loss\n"
+    yield "broken_fan_in", head + b"layer m conv_map outputs=4 kernel=3 fan_in=2\nlayer f inner_product outputs=3\nlayer l softmax_loss\n"
+    yield "broken_classes_mismatch", head + b"layer f inner_product outputs=4\nlayer l softmax_loss\n"
+    yield "broken_input_later", head + b"layer f inner_product outputs=3 input=l\nlayer l softmax_loss\n"
+    yield "broken_big_numbers", (b"model m\ninput 2147483647 2147483647 2147483647\nclasses 2147483647\n"
+                                 b"layer c convolution outputs=2147483647 kernel=3 pad=2147483647 stride=2147483647\n"
+                                 b"layer f inner_product outputs=2147483647\nlayer l softmax_loss\n")
+    yield "broken_value", head + b"layer f inner_product outputs=3x weight_init=gaussian:-1\nlayer l softmax_loss\n"
+
+
+def preset_seeds():
+    for path in sorted((ROOT / "models" / "presets").glob("*.preset")):
+        yield "valid_" + path.stem, path.read_bytes()
+    yield "valid_small", b"batch 32\nbase_lr 1e-3\nthreads all\nstepvalues 100, 200,300\nshuffle true\n"
+    yield "broken_unknown_key", b"batchsize 64\n"
+    yield "broken_twice", b"batch 64\nbatch 32\n"
+    yield "broken_no_value", b"base_lr\n"
+    yield "broken_values", b"base_lr -1\nbatch 0\nstepvalues 1,,2\nthreads none\nshuffle yes\nmomentum nan\n"
+    yield "broken_huge_int", b"iterations 99999999999999999999999\nseed 18446744073709551616\n"
+
+
+def string_literals(path, pattern=r'"([a-z_][a-z0-9_]*)"'):
+    return sorted(set(re.findall(pattern, path.read_text())))
+
+
+def write_dict(name, words):
+    lines = ["# libFuzzer dictionary for fuzz_%s, written by fuzz/make_corpus.py" % name]
+    lines += ['"%s"' % w for w in words]
+    (FUZZ / (name + ".dict")).write_text("\n".join(lines) + "\n")
+
+
+def main():
+    targets = {"idx": idx_seeds(), "cifar10": cifar10_seeds(), "model_spec": model_seeds(), "preset": preset_seeds()}
+    for target, seeds in targets.items():
+        folder = CORPUS / target
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        for name, data in seeds:
+            (folder / name).write_bytes(data)
+    models = ROOT / "models"
+    model_words = string_literals(models / "layer_catalog.cpp") + ["model", "input", "classes", "layer",
+                                                                    "constant:", "gaussian:", "truncated_normal:",
+                                                                    "=", "true", "false", "2147483647", "\n"]
+    write_dict("model_spec", sorted(set(w.replace("\n", "\\x0A") for w in model_words)))
+    write_dict("preset", string_literals(models / "preset.cpp") + ["all", "true", "false", "1e-4", ","])
+
+
+if __name__ == "__main__":
+    main()
