@@ -75,6 +75,13 @@ class Engine {
   // parameters() make the state a checkpoint holds (graph/engine_checkpoint.h).
   virtual Optimizer* optimizer() { return nullptr; }
   virtual WeightAverage* weight_average() { return nullptr; }
+  // An engine that keeps its optimizer state itself (the static strategy's variables) gives
+  // every state tensor by name and its count of updates here instead.
+  struct OwnState {
+    std::vector<std::pair<std::string, kernels::Tensor*>> tensors;
+    std::int64_t* updates = nullptr;
+  };
+  virtual bool own_state(OwnState&) { return false; }
 };
 
 std::vector<std::string> strategy_names();

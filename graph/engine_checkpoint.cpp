@@ -14,6 +14,8 @@ namespace {
 // Every (name, live tensor) pair of the engine's state, in a fixed order.
 // The optimizer's state is made (zeros) if no step has run yet, so every checkpoint holds it.
 std::vector<std::pair<std::string, kernels::Tensor*>> state_tensors(Engine& engine) {
+  Engine::OwnState own;
+  if (engine.own_state(own)) return own.tensors;
   Optimizer* optimizer = engine.optimizer();
   if (!optimizer)
     throw std::invalid_argument("strategy '" + engine.strategy() + "' does not expose its optimizer: no checkpoints");
@@ -45,7 +47,9 @@ void capture_engine_state(Engine& engine, Checkpoint& checkpoint) {
     checkpoint.tensors.emplace_back(name, std::move(host));
   }
   checkpoint.metadata["strategy"] = engine.strategy();
-  checkpoint.metadata["optimizer_updates"] = std::to_string(engine.optimizer()->updates());
+  Engine::OwnState own;
+  const std::int64_t updates = engine.own_state(own) ? *own.updates : engine.optimizer()->updates();
+  checkpoint.metadata["optimizer_updates"] = std::to_string(updates);
 }
 
 void restore_engine_state(Engine& engine, const Checkpoint& checkpoint) {
@@ -73,7 +77,11 @@ void restore_engine_state(Engine& engine, const Checkpoint& checkpoint) {
     else
       engine.backend().copy(saved, *tensor);
   }
-  engine.optimizer()->prepare_resume(engine.parameters(), updates);
+  Engine::OwnState own;
+  if (engine.own_state(own))
+    *own.updates = updates;
+  else
+    engine.optimizer()->prepare_resume(engine.parameters(), updates);
 }
 
 }  // namespace ablate::graph

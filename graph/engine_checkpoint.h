@@ -3,7 +3,9 @@
 //   "<parameter>"                  the value       ("conv1.weight")
 //   "<parameter>.state0", ".state1" the optimizer's state (history / velocity / Adam m, v)
 //   "<parameter>.average"          the weight average's shadow
-// and metadata "strategy" and "optimizer_updates". Values are copied to the host to be saved
+// and metadata "strategy" and "optimizer_updates". An engine that keeps its optimizer state
+// itself (Engine::own_state: the static strategy's variables "conv1.weight/momentum") gives
+// its tensors by its own names. Values are copied to the host to be saved
 // and back to the backend's device to be restored.
 #pragma once
 

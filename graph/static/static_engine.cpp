@@ -8,9 +8,12 @@
 #include "graph/static/static_engine.h"
 
 #include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "graph/batch_check.h"
+#include "graph/optim/weight_average.h"
 #include "graph/static/executor.h"
 #include "graph/static/session.h"
 #include "graph/static/training_graph.h"
@@ -29,9 +32,6 @@ class StaticEngine final : public Engine {
  public:
   StaticEngine(const models::ModelSpec& spec, kernels::Backend& backend, const EngineOptions& options)
       : spec_(spec), backend_(backend), options_(options) {
-    if (options.weight_average_decay > 0)
-      throw std::invalid_argument("weight_average_decay " + std::to_string(options.weight_average_decay) +
-                                  ": weight averaging is not in the static engine yet; expected 0");
     if (options.batch <= 0)
       throw std::invalid_argument("batch size " + std::to_string(options.batch) + ": expected a positive count");
     validate_pass_names(options.disabled_passes);
@@ -45,6 +45,10 @@ class StaticEngine final : public Engine {
     Session& first = training_session(options.batch);
     for (Parameter& p : parameters_) pointers_.push_back(&p);
     bind_gradients(first);
+    if (options.weight_average_decay > 0) {  // TF's ExponentialMovingAverage, as every strategy has it
+      average_ = std::make_unique<WeightAverage>(options.weight_average_decay, backend);
+      average_->begin(pointers_);
+    }
   }
 
   std::string strategy() const override { return "static"; }
@@ -58,6 +62,7 @@ class StaticEngine final : public Engine {
     session.feed("labels", labels);
     session.run({iteration, updates_, options_.seed});
     ++updates_;
+    if (average_) average_->update(pointers_, updates_);
     return session.fetch(0).at(0);
   }
 
@@ -68,6 +73,8 @@ class StaticEngine final : public Engine {
       slot = std::make_unique<Session>(build_evaluation_graph(spec_, n, options_.dtype), backend_, store_, session_options_);
     slot->feed("x", x);
     slot->feed("labels", labels);
+    std::optional<WeightAverage::Swap> averaged;  // evaluation on the moving averages
+    if (average_) averaged.emplace(*average_, pointers_);
     slot->run({0, updates_, options_.seed});
     EvalResult result;
     result.loss = slot->fetch(0).at(0);
@@ -85,6 +92,16 @@ class StaticEngine final : public Engine {
 
   std::vector<Parameter*> parameters() override { return pointers_; }
   kernels::Backend& backend() override { return backend_; }
+  WeightAverage* weight_average() override { return average_.get(); }
+  // Checkpoints: every variable (parameters and optimizer slots) by its name, the averages.
+  bool own_state(OwnState& state) override {
+    for (const std::string& name : store_.names()) state.tensors.emplace_back(name, &store_.at(name));
+    if (average_)
+      for (std::size_t i = 0; i < parameters_.size(); ++i)
+        state.tensors.emplace_back(parameters_[i].name + ".average", &average_->shadows().at(i));
+    state.updates = &updates_;
+    return true;
+  }
 
   EngineReport report() const override {
     EngineReport r;
@@ -142,6 +159,7 @@ class StaticEngine final : public Engine {
   std::vector<Parameter*> pointers_;
   std::map<std::int64_t, std::unique_ptr<Session>> training_, evaluation_;
   std::int64_t updates_ = 0;
+  std::unique_ptr<WeightAverage> average_;
 };
 
 }  // namespace

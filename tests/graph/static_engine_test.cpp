@@ -80,9 +80,9 @@ TEST(StaticEngine, OptionErrorsNameTheBadValue) {
   options.inter_op_threads = 0;
   expect_error<std::invalid_argument>([&] { make_engine("static", spec, *backend, options); }, {"inter_op_threads 0"});
   options.inter_op_threads = 2;
-  options.weight_average_decay = 0.9999;
+  options.weight_average_decay = 1.5;
   expect_error<std::invalid_argument>([&] { make_engine("static", spec, *backend, options); },
-                                      {"weight_average_decay", "not in the static engine yet"});
+                                      {"weight average decay 1.5", "(0, 1]"});
   options.weight_average_decay = 0;
   options.optimizer.lr.policy = "poly";
   expect_error<std::invalid_argument>([&] { make_engine("static", spec, *backend, options); }, {"poly"});

@@ -97,5 +97,32 @@ TEST(WeightAverage, LayerwiseEngineEvaluatesOnTheAverages) {
   EXPECT_NE(averaged->train_step(b.x, b.labels, 5), plain->train_step(b.x, b.labels, 5));
 }
 
+// Every strategy evaluates on the same averages: the dynamic and static engines' averaged
+// evaluations equal the layer-wise engine's after the same steps.
+TEST(WeightAverage, EveryStrategyAveragesAlike) {
+  const models::ModelSpec spec = testing::parse(testing::tiny_lenet_text());
+  auto backend = kernels::make_backend("reference");
+  EngineOptions options;
+  options.dtype = kernels::DType::f64;
+  options.batch = 4;
+  options.optimizer.type = "caffe_sgd";
+  options.optimizer.momentum = 0.9;
+  options.optimizer.lr.base_lr = 0.05;
+  options.weight_average_decay = 0.9;
+  const testing::Batch test = testing::random_batch(spec, 6, kernels::DType::f64, 99);
+  std::vector<double> losses;
+  for (const std::string strategy : {"layerwise", "dynamic", "static"}) {
+    auto engine = make_engine(strategy, spec, *backend, options);
+    for (int step = 0; step < 5; ++step) {
+      const testing::Batch b = testing::random_batch(spec, 4, kernels::DType::f64, 10 + step);
+      engine->train_step(b.x, b.labels, step);
+    }
+    ASSERT_NE(engine->weight_average(), nullptr) << strategy;
+    losses.push_back(engine->evaluate(test.x, test.labels).loss);
+  }
+  EXPECT_NEAR(losses[1], losses[0], 1e-12 * std::abs(losses[0]));
+  EXPECT_NEAR(losses[2], losses[0], 1e-12 * std::abs(losses[0]));
+}
+
 }  // namespace
 }  // namespace ablate::graph
