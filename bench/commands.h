@@ -7,5 +7,6 @@ int run_command(int argc, char** argv);    // ablate run: train and test one con
 int bench_command(int argc, char** argv);  // ablate bench: training images/s per backend and threads
 int list_command(int argc, char** argv);   // ablate list: backends, strategies, models, presets, data sets
 int compare_command(int argc, char** argv);  // ablate compare: the four frameworks' defaults, the study's table
+int allreduce_bench_command(int argc, char** argv);  // ablate allreduce-bench: MPI all-reduce timings
 
 }  // namespace ablate::bench

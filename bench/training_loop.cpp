@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "bench/distributed_run.h"
 #include "bench/early_stopping.h"
 #include "bench/environment.h"
 #include "bench/evaluation_schedule.h"
@@ -78,7 +79,7 @@ class Loop {
         double fetch = seconds_since(t0);
         if (schedule_.batch_accuracy_due(it_)) batch_accuracy = evaluate_batch(batch);
         auto t1 = Clock::now();
-        loss = run_.engine->train_step(batch.x, batch.labels, it_);
+        loss = global_loss(cfg_, run_.engine->train_step(batch.x, batch.labels, it_));
         seg_.train_s += fetch + seconds_since(t1);
       } catch (const std::runtime_error& e) {
         diverge(e.what());
@@ -328,7 +329,7 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
 
   graph::EngineOptions options;
   options.dtype = run->dtype;
-  options.batch = cfg.batch;
+  options.batch = local_batch(cfg);  // --distributed: this rank's slice of the global batch
   options.seed = cfg.seed;
   options.optimizer = cfg.optimizer;
   options.weight_average_decay = cfg.weight_average_decay;
@@ -354,6 +355,9 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   lo.shuffle = cfg.shuffle;
   lo.seed = cfg.seed;
   lo.dtype = run->dtype;
+  lo.shard = cfg.rank;
+  lo.shards = cfg.ranks;
+  auto data_parallel = start_data_parallel(cfg, *run->engine);
   datasets::BatchLoader loader(run->data.train, run->transform, lo);
 
   if (!cfg.quiet) {
@@ -384,6 +388,7 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   m.tensor_allocations = alloc_after.allocations - alloc_before.allocations;
   result.resources = monitor.samples();
   result.engine = run->engine->report();
+  record_distributed(cfg, data_parallel.get(), result);
   return result;
 }
 

@@ -41,6 +41,10 @@ struct LoaderOptions {
   bool prefetch = true;
   kernels::DType dtype = kernels::DType::f32;
   bool drop_last = false;        // false: wrap around (Caffe); true: epochs of whole batches
+  // Data-parallel sharding: `batch` is the global batch, drawn alike on every shard (same
+  // seed), and this loader returns its contiguous slice [shard * batch / shards, +batch / shards).
+  // batch must divide by shards; 1 shard: the whole batch.
+  int shard = 0, shards = 1;
 };
 
 class BatchLoader {
