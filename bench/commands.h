@@ -8,5 +8,6 @@ int bench_command(int argc, char** argv);  // ablate bench: training images/s pe
 int list_command(int argc, char** argv);   // ablate list: backends, strategies, models, presets, data sets
 int compare_command(int argc, char** argv);  // ablate compare: the four frameworks' defaults, the study's table
 int graph_command(int argc, char** argv);  // ablate graph: the static strategy's graph before and after its passes, as dot
+int allreduce_bench_command(int argc, char** argv);  // ablate allreduce-bench: MPI all-reduce timings
 
 }  // namespace ablate::bench

@@ -15,7 +15,8 @@ const char* kUsage =
     "  compare train the four frameworks' defaults one after another; the study's table\n"
     "  bench   training images/s of a model for every backend and thread count, side by side\n"
     "  graph   the static strategy's graph of a model before and after its passes, as Graphviz dot\n"
-    "  list    the backends, strategies, models, presets and data sets this build knows\n\n"
+    "  list    the backends, strategies, models, presets and data sets this build knows\n"
+    "  allreduce-bench  gradient all-reduce times under MPI (mpirun -np N), MPI_Allreduce vs our ring\n\n"
     "ablate COMMAND --help describes each command's options.\n";
 }
 
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
     if (command == "bench") return ablate::bench::bench_command(argc - 2, argv + 2);
     if (command == "list") return ablate::bench::list_command(argc - 2, argv + 2);
     if (command == "graph") return ablate::bench::graph_command(argc - 2, argv + 2);
+    if (command == "allreduce-bench") return ablate::bench::allreduce_bench_command(argc - 2, argv + 2);
     std::fprintf(stderr, "error: unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 1;
   } catch (const std::exception& e) {

@@ -33,6 +33,7 @@ int run_command(int argc, char** argv) {
   if (!config.out.empty()) check_writable(config.out);  // fail now, not after hours of training
   datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
   RunResult result = train_and_test(config, std::move(data));
+  if (result.config.rank != 0) return result.status == "completed" ? 0 : 3;  // --distributed: rank 0 reports
 
   const RunMetrics& m = result.metrics;
   std::printf("\nsummary: %s %s on %s (%s strategy, %s backend, %s threads, %s)\n", result.config.framework.c_str(),

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "bench/distributed_run.h"
 #include "bench/pass_spec.h"
 #include "bench/run_timing.h"
 #include "datasets/dataset_registry.h"
@@ -57,6 +58,9 @@ std::vector<OptionSpec> run_options() {
       {"executor", "NAME", "static strategy: sequential or parallel (inter-op pool)"},
       {"inter-op-threads", "N", "static strategy: the parallel executor's threads ('all')"},
       {"seed", "N", "seed of initialization, shuffling and dropout"},
+      {"distributed", "", "data-parallel over MPI ranks (mpirun -np N ablate run ...): --batch is the global batch"},
+      {"allreduce", "mpi|ring", "distributed: gradient all-reduce, MPI_Allreduce or our ring (default mpi)"},
+      {"bucket-mb", "X", "distributed: gradients are all-reduced in buckets of X MiB (default 25)"},
       {"out", "FILE", "append the result record (one JSON line) to FILE"},
       {"profile", "FILE", "write a Chrome trace (Perfetto, chrome://tracing) of every op and step to FILE"},
       {"no-memory-check", "", "train even if the memory estimate exceeds the available memory"},
@@ -315,6 +319,7 @@ RunConfig resolve_run_config(const ParsedArgs& args) {
   }
   apply_flags(c, args, origins);
   check(c, origins);
+  resolve_distributed(c, args);
   if (args.has("scale")) apply_length_scale(c, args.get_double("scale", 1));
   return c;
 }

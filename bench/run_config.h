@@ -60,6 +60,12 @@ struct RunConfig {
   // the same switch given as a flag is an error).
   std::vector<std::string> unused_options;
 
+  // Data-parallel training over MPI (bench/distributed_run.h): `batch` is the global batch.
+  bool distributed = false;
+  std::string allreduce = "mpi";    // mpi | ring
+  double bucket_mb = 25;            // gradient bucket size in MiB (DDP's bucket_cap_mb)
+  int rank = 0, ranks = 1;          // this process's rank and the world size (from MPI)
+
   std::string out;               // results file (.jsonl); empty: none
   std::string profile;           // Chrome trace file of every op and step; empty: no profiling
   std::string snapshot = "ablate-snapshot.ckpt";  // where snapshots go (every N, at the end, on a stop signal)

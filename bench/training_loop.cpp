@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "bench/distributed_run.h"
 #include "bench/early_stopping.h"
 #include "bench/environment.h"
 #include "bench/evaluation_schedule.h"
@@ -87,7 +88,7 @@ class Loop {
         double fetch = seconds_since(t0);
         if (schedule_.batch_accuracy_due(it_)) batch_accuracy = evaluate_batch(batch);
         auto t1 = Clock::now();
-        loss = run_.engine->train_step(batch.x, batch.labels, it_);
+        loss = global_loss(cfg_, run_.engine->train_step(batch.x, batch.labels, it_));
         seg_.train_s += fetch + seconds_since(t1);
       } catch (const std::runtime_error& e) {
         diverge(e.what());
@@ -137,6 +138,7 @@ class Loop {
 
   // The engine's state and the loop's (run_snapshot.h), written atomically to cfg.snapshot.
   void write_snapshot(std::int64_t done) {
+    if (cfg_.rank != 0) return;  // --distributed: the ranks hold the same state; rank 0 saves it
     graph::Checkpoint c;
     graph::capture_engine_state(*run_.engine, c);
     auto& m = c.metadata;
@@ -467,7 +469,7 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
 
   graph::EngineOptions options;
   options.dtype = run->dtype;
-  options.batch = cfg.batch;
+  options.batch = local_batch(cfg);  // --distributed: this rank's slice of the global batch
   options.seed = cfg.seed;
   options.optimizer = cfg.optimizer;
   options.weight_average_decay = cfg.weight_average_decay;
@@ -510,6 +512,9 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   lo.shuffle = cfg.shuffle;
   lo.seed = cfg.seed;
   lo.dtype = run->dtype;
+  lo.shard = cfg.rank;
+  lo.shards = cfg.ranks;
+  auto data_parallel = start_data_parallel(cfg, *run->engine);
   datasets::BatchLoader loader(run->data.train, run->transform, lo);
 
   if (!cfg.quiet) {
@@ -550,6 +555,7 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   m.memory_estimate_bytes =
       models::estimate_training_memory(run->spec, cfg.batch, run->dtype, cfg.optimizer.type).total();
   finish_profile(*run, result);
+  record_distributed(cfg, data_parallel.get(), result);
   return result;
 }
 

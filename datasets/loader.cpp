@@ -3,6 +3,8 @@
 // background thread fills batch j as soon as the consumer has taken batch j - 1, i.e. it
 // runs at most one batch ahead, so it never touches the batch being trained on nor the one
 // before it. Without prefetch, next() fills the same slot itself: identical batches.
+// Sharded (data-parallel), every shard draws the same global batch of indices and fills only
+// its own contiguous slice of it.
 #include "datasets/loader.h"
 
 #include <array>
@@ -27,7 +29,8 @@ struct BatchLoader::Impl {
   Transform transform;
   LoaderOptions options;
   SampleOrder order;                // used by the filling side only
-  std::vector<std::int64_t> idx;    // scratch of the filling side
+  std::vector<std::int64_t> idx;    // scratch of the filling side: the global batch's indices
+  std::int64_t local = 0, offset = 0;  // this shard's slice of the global batch
   std::array<Slot, kRing> ring;
   std::int64_t position = 0;        // consumer side
 
@@ -41,7 +44,7 @@ struct BatchLoader::Impl {
   Impl(const ImageSet& s, Transform t, const LoaderOptions& o)
       : set(s), transform(std::move(t)), options(o),
         order(s.count(), o.batch, o.shuffle, o.seed, o.drop_last, s.name),
-        idx(static_cast<std::size_t>(o.batch)) {
+        idx(static_cast<std::size_t>(o.batch)), local(o.batch / o.shards), offset(o.shard * local) {
     for (std::int64_t j = 0; j < o.first_batch; ++j) order.next(idx.data());  // skip what was trained
     position = order.position();
     produced = consumed = o.first_batch;
@@ -52,8 +55,9 @@ struct BatchLoader::Impl {
     Slot& slot = ring[static_cast<std::size_t>(j % kRing)];
     slot.batch.epoch = order.next(idx.data());
     std::int32_t* labels = slot.batch.labels.data<std::int32_t>();
-    for (std::int64_t i = 0; i < options.batch; ++i) labels[i] = set.labels[static_cast<std::size_t>(idx[i])];
-    transform.apply(set, idx.data(), options.batch, static_cast<std::uint64_t>(j), slot.batch.x);  // draw = batch number
+    const std::int64_t* mine = idx.data() + offset;
+    for (std::int64_t i = 0; i < local; ++i) labels[i] = set.labels[static_cast<std::size_t>(mine[i])];
+    transform.apply(set, mine, local, static_cast<std::uint64_t>(j), slot.batch.x);  // draw = batch number
     slot.position_after = order.position();
   }
 
@@ -93,13 +97,17 @@ BatchLoader::BatchLoader(const ImageSet& set, Transform transform, LoaderOptions
     throw std::invalid_argument("batch loader for " + set.name + ": " + std::to_string(set.pixels.size()) +
                                 " pixel bytes do not match " + std::to_string(set.count()) + " images of " +
                                 std::to_string(set.image_size()) + " bytes");
+  if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards || options.batch % options.shards != 0)
+    throw std::invalid_argument("batch loader for " + set.name + ": shard " + std::to_string(options.shard) + " of " +
+                                std::to_string(options.shards) + " with global batch " + std::to_string(options.batch) +
+                                "; expected 0 <= shard < shards and a batch that divides by shards");
   int c = set.channels, h = set.height, w = set.width;
   if (transform.output_shape) transform.output_shape(c, h, w);
 
   impl_ = std::make_unique<Impl>(set, std::move(transform), options);
   for (auto& slot : impl_->ring) {
-    slot.batch.x = kernels::Tensor({options.batch, c, h, w}, options.dtype);
-    slot.batch.labels = kernels::Tensor({options.batch}, kernels::DType::i32);
+    slot.batch.x = kernels::Tensor({impl_->local, c, h, w}, options.dtype);
+    slot.batch.labels = kernels::Tensor({impl_->local}, kernels::DType::i32);
   }
   if (options.prefetch) impl_->worker = std::thread([impl = impl_.get()] { impl->run(); });
 }

@@ -43,6 +43,10 @@ struct LoaderOptions {
   bool drop_last = false;        // false: wrap around (Caffe); true: epochs of whole batches
   std::int64_t first_batch = 0;  // start at batch j of the sequence (a resumed run): the same
                                  // samples and draws as a loader that returned j batches already
+  // Data-parallel sharding: `batch` is the global batch, drawn alike on every shard (same
+  // seed), and this loader returns its contiguous slice [shard * batch / shards, +batch / shards).
+  // batch must divide by shards; 1 shard: the whole batch.
+  int shard = 0, shards = 1;
 };
 
 class BatchLoader {

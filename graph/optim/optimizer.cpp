@@ -46,6 +46,7 @@ void Optimizer::check_same_parameters(const std::vector<Parameter*>& params) con
 void Optimizer::step(const std::vector<Parameter*>& params, std::int64_t iteration) {
   if (updates_ == 0 && slots_.empty()) allocate_state(params);
   check_same_parameters(params);
+  if (gradient_hook_) gradient_hook_(params);
   const double rate = learning_rate(iteration);
   const std::string& type = config_.type;
   for (std::size_t i = 0; i < params.size(); ++i) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "graph/engine.h"
@@ -32,6 +33,11 @@ class Optimizer {
   // parameters' shapes; later calls must pass the same parameters in the same order.
   void step(const std::vector<Parameter*>& params, std::int64_t iteration);
 
+  // Called by step() with the parameters before any update, so it may rewrite their `grad`:
+  // data-parallel training averages the gradients across ranks here (graph/distributed/).
+  using GradientHook = std::function<void(const std::vector<Parameter*>&)>;
+  void set_gradient_hook(GradientHook hook) { gradient_hook_ = std::move(hook); }
+
   // How many updates have been applied.
   std::int64_t updates() const { return updates_; }
   // For a resumed run: allocates the state for `params` (zeros) if not yet there, so that
@@ -52,6 +58,7 @@ class Optimizer {
   kernels::Backend& backend_;
   std::vector<Slot> slots_;
   std::int64_t updates_ = 0;
+  GradientHook gradient_hook_;
 };
 
 }  // namespace ablate::graph

@@ -1,0 +1,133 @@
+// The MPI world (communicator.h); without ABLATE_HAVE_MPI every call is the one-rank case.
+#include "graph/distributed/communicator.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "graph/distributed/ring_allreduce.h"
+
+#ifdef ABLATE_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace ablate::graph::distributed {
+
+namespace {
+bool g_initialized = false;
+int g_rank = 0, g_size = 1;
+
+#ifdef ABLATE_HAVE_MPI
+void check(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw std::runtime_error(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+MPI_Datatype mpi_type(kernels::DType dtype, const char* what) {
+  if (dtype == kernels::DType::f32) return MPI_FLOAT;
+  if (dtype == kernels::DType::f64) return MPI_DOUBLE;
+  throw std::invalid_argument(std::string(what) + ": precision " + kernels::dtype_name(dtype) +
+                              " is not valid; expected f32 or f64");
+}
+
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+#endif
+}  // namespace
+
+bool mpi_built() {
+#ifdef ABLATE_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+void init() {
+  if (g_initialized) return;
+#ifdef ABLATE_HAVE_MPI
+  int already = 0;
+  MPI_Initialized(&already);
+  if (!already) {
+    // The loader's prefetch thread never calls MPI: the main thread alone does (FUNNELED).
+    int provided = 0;
+    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    std::atexit(finalize_at_exit);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  g_initialized = true;
+#else
+  throw std::runtime_error(
+      "distributed training: this build of ablate has no MPI (install openmpi-bin and libopenmpi-dev, then "
+      "configure with -DABLATE_MPI=ON)");
+#endif
+}
+
+bool initialized() { return g_initialized; }
+int rank() { return g_rank; }
+int size() { return g_size; }
+
+std::vector<std::string> allreduce_names() { return {"mpi", "ring"}; }
+
+void check_allreduce_name(const std::string& name, const std::string& what) {
+  const auto names = allreduce_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw std::invalid_argument(what + " '" + name + "': not known; expected mpi or ring");
+}
+
+void allreduce_sum(const std::string& algorithm, void* data, std::int64_t count, kernels::DType dtype) {
+  check_allreduce_name(algorithm, "all-reduce algorithm");
+  if (count < 0) throw std::invalid_argument("all-reduce of " + std::to_string(count) + " values");
+  if (g_size == 1 || count == 0) return;
+#ifdef ABLATE_HAVE_MPI
+  if (algorithm == "ring") {
+    ring_allreduce_sum(data, count, dtype);
+    return;
+  }
+  // MPI counts are int: large buffers go in pieces.
+  const std::int64_t piece = 1 << 30;
+  const MPI_Datatype type = mpi_type(dtype, "MPI_Allreduce");
+  char* bytes = static_cast<char*>(data);
+  for (std::int64_t done = 0; done < count; done += piece) {
+    const int n = static_cast<int>(std::min(piece, count - done));
+    check(MPI_Allreduce(MPI_IN_PLACE, bytes + done * static_cast<std::int64_t>(kernels::dtype_size(dtype)), n, type,
+                        MPI_SUM, MPI_COMM_WORLD),
+          "MPI_Allreduce");
+  }
+#endif
+}
+
+double allreduce_sum(double value) {
+#ifdef ABLATE_HAVE_MPI
+  if (g_size > 1) check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+#endif
+  return value;
+}
+
+std::vector<double> gather_to_root(double value) {
+  std::vector<double> all(g_rank == 0 ? static_cast<std::size_t>(g_size) : 0);
+  if (g_size == 1) {
+    all[0] = value;
+    return all;
+  }
+#ifdef ABLATE_HAVE_MPI
+  check(MPI_Gather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Gather");
+#endif
+  return all;
+}
+
+void barrier() {
+#ifdef ABLATE_HAVE_MPI
+  if (g_size > 1) check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+#endif
+}
+
+}  // namespace ablate::graph::distributed
