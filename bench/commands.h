@@ -7,5 +7,8 @@ int run_command(int argc, char** argv);    // ablate run: train and test one con
 int bench_command(int argc, char** argv);  // ablate bench: training images/s per backend and threads
 int list_command(int argc, char** argv);   // ablate list: backends, strategies, models, presets, data sets
 int compare_command(int argc, char** argv);  // ablate compare: the four frameworks' defaults, the study's table
+int sweep_command(int argc, char** argv);   // ablate sweep: a resumable grid over run flags
+int paper_command(int argc, char** argv);   // ablate paper: the study's experiment families
+int report_command(int argc, char** argv);  // ablate report: Markdown tables and PNG plots of a results file
 
 }  // namespace ablate::bench

@@ -14,7 +14,10 @@ const char* kUsage =
     "  run     train and test one framework's default configuration (any factor overridable)\n"
     "  compare train the four frameworks' defaults one after another; the study's table\n"
     "  bench   training images/s of a model for every backend and thread count, side by side\n"
-    "  list    the backends, strategies, models, presets and data sets this build knows\n\n"
+    "  list    the backends, strategies, models, presets and data sets this build knows\n"
+    "  sweep   a resumable grid over any run flags (--vary KEY=V1,V2), with repeats\n"
+    "  paper   the study's experiment families by name (ablate paper --list)\n"
+    "  report  Markdown tables and PNG plots of a results file\n\n"
     "ablate COMMAND --help describes each command's options.\n";
 }
 
@@ -29,6 +32,9 @@ int main(int argc, char** argv) {
     if (command == "compare") return ablate::bench::compare_command(argc - 2, argv + 2);
     if (command == "bench") return ablate::bench::bench_command(argc - 2, argv + 2);
     if (command == "list") return ablate::bench::list_command(argc - 2, argv + 2);
+    if (command == "sweep") return ablate::bench::sweep_command(argc - 2, argv + 2);
+    if (command == "paper") return ablate::bench::paper_command(argc - 2, argv + 2);
+    if (command == "report") return ablate::bench::report_command(argc - 2, argv + 2);
     std::fprintf(stderr, "error: unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 1;
   } catch (const std::exception& e) {

@@ -13,6 +13,7 @@ packages=(
   libomp-dev             # OpenMP runtime headers for clang builds (g++ uses libgomp)
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist  # the embedded default data set (/usr/share/fashion-mnist)
+  python3-matplotlib     # ablate report: PNG plots (bench/report/plots.py, run with /usr/bin/python3)
 )
 # The PyTorch yardstick (bench/peers) is optional and large: ABLATE_WITH_PEERS=1 adds it.
 if [ "${ABLATE_WITH_PEERS:-0}" = 1 ]; then packages+=(python3-torch python3-numpy); fi
