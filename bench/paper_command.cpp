@@ -26,7 +26,9 @@ int paper_command(int argc, char** argv) {
                        {"frameworks", "LIST", "comma-separated (default: caffe,torch,tensorflow,theano)"},
                        {"limit", "N", "only the first N values of each varied factor (small variants)"},
                        {"repeats", "N", "runs per point (default 1)"},
+                       {"max-iterations", "N", "every run at most N training iterations (quick checks; in sweep.note)"},
                        {"threads", "N", "every run at this thread count unless the family varies it"},
+                       {"test-iterations", "N", "every run tests N batches per test pass (default: each preset's)"},
                        {"out", "FILE", "the results file (required to run; read to resume)"},
                        {"verbose", "", "the runs print their progress lines"},
                    });
@@ -54,6 +56,8 @@ int paper_command(int argc, char** argv) {
   o.limit = static_cast<int>(args.get_int("limit", 0, 0));
   o.repeats = static_cast<int>(args.get_int("repeats", 1, 1));
   o.threads = args.get("threads", "");
+  o.max_iterations = args.get_int("max-iterations", 0, 0);
+  if (args.has("test-iterations")) o.test_iterations = std::to_string(args.get_int("test-iterations", 0, 0));
   if (args.has("frameworks")) {
     std::stringstream in(args.get("frameworks"));
     for (std::string f; std::getline(in, f, ',');) o.frameworks.push_back(f);

@@ -40,6 +40,7 @@ struct Planner {
     if (!o.data_dir.empty()) b["data"] = o.data_dir;
     if (with_scale) b["scale"] = number(o.scale);
     if (!o.threads.empty()) b["threads"] = o.threads;
+    if (!o.test_iterations.empty()) b["test-iterations"] = o.test_iterations;
     return b;
   }
   RunConfig defaults_of(const std::string& framework) const {
@@ -58,6 +59,7 @@ struct Planner {
     s.base = std::move(b);
     s.factors = std::move(f);
     s.repeats = o.repeats;
+    s.max_iterations = o.max_iterations;
     return s;
   }
   // One sweep per framework, its factors computed from the framework's defaults.

@@ -23,7 +23,9 @@ struct PaperOptions {
   std::vector<std::string> frameworks;   // default: the four
   int limit = 0;                         // > 0: only the first N values of each varied factor
   int repeats = 1;
+  std::int64_t max_iterations = 0;       // > 0: every run at most N iterations (SweepSpec)
   std::string threads;                   // fixed for every run unless the family varies it; "" = preset's
+  std::string test_iterations;           // fixed test batches per test pass; "" = preset's
 };
 
 // The sweeps of family `name` (throws naming an unknown family and listing the known ones).

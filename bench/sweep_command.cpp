@@ -15,6 +15,7 @@ int sweep_command(int argc, char** argv) {
   std::vector<OptionSpec> options = run_options();
   options.push_back({"vary", "KEY=V1,V2,...", "a run flag and its values (repeatable; the grid is their product)"});
   options.push_back({"repeats", "N", "runs per point (default 1; same seed: the spread is the timing's)"});
+  options.push_back({"max-iterations", "N", "train every run at most N iterations (quick checks; recorded in sweep.note)"});
   options.push_back({"verbose", "", "the runs print their progress lines"});
   ArgParser parser("ablate sweep",
                    "Runs the grid (cartesian product) of the --vary factors over a base configuration (the run\n"
@@ -33,7 +34,8 @@ int sweep_command(int argc, char** argv) {
   spec.repeats = static_cast<int>(args.get_int("repeats", 1, 1));
   for (const auto& v : varies) spec.factors.push_back(parse_vary(v));
   spec.base = args.values_;
-  for (const char* k : {"out", "quiet", "repeats", "verbose"}) spec.base.erase(k);
+  spec.max_iterations = args.get_int("max-iterations", 0, 0);
+  for (const char* k : {"out", "quiet", "repeats", "verbose", "max-iterations"}) spec.base.erase(k);
   check_spec(spec);
   resolve_run_config(point_args(spec, SweepPoint{}));  // a bad base flag fails now, once
   const std::string out = args.get("out");

@@ -71,6 +71,7 @@ std::vector<SweepPoint> expand(const SweepSpec& spec) {
 std::string base_key(const SweepSpec& spec) {
   std::string key = spec.label;
   for (const auto& [k, v] : spec.base) key += " " + k + "=" + v;
+  if (spec.max_iterations > 0) key += " max_iterations=" + std::to_string(spec.max_iterations);
   return key;
 }
 

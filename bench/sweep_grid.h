@@ -22,6 +22,9 @@ struct SweepSpec {
   std::map<std::string, std::string> base;    // run flags held fixed (no out, no quiet)
   std::vector<SweepFactor> factors;           // in the order given; the first varies slowest
   int repeats = 1;
+  // > 0: every run trains at most this many iterations (small variants for quick checks); the
+  // record's sweep.note says when it cut a run. Part of the base key.
+  std::int64_t max_iterations = 0;
 };
 
 struct SweepPoint {

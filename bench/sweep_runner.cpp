@@ -58,6 +58,7 @@ SweepRow run_point(const SweepSpec& spec, const SweepPoint& point, const std::st
     std::string note;
     RunConfig c = config;
     c.validation_count = capped_validation(c.validation_count, data.train.count(), note);
+    cap_length(c, data.train.count() - c.validation_count, spec.max_iterations, note);
     RunResult result = train_and_test(c, std::move(data));
     append_record(out, with_sweep(to_json_line(result), spec, point, note));
     char buf[64];
@@ -85,6 +86,16 @@ std::int64_t capped_validation(std::int64_t validation_count, std::int64_t train
   note = "validation_count capped from " + std::to_string(validation_count) + " to " + std::to_string(cap) +
          " (1/6 of the " + std::to_string(train_count) + " training images)";
   return cap;
+}
+
+void cap_length(RunConfig& config, std::int64_t train_count, std::int64_t max_iterations, std::string& note) {
+  if (max_iterations <= 0) return;
+  resolve_length(config, train_count);
+  if (config.iterations <= max_iterations) return;
+  note += (note.empty() ? "" : "; ") + std::string("length capped from ") + std::to_string(config.iterations) + " to " +
+          std::to_string(max_iterations) + " iterations (--max-iterations)";
+  config.iterations = max_iterations;
+  config.epochs = 0;
 }
 
 std::string run_identity(const JsonValue& record) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/results_reader.h"
+#include "bench/run_config.h"
 #include "bench/sweep_grid.h"
 
 namespace ablate::bench {
@@ -40,6 +41,9 @@ std::string run_identity(const SweepSpec& spec, const SweepPoint& point);
 std::vector<SweepRow> run_sweeps(const std::vector<SweepSpec>& specs, const std::string& out, bool verbose,
                                  SweepTotals& totals);
 
+// --max-iterations: resolves the length on `train_count` images and cuts it to `max_iterations`
+// (> 0), adding to `note` when it did.
+void cap_length(RunConfig& config, std::int64_t train_count, std::int64_t max_iterations, std::string& note);
 // The validation count a run may hold out of `train_count` images (see above); sets `note`.
 std::int64_t capped_validation(std::int64_t validation_count, std::int64_t train_count, std::string& note);
 
