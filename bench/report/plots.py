@@ -6,14 +6,16 @@ usage: /usr/bin/python3 plots.py RESULTS.jsonl DIR
 Writes into DIR: accuracy_vs_time.png (test accuracy against training time, per run, from the
 records' curves), framework_bars.png (mean training time and accuracy per framework),
 resources_over_time.png (CPU utilisation and RSS from the resource samples), one
-sweep_<base>.png per sweep base (each metric against each varied factor, mean with the spread of
+sweep_<label>_<hash of the base>.png per sweep base (each metric against each varied factor, mean with the spread of
 repeats as error bars), and resources_vs_batch.png (peak RSS and mean CPU against batch size,
 with Pearson's r). Damaged lines are skipped, as the C++ reader does.
 """
+import hashlib
 import json
 import math
 import os
 import re
+import textwrap
 import sys
 from collections import OrderedDict, defaultdict
 
@@ -52,19 +54,25 @@ def save(fig, out, fname):
 
 def accuracy_vs_time(runs, out):
     fig, ax = plt.subplots(figsize=(8, 5))
-    drawn = 0
+    many = len(runs) > 12  # then one colour and one legend entry per framework
+    colours, labelled = {}, set()
     for i, r in runs:
         pts = [(p["elapsed_s"], p["test_accuracy"]) for p in r.get("curve", []) if p.get("test_accuracy") is not None]
         m = r.get("metrics", {})
         if not pts or pts[-1][0] < m.get("train_time_s", 0) - 1e-9:
             pts.append((m.get("train_time_s", 0), m.get("accuracy", 0)))  # the final test
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name(r, i))
-        drawn += 1
+        fw = r["config"].get("framework", "?")
+        if many:
+            colour = colours.setdefault(fw, f"C{len(colours)}")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=colour,
+                    label=None if fw in labelled else fw, alpha=0.7)
+            labelled.add(fw)
+        else:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name(r, i))
     ax.set_xlabel("training time (s)")
     ax.set_ylabel("test accuracy")
     ax.set_title("Test accuracy against training time, per run")
-    if drawn <= 12:
-        ax.legend(fontsize=7)
+    ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     save(fig, out, "accuracy_vs_time.png")
 
@@ -160,8 +168,9 @@ def sweeps(runs, out):
                 ax.set_title(f"{mlabel} against {key}")
                 if any(series) and len(series) <= 8 and others:
                     ax.legend(fontsize=7)
-        fig.suptitle(f"{label} (mean ± s.d. of repeats)")
-        save(fig, out, "sweep_" + re.sub(r"[^A-Za-z0-9_.]+", "_", label).strip("_")[:100] + ".png")
+        fig.suptitle(textwrap.fill(f"{label} (mean ± s.d. of repeats)", 90), fontsize=10)
+        short = re.sub(r"[^A-Za-z0-9_]+", "_", rs[0]["sweep"].get("label", "sweep")).strip("_")
+        save(fig, out, f"sweep_{short}_{hashlib.sha1(label.encode()).hexdigest()[:8]}.png")
 
 
 def pearson(x, y):
