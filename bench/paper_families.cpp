@@ -88,7 +88,7 @@ std::vector<std::string> cpu_backends() {
 const std::vector<PaperFamily>& paper_families() {
   static const std::vector<PaperFamily> families = {
       {"defaults", "each framework's default recipe (the study's main table)"},
-      {"cross_transfer", "each framework's hyper-parameters (preset of A) on each framework's model (model of B)"},
+      {"cross_transfer", "each framework's hyper-parameters (preset of A) on each framework's model (model of B, fed by B's transforms)"},
       {"batch_sweep", "batch size one at a time: B/4, B, 4B around each framework's default B"},
       {"lr_sweep", "learning rate one at a time: L/10, L, 10L around each framework's default L"},
       {"length_sweep", "training length one at a time: X/2, X, 2X of the scaled default length"},
@@ -108,12 +108,21 @@ std::vector<SweepSpec> plan_family(const std::string& name, const PaperOptions& 
   const std::string family = datasets::dataset_family(o.dataset, o.data_dir);
   if (name == "defaults") return {p.spec("", p.base(""), {{"framework", o.frameworks}})};
   if (name == "cross_transfer") {
-    std::vector<std::string> presets, model_list;
+    // One sweep per model of B, fed by B's input transforms (the geometry the model expects:
+    // Torch pads 28 to 32), over the presets of every A.
+    std::vector<std::string> presets;
+    for (const auto& fw : o.frameworks) presets.push_back(models::preset_name(fw, family));
+    std::vector<SweepSpec> out;
     for (const auto& fw : o.frameworks) {
-      presets.push_back(models::preset_name(fw, family));
-      model_list.push_back(p.defaults_of(fw).model);
+      RunConfig b = p.defaults_of(fw);
+      auto base = p.base("");
+      base["model"] = b.model;
+      base["transform"] = b.transform;
+      if (!b.test_transform.empty()) base["test-transform"] = b.test_transform;
+      SweepSpec s = p.spec("model of " + fw, base, {{"preset", presets}});
+      out.push_back(std::move(s));
     }
-    return {p.spec("", p.base(""), {{"preset", presets}, {"model", model_list}})};
+    return out;
   }
   if (name == "batch_sweep")
     return p.per_framework([&](const RunConfig& c) {

@@ -32,8 +32,10 @@ TEST(PaperPlan, FamiliesVaryWhatTheyName) {
   PaperOptions o;
   o.scale = 0.5;
   auto cross = plan_family("cross_transfer", o);
-  ASSERT_EQ(cross.size(), 1u);
-  EXPECT_EQ(expand(cross[0]).size(), 16u) << "4 presets x 4 models";
+  ASSERT_EQ(cross.size(), 4u) << "one sweep per model";
+  EXPECT_EQ(expand(cross[1]).size(), 4u) << "4 presets on torch's model";
+  EXPECT_EQ(cross[1].base.at("model"), "torch-mnist");
+  EXPECT_NE(cross[1].base.at("transform").find("pad:2"), std::string::npos) << "torch's model gets torch's 28->32 padding";
   auto lr = plan_family("lr_sweep", o);
   ASSERT_EQ(lr.size(), 4u);
   EXPECT_EQ(lr[0].base.at("framework"), "caffe");
