@@ -1,5 +1,5 @@
 // ablate: one engine that re-creates how TensorFlow 1.x, Caffe, Torch7 and Theano train a
-// network. Subcommands: run, compare, bench, list. Errors print "error: ..." and exit non-zero.
+// network. Subcommands: run, compare, bench, list, sweep, paper, report. Errors print "error: ..." and exit non-zero.
 #include <cstdio>
 #include <cstring>
 #include <exception>

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "bench/results_reader.h"
 #include "bench/sweep_grid.h"
@@ -123,4 +124,23 @@ TEST_F(Sweep, UnbuiltStrategyIsANotRunRowAndBadInputIsNamed) {
   auto bad = ablate("sweep --dataset synthetic --vary colour=red --out " + results);
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_HAS(bad.err, "colour");
+}
+
+TEST_F(Sweep, AKilledSweepResumesWithoutRerunningFinishedRuns) {
+  const auto results = (dir_ / "killed.jsonl").string();
+  const std::string args = "sweep --dataset synthetic --framework caffe --model " + ablate::bench::tiny::tiny_model_path() +
+                           " --backend eigen --threads 1 --iterations 30 --test-iterations 2 --vary batch=8,16,24,32,40 --out " +
+                           results;
+  // Killed part-way: timeout kills the process group, the sweep and the run it was training (how
+  // far it got depends on the machine; every outcome is checked alike).
+  std::system(("timeout -s KILL 0.5 " + std::string(ABLATE_BINARY) + " " + args + " >/dev/null 2>&1").c_str());
+  const auto done = read_results(results).records.size();
+  auto resumed = ablate(args);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_HAS(resumed.out, std::to_string(5 - done) + " run, " + std::to_string(done) + " skipped");
+  ResultsFile after = read_results(results);
+  ASSERT_EQ(after.records.size(), 5u);
+  std::set<std::string> points;
+  for (const auto& r : after.records) points.insert(r.at_path("sweep.point.batch").str());
+  EXPECT_EQ(points.size(), 5u) << "every point once";
 }
