@@ -9,5 +9,8 @@ int list_command(int argc, char** argv);   // ablate list: backends, strategies,
 int compare_command(int argc, char** argv);  // ablate compare: the four frameworks' defaults, the study's table
 int graph_command(int argc, char** argv);  // ablate graph: the static strategy's graph before and after its passes, as dot
 int allreduce_bench_command(int argc, char** argv);  // ablate allreduce-bench: MPI all-reduce timings
+int sweep_command(int argc, char** argv);   // ablate sweep: a resumable grid over run flags
+int paper_command(int argc, char** argv);   // ablate paper: the study's experiment families
+int report_command(int argc, char** argv);  // ablate report: Markdown tables and PNG plots of a results file
 
 }  // namespace ablate::bench

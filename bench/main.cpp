@@ -1,5 +1,5 @@
 // ablate: one engine that re-creates how TensorFlow 1.x, Caffe, Torch7 and Theano train a
-// network. Subcommands: run, compare, bench, list. Errors print "error: ..." and exit non-zero.
+// network. Subcommands: run, compare, bench, list, sweep, paper, report. Errors print "error: ..." and exit non-zero.
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -16,7 +16,10 @@ const char* kUsage =
     "  bench   training images/s of a model for every backend and thread count, side by side\n"
     "  graph   the static strategy's graph of a model before and after its passes, as Graphviz dot\n"
     "  list    the backends, strategies, models, presets and data sets this build knows\n"
-    "  allreduce-bench  gradient all-reduce times under MPI (mpirun -np N), MPI_Allreduce vs our ring\n\n"
+    "  allreduce-bench  gradient all-reduce times under MPI (mpirun -np N), MPI_Allreduce vs our ring\n"
+    "  sweep   a resumable grid over any run flags (--vary KEY=V1,V2), with repeats\n"
+    "  paper   the study's experiment families by name (ablate paper --list)\n"
+    "  report  Markdown tables and PNG plots of a results file\n\n"
     "ablate COMMAND --help describes each command's options.\n";
 }
 
@@ -33,6 +36,9 @@ int main(int argc, char** argv) {
     if (command == "list") return ablate::bench::list_command(argc - 2, argv + 2);
     if (command == "graph") return ablate::bench::graph_command(argc - 2, argv + 2);
     if (command == "allreduce-bench") return ablate::bench::allreduce_bench_command(argc - 2, argv + 2);
+    if (command == "sweep") return ablate::bench::sweep_command(argc - 2, argv + 2);
+    if (command == "paper") return ablate::bench::paper_command(argc - 2, argv + 2);
+    if (command == "report") return ablate::bench::report_command(argc - 2, argv + 2);
     std::fprintf(stderr, "error: unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 1;
   } catch (const std::exception& e) {
