@@ -66,6 +66,7 @@ void ResourceMonitor::start() {
   start_wall_ = last_wall_ = now_s();
   start_cpu_ = last_cpu_ = process_cpu_seconds();
   peak_rss_ = process_rss_bytes();
+  peak_device_ = -1;
   samples_.clear();
   running_ = true;
   thread_ = std::thread([this] { loop(); });
@@ -78,10 +79,12 @@ void ResourceMonitor::take_sample() {
   s.cpu_util = wall > last_wall_ ? (cpu - last_cpu_) / (wall - last_wall_) : 0;
   s.rss_bytes = process_rss_bytes();
   s.threads = process_threads();
+  if (device_) s.device_bytes = device_->stats().live_bytes;
   last_wall_ = wall;
   last_cpu_ = cpu;
   std::lock_guard<std::mutex> lock(mutex_);
   if (s.rss_bytes > peak_rss_) peak_rss_ = s.rss_bytes;
+  if (s.device_bytes > peak_device_) peak_device_ = s.device_bytes;
   samples_.push_back(s);
 }
 
@@ -106,6 +109,7 @@ ResourceSummary ResourceMonitor::stop() {
   r.cpu_util = r.wall_s > 0 ? r.cpu_s / r.wall_s : 0;
   std::lock_guard<std::mutex> lock(mutex_);
   r.peak_rss_bytes = peak_rss_;
+  r.peak_device_bytes = peak_device_;
   r.samples = static_cast<std::int64_t>(samples_.size());
   return r;
 }

@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/tensor.h"
+
 namespace ablate::bench {
 
 struct ResourceSample {
@@ -16,12 +18,14 @@ struct ResourceSample {
   double cpu_util = 0;        // over the interval since the previous sample
   std::int64_t rss_bytes = 0;
   int threads = 0;
+  std::int64_t device_bytes = -1;  // GPU memory the device backend's allocator holds; -1: no device
 };
 
 struct ResourceSummary {
   double wall_s = 0, cpu_s = 0;
   double cpu_util = 0;               // cpu_s / wall_s over the monitored span
   std::int64_t peak_rss_bytes = 0;   // highest sample (and the end reading)
+  std::int64_t peak_device_bytes = -1;  // highest GPU memory sample; -1: no device
   std::int64_t samples = 0;
 };
 
@@ -39,6 +43,9 @@ class ResourceMonitor {
   void start();
   ResourceSummary stop();
   std::vector<ResourceSample> samples() const;
+  // Also samples the live bytes of a device backend's allocator (the CUDA backend's GPU
+  // memory); call before start().
+  void watch_device(const kernels::Allocator* allocator) { device_ = allocator; }
 
  private:
   void loop();
@@ -49,7 +56,8 @@ class ResourceMonitor {
   mutable std::mutex mutex_;
   std::vector<ResourceSample> samples_;
   double start_wall_ = 0, start_cpu_ = 0, last_wall_ = 0, last_cpu_ = 0;
-  std::int64_t peak_rss_ = 0;
+  std::int64_t peak_rss_ = 0, peak_device_ = -1;
+  const kernels::Allocator* device_ = nullptr;
 };
 
 }  // namespace ablate::bench

@@ -137,6 +137,7 @@ std::string to_json_line(const RunResult& r) {
   w.field("accuracy", m.accuracy);
   w.field("test_loss", m.test_loss).field("images_per_s", m.images_per_s);
   w.field("iterations_done", m.iterations_done).field("peak_rss_bytes", m.peak_rss_bytes);
+  if (m.peak_device_bytes >= 0) w.field("peak_device_bytes", m.peak_device_bytes);
   w.field("cpu_util", m.cpu_util).field("peak_tensor_bytes", m.peak_tensor_bytes);
   w.field("tensor_allocations", m.tensor_allocations);
   w.field("model_flops_per_step", m.model_flops_per_step).field("achieved_flops", m.achieved_flops);
@@ -161,7 +162,9 @@ std::string to_json_line(const RunResult& r) {
   w.key("resources").begin_array();
   for (const auto& s : r.resources) {
     w.begin_object().field("elapsed_s", s.elapsed_s).field("cpu_util", s.cpu_util);
-    w.field("rss_bytes", s.rss_bytes).field("threads", s.threads).end_object();
+    w.field("rss_bytes", s.rss_bytes).field("threads", s.threads);
+    if (s.device_bytes >= 0) w.field("device_bytes", s.device_bytes);
+    w.end_object();
   }
   w.end_array();
   w.end_object();

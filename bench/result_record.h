@@ -59,6 +59,7 @@ struct RunMetrics {
   double images_per_s = 0;
   std::int64_t iterations_done = 0;
   std::int64_t peak_rss_bytes = 0;
+  std::int64_t peak_device_bytes = -1;  // GPU memory (the CUDA backend's allocator); -1: no device
   double cpu_util = 0;
   std::int64_t peak_tensor_bytes = 0, tensor_allocations = 0;
   // Model FLOP utilisation: model FLOPs per step (3 x forward of the convolutions and fully

@@ -532,6 +532,7 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
                                 ? kernels::measure_peak_flops_at(run->backend->threads())
                                 : 0.0;
   ResourceMonitor monitor;
+  if (run->backend->device() != kernels::Device::cpu) monitor.watch_device(&run->backend->allocator());
   kernels::cpu_allocator().reset_peak();
   auto alloc_before = kernels::cpu_allocator().stats();
   monitor.start();
@@ -546,6 +547,7 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   RunMetrics& m = result.metrics;
   m.peak_rss_bytes = std::max(usage.peak_rss_bytes, process_rss_bytes());
   m.cpu_util = usage.cpu_util;
+  m.peak_device_bytes = usage.peak_device_bytes;
   m.peak_tensor_bytes = alloc_after.peak_bytes;
   m.tensor_allocations = alloc_after.allocations - alloc_before.allocations;
   result.resources = monitor.samples();

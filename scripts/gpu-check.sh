@@ -2,7 +2,7 @@
 # The prepared GPU check of issue 7, for a machine with one NVIDIA GPU (about 8 minutes at most):
 # builds with the CUDA backend, runs the GPU tests (which must not be skipped there), then
 # benchmarks training images/s on the GPU and on the fastest CPU backend and prints the ratio
-# for Caffe LeNet and, when the zoo has it, the TF CIFAR-10 model. Synthetic data (ablate bench).
+# for Caffe LeNet and the TF CIFAR-10 model (zoo/tf-cifar10). Synthetic data (ablate bench).
 # Usage: scripts/gpu-check.sh [build-dir]   (from anywhere; CUDA_ARCH=90 by default)
 set -euo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
@@ -43,8 +43,4 @@ bench() {  # bench MODEL: prints images/s of cuda and of the fastest CPU backend
 echo "== Caffe LeNet"
 bench lenet
 echo "== TF CIFAR-10"
-if "$build/ablate" list 2>&1 | grep -q "zoo/tf-cifar10\|zoo/cifar10"; then
-  bench "$("$build/ablate" list 2>&1 | grep -o 'zoo/[a-z0-9_-]*cifar10[a-z0-9_-]*' | head -1 | sed 's|zoo/||')"
-else
-  echo "no CIFAR-10 model in the zoo yet: skipped"
-fi
+bench tf-cifar10
