@@ -9,6 +9,7 @@ import pathlib
 import re
 import shutil
 import struct
+import zlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FUZZ = ROOT / "fuzz"
@@ -109,6 +110,28 @@ def preset_seeds():
     yield "broken_huge_int", b"iterations 99999999999999999999999\nseed 18446744073709551616\n"
 
 
+def checkpoint_file(metadata, tensors, version=1):
+    """graph/checkpoint_file.h: magic, version, payload size, payload, CRC-32 of the payload."""
+    def string(s):
+        b = s.encode()
+        return struct.pack("<I", len(b)) + b
+    payload = struct.pack("<I", len(metadata)) + b"".join(string(k) + string(v) for k, v in metadata)
+    payload += struct.pack("<I", len(tensors))
+    for name, code, dims, data in tensors:
+        payload += string(name) + struct.pack("<BI", code, len(dims)) + b"".join(struct.pack("<q", d) for d in dims) + data
+    return b"ABLATECK" + struct.pack("<IQ", version, len(payload)) + payload + struct.pack("<I", zlib.crc32(payload))
+
+
+def checkpoint_seeds():
+    w = struct.pack("<6f", 0.5, -1.25, 2.0, 0.0, 3.5, -0.75)
+    good = checkpoint_file([("iteration", "12"), ("curve", "1 0.1 2.3 - - -\n")],
+                           [("conv1.weight", 0, [2, 3], w), ("conv1.weight.state0", 1, [2], struct.pack("<2d", 1.0, 2.0)),
+                            ("empty", 2, [0], b"")])
+    return [("good.ckpt", good), ("no_tensors.ckpt", checkpoint_file([("strategy", "static")], [])),
+            ("version2.ckpt", checkpoint_file([], [], version=2)), ("truncated.ckpt", good[:40]),
+            ("bad_crc.ckpt", good[:-1] + bytes([good[-1] ^ 1]))]
+
+
 def string_literals(path, pattern=r'"([a-z_][a-z0-9_]*)"'):
     return sorted(set(re.findall(pattern, path.read_text())))
 
@@ -120,7 +143,8 @@ def write_dict(name, words):
 
 
 def main():
-    targets = {"idx": idx_seeds(), "cifar10": cifar10_seeds(), "model_spec": model_seeds(), "preset": preset_seeds()}
+    targets = {"idx": idx_seeds(), "cifar10": cifar10_seeds(), "model_spec": model_seeds(), "preset": preset_seeds(),
+               "checkpoint": checkpoint_seeds()}
     for target, seeds in targets.items():
         folder = CORPUS / target
         shutil.rmtree(folder, ignore_errors=True)

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (fuzz/, issue 9) with clang-14, AddressSanitizer and UBSan into
 # build-fuzz/ (or $ABLATE_FUZZ_BUILD_DIR), then runs each for SECONDS (default 60), one after
 # the other, and prints each target's executions and any crash file.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     TARGET: idx cifar10 model_spec preset (default all)
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     TARGET: idx cifar10 model_spec preset checkpoint (default all)
 # Each run starts from the committed seeds (fuzz/corpus/TARGET, read-only) and a working corpus
 # in build-fuzz/corpus/TARGET that grows across runs; crashes, leaks, timeouts and OOMs land in
 # build-fuzz/artifacts/TARGET/. Reproduce one with: build-fuzz/fuzz_TARGET FILE.
@@ -13,7 +13,7 @@ build=${ABLATE_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(idx cifar10 model_spec preset)
+[ ${#targets[@]} -eq 0 ] && targets=(idx cifar10 model_spec preset checkpoint)
 jobs=${ABLATE_JOBS:-2}
 cxx=${ABLATE_FUZZ_CXX:-clang++-14}
 

@@ -13,47 +13,18 @@
 
 #include <gtest/gtest.h>
 
+#include "command_runner.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out, err;
-};
+using ablate::bench::testing::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class Cli : public ::testing::Test {
+class Cli : public ablate::bench::testing::CommandTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ablate-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Outcome ablate(const std::string& args) {
-    fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    std::string cmd = std::string(ABLATE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-    int status = std::system(cmd.c_str());
-    Outcome o;
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.out = slurp(out);
-    o.err = slurp(err);
-    return o;
-  }
-
   // A short, fast run on generated data.
   std::string quick() { return "run --dataset synthetic --backend reference --iterations 30 --batch 8 --test-batch 50 --test-iterations 2 "; }
-
-  fs::path dir_;
 };
 
 #define EXPECT_CONTAINS(haystack, needle) \
