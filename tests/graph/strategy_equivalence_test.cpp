@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "graph/engine.h"
 #include "graph_test_util.h"
 #include "kernels/registry.h"
@@ -112,20 +114,24 @@ TEST_P(StrategyEquivalence, LossesAndWeightsAgree) {
   options.seed = 17;
   options.optimizer = solver_of(row.model);
 
-  const Trained reference = train("layerwise", spec, *backend, options, row.steps);
+  // ABLATE_LONG_TESTS=1 runs every row for 200 steps (the reference rows too: minutes).
+  Row run = GetParam();
+  if (const char* long_tests = std::getenv("ABLATE_LONG_TESTS"); long_tests && std::string(long_tests) == "1")
+    run.steps = 200;
+  const Trained reference = train("layerwise", spec, *backend, options, run.steps);
   EXPECT_NE(reference.losses.front(), reference.losses.back()) << "the model did not train";
   int compared = 0;
   for (const std::string& strategy : strategy_names()) {
     if (strategy == "layerwise" || !strategy_built(strategy)) continue;
     ++compared;
-    const Trained other = train(strategy, spec, *backend, options, row.steps);
+    const Trained other = train(strategy, spec, *backend, options, run.steps);
     ASSERT_EQ(other.losses.size(), reference.losses.size());
     int bad = 0;
-    for (int step = 0; step < row.steps; ++step)
+    for (int step = 0; step < run.steps; ++step)
       if (!close(other.losses[step], reference.losses[step], row.tolerance) && ++bad <= 3)
         ADD_FAILURE() << strategy << " step " << step << ": loss " << other.losses[step] << ", layerwise "
                       << reference.losses[step];
-    EXPECT_EQ(bad, 0) << strategy << ": " << bad << " of " << row.steps << " losses differ beyond " << row.tolerance;
+    EXPECT_EQ(bad, 0) << strategy << ": " << bad << " of " << run.steps << " losses differ beyond " << row.tolerance;
     ASSERT_EQ(other.weights.size(), reference.weights.size());
     for (std::size_t i = 0; i < reference.weights.size(); ++i) {
       const kernels::Tensor& a = reference.weights[i];
@@ -136,7 +142,7 @@ TEST_P(StrategyEquivalence, LossesAndWeightsAgree) {
         scale = std::max(scale, std::abs(a.at(j)));
         diff = std::max(diff, std::abs(a.at(j) - b.at(j)));
       }
-      EXPECT_LE(diff, row.tolerance * scale) << strategy << " parameter " << i << " after " << row.steps << " steps";
+      EXPECT_LE(diff, row.tolerance * scale) << strategy << " parameter " << i << " after " << run.steps << " steps";
     }
   }
   EXPECT_GT(compared, 0) << "no strategy besides layerwise is built";
