@@ -2,9 +2,11 @@
 // input, and an error-message matcher.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -84,6 +86,29 @@ void expect_error(const std::function<void()>& call, std::initializer_list<std::
   } catch (const std::exception& e) {
     ADD_FAILURE() << "wrong exception type: " << e.what();
   }
+}
+
+// The batch errors every engine gives (graph/batch_check.h) on a 1x12x12 model with batch 4:
+// a label out of range, a wrong input shape, an empty batch, too few or non-i32 labels, a
+// negative iteration; after them a good step still works.
+template <class EngineT>
+void expect_bad_batches_rejected(EngineT& engine, Batch batch) {
+  batch.labels.set(2, -1);
+  expect_error<std::invalid_argument>([&] { engine.evaluate(batch.x, batch.labels); }, {"evaluate", "label -1"});
+  batch.labels.set(2, 0);
+  kernels::Tensor wrong_shape({4, 1, 10, 12});
+  expect_error<std::invalid_argument>([&] { engine.train_step(wrong_shape, batch.labels, 0); },
+                                      {"[4, 1, 10, 12]", "[N, 1, 12, 12]"});
+  kernels::Tensor empty_batch({0, 1, 12, 12});
+  kernels::Tensor no_labels({0}, kernels::DType::i32);
+  expect_error<std::invalid_argument>([&] { engine.train_step(empty_batch, no_labels, 0); }, {"N >= 1"});
+  kernels::Tensor short_labels({3}, kernels::DType::i32);
+  expect_error<std::invalid_argument>([&] { engine.train_step(batch.x, short_labels, 0); },
+                                      {"labels i32[3]", "i32[4]"});
+  kernels::Tensor float_labels({4}, kernels::DType::f32);
+  expect_error<std::invalid_argument>([&] { engine.train_step(batch.x, float_labels, 0); }, {"f32[4]"});
+  expect_error<std::invalid_argument>([&] { engine.train_step(batch.x, batch.labels, -1); }, {"iteration -1"});
+  EXPECT_TRUE(std::isfinite(engine.train_step(batch.x, batch.labels, 0)));
 }
 
 }  // namespace ablate::graph::testing
