@@ -149,6 +149,7 @@ std::string to_json_line(const RunResult& r) {
     for (const auto& op : r.profile)
       w.begin_object().field("op", op.name).field("calls", op.calls).field("seconds", op.seconds).field("flops", op.flops).end_object();
     w.end_array();
+    w.field("profile_step_coverage", r.profile_step_coverage);
   }
   w.key("curve").begin_array();
   for (const auto& p : r.curve) {

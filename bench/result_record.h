@@ -85,6 +85,9 @@ struct RunResult {
   std::vector<CurvePoint> curve;
   std::vector<ResourceSample> resources;
   std::vector<ProfileOp> profile;  // empty unless --profile
+  // --profile: median over the training steps of the share of a step's time that the spans
+  // inside it (ops, batch fetch, test passes) cover; the rest is unprofiled engine time.
+  double profile_step_coverage = 0;
   std::string status = "completed";
   std::string error;
 };

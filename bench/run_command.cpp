@@ -75,7 +75,8 @@ int run_command(int argc, char** argv) {
     std::printf("  model FLOPs       %.2f GFLOP/s of %.1f peak (MFU %.1f%%; %.3g GFLOP per step)\n",
                 m.achieved_flops / 1e9, m.peak_flops / 1e9, 100 * m.mfu, m.model_flops_per_step / 1e9);
   if (!result.profile.empty()) {
-    std::printf("  profile           %s; slowest ops:\n", config.profile.c_str());
+    std::printf("  profile           %s; spans cover %.1f%% of a step (median); slowest ops:\n", config.profile.c_str(),
+                100 * result.profile_step_coverage);
     for (std::size_t i = 0; i < result.profile.size() && i < 8; ++i) {
       const ProfileOp& op = result.profile[i];
       std::printf("    %-28s %8lld calls %9.3f s", op.name.c_str(), static_cast<long long>(op.calls), op.seconds);

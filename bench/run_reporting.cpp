@@ -72,6 +72,11 @@ void finish_profile(const PreparedRun& run, RunResult& result) {
   std::sort(result.profile.begin(), result.profile.end(),
             [](const ProfileOp& a, const ProfileOp& b) { return a.seconds > b.seconds; });
   result.resolved["profile"] = run.config.profile;
+  std::vector<double> coverage = run.trace->coverage("step");
+  if (!coverage.empty()) {
+    std::nth_element(coverage.begin(), coverage.begin() + coverage.size() / 2, coverage.end());
+    result.profile_step_coverage = coverage[coverage.size() / 2];
+  }
 }
 
 }  // namespace ablate::bench

@@ -78,7 +78,10 @@ class Loop {
       if (run_.trace) step_span.emplace(*run_.trace, "step " + std::to_string(it_ + 1), "step");
       try {
         auto t0 = Clock::now();
+        std::optional<kernels::TraceRecorder::Span> fetch_span;
+        if (run_.trace) fetch_span.emplace(*run_.trace, "next batch", "data");
         datasets::Batch batch = loader.next();
+        fetch_span.reset();
         double fetch = seconds_since(t0);
         if (schedule_.batch_accuracy_due(it_)) batch_accuracy = evaluate_batch(batch);
         auto t1 = Clock::now();

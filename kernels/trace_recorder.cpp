@@ -1,6 +1,7 @@
 // Chrome trace-event recording (see trace_recorder.h).
 #include "kernels/trace_recorder.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -63,6 +64,28 @@ std::map<std::string, TraceRecorder::OpTotal> TraceRecorder::totals(const std::s
     ++t.calls;
     t.seconds += e.duration_us * 1e-6;
     t.flops += e.flops;
+  }
+  return out;
+}
+
+std::vector<double> TraceRecorder::coverage(const std::string& outer) const {
+  const std::vector<Event> all = events();
+  std::vector<std::pair<double, double>> inner;  // [start, end) of every non-outer span, by start
+  for (const Event& e : all)
+    if (e.category != outer) inner.emplace_back(e.start_us, e.start_us + e.duration_us);
+  std::sort(inner.begin(), inner.end());
+  std::vector<double> out;
+  for (const Event& step : all) {
+    if (step.category != outer) continue;
+    const double begin = step.start_us, end = step.start_us + step.duration_us;
+    double covered = 0, reach = begin;  // reach: the end of the union so far
+    auto it = std::lower_bound(inner.begin(), inner.end(), std::make_pair(begin, begin));
+    for (; it != inner.end() && it->first < end; ++it) {
+      const double from = std::max(it->first, reach), to = std::min(it->second, end);
+      if (to > from) covered += to - from;
+      reach = std::max(reach, to);
+    }
+    out.push_back(step.duration_us > 0 ? covered / step.duration_us : 1.0);
   }
   return out;
 }

@@ -49,6 +49,11 @@ class TraceRecorder {
   std::vector<Event> events() const;
   // Sum over the events of `category`, by name.
   std::map<std::string, OpTotal> totals(const std::string& category) const;
+  // For each span of `outer` (a training step), the share of its duration covered by the
+  // union of all other spans inside it (ops on any thread, the batch fetch, a test pass):
+  // union length / step length, in [0, 1]. 1 - coverage is the time the trace leaves
+  // unexplained (engine bookkeeping between ops). One entry per outer span, in order.
+  std::vector<double> coverage(const std::string& outer = "step") const;
   // Writes the trace to `path` through a temporary file renamed into place; throws
   // std::runtime_error naming the path when it cannot be written.
   void write_chrome_trace(const std::string& path) const;

@@ -178,6 +178,9 @@ TEST_F(Cli, ProfileWritesAChromeTraceAndTheRecordCarriesOpsAndMfu) {
   EXPECT_CONTAINS(record, "\"mfu\":");
   EXPECT_CONTAINS(record, "\"memory_estimate_bytes\":");
   EXPECT_EQ(record.find("\"mfu\":0,"), std::string::npos) << "MFU should be measured";
+  EXPECT_CONTAINS(o.out, "spans cover");
+  EXPECT_CONTAINS(json, "\"name\": \"next batch\", \"cat\": \"data\"");
+  EXPECT_CONTAINS(record, "\"profile_step_coverage\":");
 }
 
 TEST_F(Cli, ABatchBeyondTheMemoryIsRefusedAtOnceWithTheEstimate) {

@@ -65,6 +65,21 @@ TEST(TraceRecorder, WritesEveryEventAsChromeTraceJson) {
   std::remove(path.c_str());
 }
 
+TEST(TraceRecorder, CoverageIsTheUnionOfTheSpansInsideEachStep) {
+  TraceRecorder recorder;
+  recorder.add("step 1", "step", 100, 100);      // [100, 200)
+  recorder.add("fetch", "data", 100, 10);        // [100, 110)
+  recorder.add("a", "op", 120, 40);              // [120, 160)
+  recorder.add("b", "op", 150, 20);              // [150, 170): overlaps a (another thread)
+  recorder.add("c", "op", 190, 30);              // [190, 220): half outside the step
+  recorder.add("step 2", "step", 300, 50);       // [300, 350): nothing inside
+  recorder.add("late", "op", 400, 10);           // outside every step
+  const std::vector<double> c = recorder.coverage();
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_DOUBLE_EQ(c[0], (10 + 50 + 10) / 100.0);  // fetch, a union b, the inside part of c
+  EXPECT_DOUBLE_EQ(c[1], 0.0);
+}
+
 TEST(TraceRecorder, UnwritablePathIsAClearError) {
   TraceRecorder recorder;
   try {
