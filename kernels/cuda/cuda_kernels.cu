@@ -347,7 +347,7 @@ void launch_adam(T* w, const T* g, T* m, T* v, std::int64_t n, double lr_t, doub
   template void launch_argmax_rows<T>(const T*, std::int64_t, std::int64_t, std::int32_t*);                       \
   template void launch_bias_add<T>(T*, const T*, std::int64_t, std::int64_t, std::int64_t);                       \
   template void launch_bias_backward<T>(const T*, T*, std::int64_t, std::int64_t, std::int64_t);                  \
-  template void launch_dropout_mask<T>(T*, std::int64_t, double, std::uint64_t, std::uint64_t);                                  \
+  template void launch_dropout_mask<T>(T*, std::int64_t, double, std::uint64_t, std::uint64_t);                   \
   template void launch_xent_rows<T>(const T*, const std::int32_t*, std::int64_t, std::int64_t, double*);          \
   template void launch_xent_backward<T>(const T*, const std::int32_t*, std::int64_t, std::int64_t, double, T*);   \
   template void launch_nll_rows<T>(const T*, const std::int32_t*, std::int64_t, std::int64_t, double*);           \
