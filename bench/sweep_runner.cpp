@@ -1,6 +1,10 @@
 // Execution and resumption of sweep points (see sweep_runner.h).
 #include "bench/sweep_runner.h"
 
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -100,9 +104,12 @@ std::string run_point(const SweepSpec& spec, const SweepPoint& point, bool verbo
   if (!graph::strategy_built(config.strategy)) return outcome("not run", "the " + config.strategy + " strategy is not built yet");
   config.quiet = !verbose;
   config.out.clear();
+  const pid_t sweep_process = ::getpid();
   ChildOutcome o = run_in_child(
       [&] {
         dist::leave_in_forked_child();  // a run of a distributed sweep is one process, outside the MPI job
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // and it ends with the sweep's process (the forking thread is its main one)
+        if (::getppid() != sweep_process) throw std::runtime_error("the sweep's process ended before its run started");
         datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
         std::string note;
         RunConfig c = config;

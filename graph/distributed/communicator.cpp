@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -22,6 +23,7 @@ namespace {
 bool g_initialized = false;
 bool g_forked_child = false;
 int g_rank = 0, g_size = 1;
+pid_t g_launcher = 0;  // the parent process at init()
 
 const char* env(const char* name) {
   const char* v = std::getenv(name);
@@ -78,6 +80,7 @@ void init() {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  g_launcher = ::getppid();
   g_initialized = true;
 #else
   throw std::runtime_error(
@@ -111,6 +114,12 @@ void leave_in_forked_child() {
     if (launcher && name.rfind("OMPI_ALLOW_RUN_AS_ROOT", 0) != 0) names.push_back(name);
   }
   for (const auto& name : names) ::unsetenv(name.c_str());
+}
+
+void exit_if_orphaned() {
+  if (!g_initialized || g_size == 1 || ::getppid() == g_launcher) return;
+  std::fprintf(stderr, "error: rank %d: its launcher (process %d) is gone; stopping\n", g_rank, static_cast<int>(g_launcher));
+  std::_Exit(2);
 }
 
 void abort(int code) {
@@ -205,7 +214,10 @@ bool poll_text(int from, int tag, int& source, std::string& text) {
 std::string wait_text(int from, int tag, int& source) {
   if (g_size == 1) throw std::logic_error("waiting for a message in a job of one rank");
   std::string text;
-  while (!poll_text(from, tag, source, text)) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  while (!poll_text(from, tag, source, text)) {
+    exit_if_orphaned();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   return text;
 }
 

@@ -37,6 +37,11 @@ int launcher_size();
 // variables from the environment, so that nothing it starts tries to join the job either.
 void leave_in_forked_child();
 
+// A rank whose launcher died (mpirun killed with SIGKILL cannot stop its ranks; they would go on
+// and write beside the next launch): when the parent process is no longer the one init() saw,
+// says so on stderr and exits with status 2 at once. Called wherever a rank waits.
+void exit_if_orphaned();
+
 // Ends every rank of the job (MPI_Abort) with `code`: a rank that fails while others wait for
 // its messages. Without MPI or before init(), std::exit(code).
 [[noreturn]] void abort(int code);

@@ -54,6 +54,7 @@ std::string lead(const std::vector<std::int64_t>& tasks, const TaskRunner& run,
     take(source, message);
   }
   const std::function<void()> serve = [&] {
+    exit_if_orphaned();
     while (poll_text(-1, kRequest, source, message)) take(source, message);
   };
   while (next < tasks.size()) {
@@ -72,14 +73,14 @@ std::string lead(const std::vector<std::int64_t>& tasks, const TaskRunner& run,
 }
 
 std::string follow(const TaskRunner& run) {
-  const std::function<void()> nothing = [] {};
+  const std::function<void()> watch = [] { exit_if_orphaned(); };
   send_text(0, kRequest, "-1\n");
   int source = 0;
   for (;;) {
     const std::string reply = wait_text(0, kReply, source);
     if (reply.rfind(kStop, 0) == 0) return reply.substr(kStop.size());
     const std::int64_t task = std::stoll(reply);
-    send_text(0, kRequest, std::to_string(task) + "\n" + run(task, nothing));
+    send_text(0, kRequest, std::to_string(task) + "\n" + run(task, watch));
   }
 }
 

@@ -21,7 +21,8 @@
 namespace ablate::graph::distributed {
 
 // Runs a task on this rank and returns its result; it must call `serve` now and then while it
-// works (every ~50 ms): on rank 0 that answers the other ranks, elsewhere it does nothing.
+// works (every ~50 ms): on rank 0 that answers the other ranks; on every rank it stops the
+// rank when its launcher is gone (communicator.h: exit_if_orphaned).
 using TaskRunner = std::function<std::string(std::int64_t task, const std::function<void()>& serve)>;
 
 // Collective over every rank. `tasks` is read on rank 0 only: the task numbers to run, in
