@@ -252,6 +252,7 @@ std::vector<SweepRow> run_over_ranks(const std::vector<PlannedRun>& runs, const 
   for (auto& [i, row] : rows) ordered.push_back(std::move(row));
   return ordered;
 }
+
 }  // namespace
 
 std::int64_t capped_validation(std::int64_t validation_count, std::int64_t train_count, std::string& note) {
