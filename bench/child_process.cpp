@@ -1,6 +1,8 @@
 // fork + pipe: the child writes "ok\n" + text or "error\n" + message, then _exits.
 #include "bench/child_process.h"
 
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,10 +26,20 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-std::string read_all(int fd) {
+// Reads until end of file; with `while_waiting`, calls it whenever 50 ms pass without data.
+std::string read_all(int fd, const std::function<void()>& while_waiting) {
   std::string out;
   char buf[4096];
   for (;;) {
+    if (while_waiting) {
+      pollfd p{fd, POLLIN, 0};
+      const int ready = ::poll(&p, 1, 50);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) {
+        while_waiting();
+        continue;
+      }
+    }
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -38,7 +50,7 @@ std::string read_all(int fd) {
 
 }  // namespace
 
-ChildOutcome run_in_child(const std::function<std::string()>& body) {
+ChildOutcome run_in_child(const std::function<std::string()>& body, const std::function<void()>& while_waiting) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   std::fflush(stdout);
@@ -69,7 +81,16 @@ ChildOutcome run_in_child(const std::function<std::string()>& body) {
     ::_exit(code);  // no atexit handlers or static destructors of the parent's state
   }
   ::close(fds[1]);
-  std::string text = read_all(fds[0]);
+  std::string text;
+  try {
+    text = read_all(fds[0], while_waiting);
+  } catch (...) {
+    ::close(fds[0]);
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    throw;
+  }
   ::close(fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -18,6 +18,9 @@ struct ChildOutcome {
   std::string error;   // the exception it threw, or how the process ended
 };
 
-ChildOutcome run_in_child(const std::function<std::string()>& body);
+// `while_waiting`, if given, runs in the parent about every 50 ms while the child works (a
+// distributed sweep's rank 0 answers the other ranks from there); if it throws, the child is
+// killed and the exception passes on.
+ChildOutcome run_in_child(const std::function<std::string()>& body, const std::function<void()>& while_waiting = {});
 
 }  // namespace ablate::bench

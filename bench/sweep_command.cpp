@@ -1,6 +1,6 @@
 // `ablate sweep`: a grid over any run flags (--vary KEY=V1,V2,... repeatable) with repeats,
 // every point run as `ablate run` with those flags in its own process, one record each appended
-// to --out; resumable (sweep_runner.h).
+// to --out; resumable; spread over the ranks when started by mpirun or srun (sweep_runner.h).
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -20,7 +20,8 @@ int sweep_command(int argc, char** argv) {
   ArgParser parser("ablate sweep",
                    "Runs the grid (cartesian product) of the --vary factors over a base configuration (the run\n"
                    "flags), each point in its own process, appending one record per run to --out (required).\n"
-                   "Resumable: runs already in --out are skipped.",
+                   "Resumable: runs already in --out are skipped. Started by an MPI launcher (mpirun -np N,\n"
+                   "srun), the runs are spread over the N ranks and rank 0 writes --out.",
                    options);
   std::vector<char*> rest;
   std::vector<std::string> varies = take_repeated(argc, argv, "vary", rest);
@@ -39,14 +40,17 @@ int sweep_command(int argc, char** argv) {
   check_spec(spec);
   resolve_run_config(point_args(spec, SweepPoint{}));  // a bad base flag fails now, once
   const std::string out = args.get("out");
-  std::printf("ablate sweep: %zu points x %d repeats into %s\n", expand(spec).size() / spec.repeats, spec.repeats,
-              out.c_str());
+  join_sweep_ranks();
+  if (sweep_prints())
+    std::printf("ablate sweep: %zu points x %d repeats into %s\n", expand(spec).size() / spec.repeats, spec.repeats,
+                out.c_str());
   SweepTotals totals;
   run_sweeps({spec}, out, args.has("verbose"), totals);
-  std::printf("sweep done: %d run, %d skipped (already in %s), %d not run, %d failed\n", totals.runs, totals.skipped,
-              out.c_str(), totals.not_run, totals.failed);
+  if (sweep_prints())
+    std::printf("sweep done: %d run, %d skipped (already in %s), %d not run, %d failed\n", totals.runs, totals.skipped,
+                out.c_str(), totals.not_run, totals.failed);
   if (totals.failed > 0) {
-    std::fprintf(stderr, "error: %d runs of the sweep failed (see above)\n", totals.failed);
+    if (sweep_prints()) std::fprintf(stderr, "error: %d runs of the sweep failed (see above)\n", totals.failed);
     return 3;
   }
   return 0;

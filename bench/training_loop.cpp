@@ -410,6 +410,7 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
   options.dtype = run->dtype;
   options.batch = local_batch(cfg);  // --distributed: this rank's slice of the global batch
   options.seed = cfg.seed;
+  options.first_sample = cfg.rank * local_batch(cfg);  // --distributed: the slice's dropout masks
   options.optimizer = cfg.optimizer;
   options.weight_average_decay = cfg.weight_average_decay;
   options.caching_allocator = cfg.caching_allocator;

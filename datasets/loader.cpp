@@ -57,7 +57,8 @@ struct BatchLoader::Impl {
     std::int32_t* labels = slot.batch.labels.data<std::int32_t>();
     const std::int64_t* mine = idx.data() + offset;
     for (std::int64_t i = 0; i < local; ++i) labels[i] = set.labels[static_cast<std::size_t>(mine[i])];
-    transform.apply(set, mine, local, static_cast<std::uint64_t>(j), slot.batch.x);  // draw = batch number
+    // draw = batch number; the slice's samples keep their places in the global batch
+    transform.apply(set, mine, local, static_cast<std::uint64_t>(j), slot.batch.x, offset);
     slot.position_after = order.position();
   }
 
@@ -90,7 +91,7 @@ BatchLoader::BatchLoader(const ImageSet& set, Transform transform, LoaderOptions
   if (options.dtype != kernels::DType::f32 && options.dtype != kernels::DType::f64)
     throw std::invalid_argument(std::string("batch loader for ") + set.name + ": precision " +
                                 kernels::dtype_name(options.dtype) + " is not valid; expected f32 or f64");
-  if (!transform.apply)
+  if (!transform.apply_at)
     throw std::invalid_argument("batch loader for " + set.name + ": transform '" + transform.name +
                                 "' has no apply function");
   if (set.pixels.size() != static_cast<std::size_t>(set.count() * set.image_size()))

@@ -44,7 +44,8 @@ struct LoaderOptions {
   std::int64_t first_batch = 0;  // start at batch j of the sequence (a resumed run): the same
                                  // samples and draws as a loader that returned j batches already
   // Data-parallel sharding: `batch` is the global batch, drawn alike on every shard (same
-  // seed), and this loader returns its contiguous slice [shard * batch / shards, +batch / shards).
+  // seed), and this loader returns its contiguous slice [shard * batch / shards, +batch / shards),
+  // its samples transformed with the random draws of their places in the global batch.
   // batch must divide by shards; 1 shard: the whole batch.
   int shard = 0, shards = 1;
 };

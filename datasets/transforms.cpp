@@ -56,10 +56,11 @@ void check_batch(const ImageSet& set, const std::int64_t* idx, std::int64_t n, c
 
 template <class T>
 void transform_batch(const Pipeline& p, const ImageSet& set, const std::int64_t* idx, std::int64_t n,
-                     std::uint64_t draw, const ImageShape& in, const ImageShape& out_shape, T* out) {
+                     std::uint64_t draw, std::int64_t first_position, const ImageShape& in, const ImageShape& out_shape,
+                     T* out) {
   ImageBuffer<T> x, scratch;
   for (std::int64_t i = 0; i < n; ++i) {
-    p.run(set.image(idx[i]), in, draw, i, p.stages.size(), x, scratch);
+    p.run(set.image(idx[i]), in, draw, first_position + i, p.stages.size(), x, scratch);
     std::copy(x.v.begin(), x.v.end(), out + i * out_shape.numel());
   }
 }
@@ -78,15 +79,15 @@ Transform make_transform(std::shared_ptr<const Pipeline> p) {
     ImageShape s = p->output(ImageShape{c, h, w});
     c = s.c, h = s.h, w = s.w;
   };
-  t.apply = [p, rule = t.name](const ImageSet& set, const std::int64_t* idx, std::int64_t n, std::uint64_t draw,
-                               kernels::Tensor& out) {
+  t.apply_at = [p, rule = t.name](const ImageSet& set, const std::int64_t* idx, std::int64_t n, std::uint64_t draw,
+                                  std::int64_t first_position, kernels::Tensor& out) {
     const ImageShape in{set.channels, set.height, set.width};
     const ImageShape shape = p->output(in);
     check_batch(set, idx, n, out, rule, shape);
     if (out.dtype() == kernels::DType::f32)
-      transform_batch(*p, set, idx, n, draw, in, shape, out.data<float>());
+      transform_batch(*p, set, idx, n, draw, first_position, in, shape, out.data<float>());
     else
-      transform_batch(*p, set, idx, n, draw, in, shape, out.data<double>());
+      transform_batch(*p, set, idx, n, draw, first_position, in, shape, out.data<double>());
   };
   return t;
 }

@@ -32,7 +32,9 @@
 // Seeding: the random rules' choices for the sample at position p of a batch are defined by
 // (seed, draw, p, the rule's place in the spec) alone (datasets/sample_random.h). The loader
 // passes its batch number (0, 1, 2, ... from its start) as `draw`; test passes pass 0. The
-// same seed and draw give the same batch, bit for bit, with prefetch on or off.
+// same seed and draw give the same batch, bit for bit, with prefetch on or off. A
+// data-parallel shard's slice starts at position shard x slice (`first_position`), so its
+// samples get the draws the single-process run gives them.
 //
 // Fitting: rules that need training-set statistics (mean:image, standardize:global, yuv_lcn)
 // are fitted once by parse_transform, over every training image as the rules before them
@@ -55,10 +57,15 @@ struct Transform {
   std::string fitted;   // the fitted statistics in words ("" if no rule fits), for the record
   bool random = false;  // true if some rule makes random choices (then `draw` matters)
   // Writes images idx[0..n) of `set` into out [n, C', H', W'] (f32 or f64); `draw` numbers
-  // the batch for the random rules (above). Thread-safe: it only reads the Transform.
+  // the batch and idx[i] is at position first_position + i in it, for the random rules
+  // (above). Thread-safe: it only reads the Transform.
   std::function<void(const ImageSet& set, const std::int64_t* idx, std::int64_t n, std::uint64_t draw,
-                     kernels::Tensor& out)>
-      apply;
+                     std::int64_t first_position, kernels::Tensor& out)>
+      apply_at;
+  void apply(const ImageSet& set, const std::int64_t* idx, std::int64_t n, std::uint64_t draw, kernels::Tensor& out,
+             std::int64_t first_position = 0) const {
+    apply_at(set, idx, n, draw, first_position, out);
+  }
   // Output C, H, W for input C, H, W; throws std::invalid_argument naming the rule when the
   // input does not suit it (a crop larger than the image, yuv_lcn on one channel).
   std::function<void(int& c, int& h, int& w)> output_shape = [](int&, int&, int&) {};

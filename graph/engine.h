@@ -30,6 +30,11 @@ struct EngineOptions {
   kernels::DType dtype = kernels::DType::f32;
   std::int64_t batch = 64;       // training batch; evaluation may use another size
   std::uint64_t seed = 1;        // initialization and dropout
+  // The place of this engine's first training sample in the global batch: 0, or a
+  // data-parallel rank's slice offset (rank x local batch). Dropout masks number their
+  // elements from there (graph/dropout_seed.h), so a slice draws the mask the single-process
+  // run draws for the same samples.
+  std::int64_t first_sample = 0;
   OptimizerConfig optimizer;
   // Evaluation with an exponential moving average of the weights (TF's
   // ExponentialMovingAverage, decay 0.9999 in the CIFAR-10 tutorial); 0: the weights as trained.

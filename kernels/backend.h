@@ -93,8 +93,10 @@ class Backend {
                             const Tensor& workspace, Tensor& dx, const LrnParams& p) = 0;
 
   // --- dropout: mask[i] = (u_i < keep) / keep with u_i uniform from a counter-based hash
-  // of (seed, i), identical on every backend; then y = x * mask and dx = dy * mask (mul) ---
-  virtual void dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed) = 0;
+  // of (seed, first_index + i), identical on every backend; then y = x * mask and
+  // dx = dy * mask (mul). first_index: where this mask starts in a larger one (a data-parallel
+  // rank's slice of the global batch draws the elements the single-process run draws) ---
+  virtual void dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index = 0) = 0;
 
   // --- losses over logits [N,K] and labels i32 [N] --------------------------------------
   // prob = softmax(logits); returns mean over N of -log prob[n, label_n]

@@ -102,8 +102,8 @@ void ProfilingBackend::lrn_backward(const Tensor& x, const Tensor& y, const Tens
                                     Tensor& dx, const LrnParams& p) {
   timed("lrn_backward", 0, [&] { inner_.lrn_backward(x, y, dy, workspace, dx, p); });
 }
-void ProfilingBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed) {
-  timed("dropout_mask", 0, [&] { inner_.dropout_mask(mask, keep_prob, seed); });
+void ProfilingBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) {
+  timed("dropout_mask", 0, [&] { inner_.dropout_mask(mask, keep_prob, seed, first_index); });
 }
 double ProfilingBackend::softmax_xent_forward(const Tensor& logits, const Tensor& labels, Tensor& prob) {
   return timed("softmax_xent_forward", 0, [&] { return inner_.softmax_xent_forward(logits, labels, prob); });

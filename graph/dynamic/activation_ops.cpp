@@ -2,6 +2,7 @@
 // sigmoid (backward from y, as Backend::activation_backward), log_softmax (dx = dy -
 // exp(y) sum dy), and dropout (y = x * mask, dx = dy * mask; the mask is Backend::dropout_mask,
 // the same counter-based draw as the layer-wise engine's for the same seed).
+#include "graph/dropout_seed.h"
 #include "graph/dynamic/op_record.h"
 #include "graph/dynamic/ops.h"
 
@@ -77,12 +78,12 @@ Variable dropout(const Variable& x, const kernels::Tensor& mask) {
   });
 }
 
-Variable dropout(const Variable& x, double keep, std::uint64_t seed) {
+Variable dropout(const Variable& x, double keep, std::uint64_t seed, std::int64_t first_sample) {
   Context& c = op_context("dropout", {&x});
   if (!(keep > 0 && keep <= 1))
     throw std::invalid_argument("dropout: keep probability " + std::to_string(keep) + "; expected one in (0, 1]");
   kernels::Tensor mask = c.empty(x.shape(), x.dtype());
-  c.backend().dropout_mask(mask, keep, seed);
+  c.backend().dropout_mask(mask, keep, seed, graph::dropout_first_index(first_sample, mask));
   return dropout(x, mask);
 }
 

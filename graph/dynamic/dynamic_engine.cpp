@@ -73,6 +73,7 @@ class DynamicEngine final : public Engine {
     ForwardContext fc;
     fc.iteration = iteration;
     fc.seed = options_.seed;
+    fc.first_sample = options_.first_sample;
     double loss = 0;
     if (!options_.per_sample) {
       fc.labels = targets;

@@ -50,12 +50,12 @@ DropoutModule::DropoutModule(const models::LayerSpec& spec) : Module(spec, {}), 
 Variable DropoutModule::forward(const Variable& x, const ForwardContext& context) {
   if (!context.train) return x;
   const std::uint64_t seed = dropout_seed(context.seed, name(), context.iteration);
-  if (context.sample < 0) return dropout(x, keep_, seed);
+  if (context.sample < 0) return dropout(x, keep_, seed, context.first_sample);
   if (context.sample == 0) {
     kernels::Shape shape = x.shape();
     shape[0] = context.batch;
     batch_mask_ = x.context().empty(shape, x.dtype());
-    x.context().backend().dropout_mask(batch_mask_, keep_, seed);
+    x.context().backend().dropout_mask(batch_mask_, keep_, seed, dropout_first_index(context.first_sample, batch_mask_));
   }
   if (batch_mask_.empty() || batch_mask_.dim(0) != context.batch)
     fail("per-sample forward of sample " + std::to_string(context.sample) + " before sample 0 of its batch");

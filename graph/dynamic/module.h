@@ -19,6 +19,7 @@ struct ForwardContext {
   bool train = true;             // model:training() / model:evaluate()
   std::int64_t iteration = 0;    // dropout masks: graph::dropout_seed(seed, layer, iteration)
   std::uint64_t seed = 1;
+  std::int64_t first_sample = 0;  // the batch's place in a global batch (dropout masks: EngineOptions)
   kernels::Tensor labels;        // i32 [N] on the backend's device, for the loss module
   std::int64_t sample = -1;      // per-sample mode: the sample's index in its batch; -1: a whole batch
   std::int64_t batch = 0;        // per-sample mode: the batch size

@@ -34,8 +34,9 @@ Variable sigmoid(const Variable& x);
 // y = x * mask with a fixed mask (mask[i] = kept / keep, same shape as x; no gradient)
 Variable dropout(const Variable& x, const kernels::Tensor& mask);
 // y = x * mask, mask = Backend::dropout_mask(keep, seed) of x's shape (graph::dropout_seed
-// gives the seed every strategy uses)
-Variable dropout(const Variable& x, double keep, std::uint64_t seed);
+// gives the seed every strategy uses); x's sample 0 is sample `first_sample` of the global
+// batch (graph::dropout_first_index)
+Variable dropout(const Variable& x, double keep, std::uint64_t seed, std::int64_t first_sample = 0);
 
 // --- losses over scores [N,K] and labels i32 [N] on the backend's device: batch means -------------
 Variable log_softmax(const Variable& x);  // rows of [N,K]

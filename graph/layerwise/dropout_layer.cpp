@@ -21,7 +21,8 @@ void DropoutLayer::reshape(const std::vector<Blob*>& bottom, const std::vector<B
 void DropoutLayer::forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top, const LayerContext& context) {
   masked_ = context.phase == Phase::train;
   if (masked_) {
-    backend_.dropout_mask(mask_.data(), keep_, dropout_seed(context.seed, name(), context.iteration));
+    backend_.dropout_mask(mask_.data(), keep_, dropout_seed(context.seed, name(), context.iteration),
+                          dropout_first_index(context.first_sample, mask_.data()));
     backend_.mul(bottom[0]->data(), mask_.data(), top[0]->data());
   } else if (top[0] != bottom[0]) {
     backend_.copy(bottom[0]->data(), top[0]->data());

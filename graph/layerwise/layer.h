@@ -24,6 +24,7 @@ struct LayerContext {
   Phase phase = Phase::train;
   std::int64_t iteration = 0;
   std::uint64_t seed = 1;
+  std::int64_t first_sample = 0;  // the batch's place in a global batch (dropout masks: EngineOptions)
 };
 
 class Layer {

@@ -29,6 +29,7 @@ class LayerwiseEngine final : public Engine {
     net_options.phase = Phase::train;
     net_options.batch = options.batch;
     net_options.dtype = options.dtype;
+    net_options.first_sample = options.first_sample;
     train_net_ = std::make_unique<Net>(spec, backend, net_options);
     train_net_->set_parameters(models::make_initial_parameters(spec, options.dtype, options.seed));
     solver_ = std::make_unique<Solver>(*train_net_, options.optimizer, backend, options.seed);

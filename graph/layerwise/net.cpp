@@ -136,7 +136,7 @@ Blob& Net::blob(const std::string& layer_name) {
 }
 
 double Net::forward(std::int64_t iteration, std::uint64_t seed) {
-  const LayerContext context{options_.phase, iteration, seed};
+  const LayerContext context{options_.phase, iteration, seed, options_.first_sample};
   for (std::size_t i = 0; i < layers_.size(); ++i) layers_[i]->forward(bottoms_[i], tops_[i], context);
   return layers_[loss_layer_]->loss();
 }

@@ -28,6 +28,7 @@ struct NetOptions {
   kernels::DType dtype = kernels::DType::f32;
   // Caffe's force_backward: also compute the diff of the input blob (gradient checks).
   bool force_backward = false;
+  std::int64_t first_sample = 0;  // EngineOptions::first_sample (dropout masks of a data-parallel slice)
 };
 
 // A learnable blob of the net with its Caffe multipliers (from the layer's

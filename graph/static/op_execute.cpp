@@ -120,7 +120,10 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
     case OpKind::softmax: b.softmax_forward(in(0), out(0)); return;
     case OpKind::sum: out(0).set(0, b.sum(in(0))); return;
     case OpKind::sum_squares: out(0).set(0, b.sum_squares(in(0))); return;
-    case OpKind::dropout_mask: b.dropout_mask(out(0), a.alpha, dropout_seed(run.seed, a.key, run.iteration)); return;
+    case OpKind::dropout_mask:
+      b.dropout_mask(out(0), a.alpha, dropout_seed(run.seed, a.key, run.iteration),
+                     dropout_first_index(run.first_sample, out(0)));
+      return;
     case OpKind::conv2d: b.conv2d_forward(in(0), in(1), io.in.size() > 2 ? in(2) : none, out(0), a.conv); return;
     case OpKind::conv2d_map:
       b.conv2d_map_forward(in(0), in(1), io.in.size() > 3 ? in(3) : none, in(2), out(0), a.conv);

@@ -19,6 +19,7 @@ struct RunContext {
   std::int64_t iteration = 0;
   std::int64_t updates_done = 0;
   std::uint64_t seed = 1;
+  std::int64_t first_sample = 0;  // the batch's place in a global batch (dropout masks: EngineOptions)
 };
 
 // The tensors of one node: inputs (apply_* write theirs) and outputs; `aliased` when output 0

@@ -60,7 +60,7 @@ class StaticEngine final : public Engine {
     bind_gradients(session);
     session.feed("x", x);
     session.feed("labels", labels);
-    session.run({iteration, updates_, options_.seed});
+    session.run({iteration, updates_, options_.seed, options_.first_sample});
     ++updates_;
     if (average_) average_->update(pointers_, updates_);
     return session.fetch(0).at(0);

@@ -1,5 +1,5 @@
 // Dropout mask from the counter-based generator (kernels/counter_random.h), the same on every
-// backend, thread count and strategy: mask[i] = (u(seed, i) < keep) ? 1 / keep : 0 (inverted
+// backend, thread count and strategy: mask[i] = (u(seed, first_index + i) < keep) ? 1 / keep : 0 (inverted
 // dropout as TF's nn.dropout and Caffe's DropoutLayer scale at training time).
 #include "kernels/counter_random.h"
 #include "kernels/cpu/cpu_backend.h"
@@ -9,7 +9,7 @@
 
 namespace ablate::kernels::cpu {
 
-void CpuBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed) {
+void CpuBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) {
   const char* op = "dropout_mask";
   check_float(mask, op, "mask");
   if (!(keep_prob > 0.0 && keep_prob <= 1.0)) fail_value(op, "keep_prob", keep_prob, "in (0, 1]");
@@ -18,7 +18,7 @@ void CpuBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed
     T* m = mask.data<T>();
     const T kept = static_cast<T>(1.0 / keep_prob);
     parallel_each(threads_, mask.numel(), [=](std::int64_t i) {
-      m[i] = counter_uniform(seed, static_cast<std::uint64_t>(i)) < keep_prob ? kept : T(0);
+      m[i] = counter_uniform(seed, first_index + static_cast<std::uint64_t>(i)) < keep_prob ? kept : T(0);
     });
   });
 }

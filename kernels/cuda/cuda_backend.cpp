@@ -200,7 +200,7 @@ void CudaBackend::bias_backward(const Tensor& dy, Tensor& dbias) {
 
 // --- dropout and losses ----------------------------------------------------------------------
 
-void CudaBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed) {
+void CudaBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) {
   const char* op = "dropout_mask";
   require_float(op, "mask", mask);
   if (!(keep_prob > 0 && keep_prob <= 1))
@@ -208,7 +208,7 @@ void CudaBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t see
   DeviceArg m(mask, true);
   with_float(mask.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if (mask.numel()) launch_dropout_mask<T>(m.as<T>(), mask.numel(), keep_prob, seed);
+    if (mask.numel()) launch_dropout_mask<T>(m.as<T>(), mask.numel(), keep_prob, seed, first_index);
   });
   m.finish();
 }

@@ -93,8 +93,9 @@ template <class T> __global__ void bias_backward_kernel(const T* dy, T* dbias, s
   if (threadIdx.x == 0) dbias[c] = T(shared[0]);
 }
 
-template <class T> __global__ void dropout_kernel(T* mask, std::int64_t n, double keep, std::uint64_t seed, T kept) {
-  GRID_LOOP(i, n) mask[i] = counter_uniform(seed, static_cast<std::uint64_t>(i)) < keep ? kept : T(0);
+template <class T>
+__global__ void dropout_kernel(T* mask, std::int64_t n, double keep, std::uint64_t seed, std::uint64_t first, T kept) {
+  GRID_LOOP(i, n) mask[i] = counter_uniform(seed, first + static_cast<std::uint64_t>(i)) < keep ? kept : T(0);
 }
 
 template <class T>
@@ -279,8 +280,8 @@ template <class T> void launch_bias_backward(const T* dy, T* dbias, std::int64_t
   bias_backward_kernel<T><<<static_cast<unsigned>(C), kThreads>>>(dy, dbias, N, C, inner);
   ABLATE_CUDA_LAUNCHED();
 }
-template <class T> void launch_dropout_mask(T* mask, std::int64_t n, double keep, std::uint64_t seed) {
-  dropout_kernel<T><<<blocks_for(n), kThreads>>>(mask, n, keep, seed, static_cast<T>(1.0 / keep));
+template <class T> void launch_dropout_mask(T* mask, std::int64_t n, double keep, std::uint64_t seed, std::uint64_t first) {
+  dropout_kernel<T><<<blocks_for(n), kThreads>>>(mask, n, keep, seed, first, static_cast<T>(1.0 / keep));
   ABLATE_CUDA_LAUNCHED();
 }
 template <class T>
@@ -346,7 +347,7 @@ void launch_adam(T* w, const T* g, T* m, T* v, std::int64_t n, double lr_t, doub
   template void launch_argmax_rows<T>(const T*, std::int64_t, std::int64_t, std::int32_t*);                       \
   template void launch_bias_add<T>(T*, const T*, std::int64_t, std::int64_t, std::int64_t);                       \
   template void launch_bias_backward<T>(const T*, T*, std::int64_t, std::int64_t, std::int64_t);                  \
-  template void launch_dropout_mask<T>(T*, std::int64_t, double, std::uint64_t);                                  \
+  template void launch_dropout_mask<T>(T*, std::int64_t, double, std::uint64_t, std::uint64_t);                   \
   template void launch_xent_rows<T>(const T*, const std::int32_t*, std::int64_t, std::int64_t, double*);          \
   template void launch_xent_backward<T>(const T*, const std::int32_t*, std::int64_t, std::int64_t, double, T*);   \
   template void launch_nll_rows<T>(const T*, const std::int32_t*, std::int64_t, std::int64_t, double*);           \

@@ -22,7 +22,7 @@ template <class T> void launch_argmax_rows(const T* x, std::int64_t rows, std::i
 template <class T> void launch_bias_add(T* y, const T* bias, std::int64_t N, std::int64_t C, std::int64_t inner);
 template <class T> void launch_bias_backward(const T* dy, T* dbias, std::int64_t N, std::int64_t C, std::int64_t inner);
 // mask[i] = u(seed, i) < keep ? 1 / keep : 0, u from kernels/counter_random.h's formula.
-template <class T> void launch_dropout_mask(T* mask, std::int64_t n, double keep, std::uint64_t seed);
+template <class T> void launch_dropout_mask(T* mask, std::int64_t n, double keep, std::uint64_t seed, std::uint64_t first);
 // Per-row -log softmax(x)[label] (log-sum-exp, in double) into row_loss.
 template <class T>
 void launch_xent_rows(const T* x, const std::int32_t* labels, std::int64_t N, std::int64_t K, double* row_loss);

@@ -59,7 +59,7 @@ class ReferenceBackend final : public Backend {
   void lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                     Tensor& dx, const LrnParams& p) override;
 
-  void dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed) override;
+  void dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index = 0) override;
 
   double softmax_xent_forward(const Tensor& logits, const Tensor& labels, Tensor& prob) override;
   void softmax_xent_backward(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits) override;

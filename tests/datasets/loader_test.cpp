@@ -199,8 +199,8 @@ TEST(BatchLoader, OutputShapeOfTheTransform) {
   Transform first_pixel;
   first_pixel.name = "first-pixel";
   first_pixel.output_shape = [](int&, int&, int& w) { w = 1; };
-  first_pixel.apply = [](const ImageSet& s, const std::int64_t* idx, std::int64_t n, std::uint64_t,
-                         kernels::Tensor& out) {
+  first_pixel.apply_at = [](const ImageSet& s, const std::int64_t* idx, std::int64_t n, std::uint64_t, std::int64_t,
+                            kernels::Tensor& out) {
     for (std::int64_t i = 0; i < n; ++i) out.set(i, s.image(idx[i])[0]);
   };
   BatchLoader loader(set, first_pixel, options(3, false));
@@ -211,12 +211,12 @@ TEST(BatchLoader, OutputShapeOfTheTransform) {
 
 Transform failing_on_call(int failing_call) {
   Transform t = scale_transform(1);
-  auto inner = t.apply;
+  auto inner = t.apply_at;
   auto calls = std::make_shared<std::atomic<int>>(0);
-  t.apply = [inner, calls, failing_call](const ImageSet& s, const std::int64_t* idx, std::int64_t n,
-                                         std::uint64_t draw, kernels::Tensor& out) {
+  t.apply_at = [inner, calls, failing_call](const ImageSet& s, const std::int64_t* idx, std::int64_t n,
+                                            std::uint64_t draw, std::int64_t first, kernels::Tensor& out) {
     if (++*calls == failing_call) throw std::runtime_error("decoder failed on batch " + std::to_string(failing_call));
-    inner(s, idx, n, draw, out);
+    inner(s, idx, n, draw, first, out);
   };
   return t;
 }

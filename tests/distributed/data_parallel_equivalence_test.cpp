@@ -2,7 +2,10 @@
 // with batch 128 for 100 steps (1e-5 relative, f32) on the reference and OpenBLAS backends, for
 // the layer-wise and dynamic strategies and both all-reduce algorithms. Every rank also runs
 // the single-process reference itself, so one mpiexec compares both. A tiny model on synthetic
-// 8x8 images keeps it fast. Then the whole `ablate run` path (train_and_test) end to end.
+// 8x8 images keeps it fast. Then the same with random draws (dropout, random crop and flip)
+// on every strategy: a rank's slice must draw what the single process draws for its samples
+// (the transform's sample positions and the dropout counter continue from the slice's offset
+// in the global batch). Then the whole `ablate run` path (train_and_test) end to end.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -37,21 +40,39 @@ const char* kTinyModel =
     "layer ip1 inner_product outputs=4 weight_init=xavier bias_init=constant:0 bias_lr_mult=2\n"
     "layer loss softmax_loss\n";
 
+// The tiny model with dropout after the pooling, trained on random crops and flips.
+const char* kDropoutModel =
+    "model tiny_dp_dropout\n"
+    "input 1 8 8\n"
+    "classes 4\n"
+    "layer conv1 convolution outputs=4 kernel=3 weight_init=xavier bias_init=constant:0 bias_lr_mult=2\n"
+    "layer relu1 relu\n"
+    "layer pool1 pooling mode=max kernel=2 stride=2 padding=caffe_ceil\n"
+    "layer drop1 dropout keep=0.6\n"
+    "layer ip1 inner_product outputs=4 weight_init=xavier bias_init=constant:0 bias_lr_mult=2\n"
+    "layer loss softmax_loss\n";
+const char* kRandomTransform = "pad:1+random_crop:8x8+random_flip+random_brightness:20+scale:1/255";
+
 datasets::ImageSet tiny_data() { return datasets::make_synthetic(1024, 1, 8, 8, 4, 3, "synthetic8"); }
 
 struct Setup {
   std::string strategy, backend, allreduce;
+  bool random_draws = false;  // kDropoutModel and kRandomTransform
+  bool per_sample = false;    // the dynamic engine one sample at a time (Torch's CIFAR-10 script)
 };
 
 // The loss of each of `steps` iterations; distributed: this rank's slice, averaged gradients
 // and the global batch's mean loss.
 std::vector<double> losses(const Setup& s, bool distributed, int steps) {
-  const models::ModelSpec spec = models::parse_model(kTinyModel, "tiny_dp.model");
+  const models::ModelSpec spec = models::parse_model(s.random_draws ? kDropoutModel : kTinyModel, "tiny_dp.model");
   const datasets::ImageSet data = tiny_data();
-  const datasets::Transform transform = datasets::parse_transform("scale:1/255", data);
+  const datasets::Transform transform = datasets::parse_transform(s.random_draws ? kRandomTransform : "scale:1/255", data);
+  EXPECT_EQ(transform.random, s.random_draws);
   auto backend = kernels::make_backend(s.backend, 1);
   EngineOptions options;
   options.batch = distributed ? kGlobalBatch / size() : kGlobalBatch;
+  options.first_sample = distributed ? rank() * options.batch : 0;  // as train_and_test sets it
+  options.per_sample = s.per_sample;
   options.seed = 5;
   options.optimizer.lr.base_lr = 0.1;
   options.optimizer.momentum = 0.9;
@@ -79,7 +100,15 @@ std::vector<double> losses(const Setup& s, bool distributed, int steps) {
   return out;
 }
 
-void PrintTo(const Setup& s, std::ostream* os) { *os << s.strategy << "/" << s.backend << "/" << s.allreduce; }
+void PrintTo(const Setup& s, std::ostream* os) {
+  *os << s.strategy << "/" << s.backend << "/" << s.allreduce << (s.random_draws ? "/random draws" : "")
+      << (s.per_sample ? "/per sample" : "");
+}
+
+std::string setup_name(const ::testing::TestParamInfo<Setup>& info) {
+  const Setup& s = info.param;
+  return s.strategy + (s.per_sample ? "_per_sample_" : "_") + s.backend + "_" + s.allreduce;
+}
 
 class DataParallelEquivalence : public ::testing::TestWithParam<Setup> {};
 
@@ -96,8 +125,79 @@ TEST_P(DataParallelEquivalence, TwoRanksFollowOneProcessFor100Steps) {
 INSTANTIATE_TEST_SUITE_P(Setups, DataParallelEquivalence,
                          ::testing::Values(Setup{"layerwise", "reference", "mpi"}, Setup{"layerwise", "openblas", "mpi"},
                                            Setup{"dynamic", "reference", "ring"}, Setup{"dynamic", "openblas", "ring"}),
+                         setup_name);
+
+// Dropout masks and random augmentations: without the slice's offset, every rank would draw
+// the crops, flips and mask of samples 0..63 for its slice, and the losses would part at step 1.
+class DataParallelRandomDraws : public ::testing::TestWithParam<Setup> {};
+
+TEST_P(DataParallelRandomDraws, TwoRanksDrawWhatOneProcessDrawsFor100Steps) {
+  ASSERT_EQ(kGlobalBatch % size(), 0);
+  const std::vector<double> single = losses(GetParam(), false, 100);
+  const std::vector<double> parallel = losses(GetParam(), true, 100);
+  ASSERT_EQ(single.size(), parallel.size());
+  for (std::size_t i = 0; i < single.size(); ++i)
+    ASSERT_NEAR(parallel[i], single[i], 1e-5 * std::abs(single[i])) << "step " << i + 1;
+  double first = 0, last = 0;  // dropout makes single steps noisy: tenths of the run
+  for (std::size_t i = 0; i < 10; ++i) first += single[i], last += single[single.size() - 1 - i];
+  EXPECT_LT(last, 0.8 * first) << "the tiny model should learn: the comparison means something";
+}
+
+INSTANTIATE_TEST_SUITE_P(Setups, DataParallelRandomDraws,
+                         ::testing::Values(Setup{"layerwise", "reference", "mpi", true},
+                                           Setup{"layerwise", "openblas", "ring", true},
+                                           Setup{"dynamic", "reference", "ring", true},
+                                           Setup{"dynamic", "openblas", "mpi", true}),
+                         setup_name);
+
+// One training step's loss on the whole global batch against the mean of its two halves'
+// losses, each half an engine of its own (first_sample at its offset) fed by its shard of the
+// loader: the weights are the same (fresh engines, one seed), so the losses agree only when the
+// halves draw the crops, flips and dropout masks the whole batch draws. Several iterations (a
+// new mask and new crops each), every strategy: the static engine too, which --distributed does
+// not train (its updates are graph ops, not the shared optimizer the averaging hooks into), and
+// the dynamic engine's per-sample mode. No MPI call: one process plays both ranks.
+double step_loss(const Setup& s, int shard, int shards, std::int64_t iteration) {
+  const models::ModelSpec spec = models::parse_model(kDropoutModel, "tiny_dp.model");
+  const datasets::ImageSet data = tiny_data();
+  const datasets::Transform transform = datasets::parse_transform(kRandomTransform, data);
+  auto backend = kernels::make_backend(s.backend, 1);
+  EngineOptions options;
+  options.batch = kGlobalBatch / shards;
+  options.first_sample = shard * options.batch;
+  options.per_sample = s.per_sample;
+  options.seed = 5;
+  options.optimizer.lr.base_lr = 0.1;
+  auto engine = make_engine(s.strategy, spec, *backend, options);
+  datasets::LoaderOptions lo;
+  lo.batch = kGlobalBatch;
+  lo.seed = 9;
+  lo.first_batch = iteration;  // batch `iteration`, with its draws
+  lo.shard = shard;
+  lo.shards = shards;
+  lo.prefetch = false;
+  datasets::BatchLoader loader(data, transform, lo);
+  const datasets::Batch b = loader.next();
+  return engine->train_step(b.x, b.labels, iteration);
+}
+
+class SliceDraws : public ::testing::TestWithParam<Setup> {};
+
+TEST_P(SliceDraws, HalvesOfTheGlobalBatchDrawWhatItDraws) {
+  for (std::int64_t iteration : {0, 5, 31}) {
+    const double whole = step_loss(GetParam(), 0, 1, iteration);
+    const double halves = (step_loss(GetParam(), 0, 2, iteration) + step_loss(GetParam(), 1, 2, iteration)) / 2;
+    EXPECT_NEAR(halves, whole, 1e-5 * std::abs(whole)) << "iteration " << iteration;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, SliceDraws,
+                         ::testing::Values(Setup{"layerwise", "reference", "-"}, Setup{"dynamic", "openblas", "-"},
+                                           Setup{"dynamic", "reference", "-", true, true},
+                                           Setup{"static", "reference", "-"}, Setup{"static", "openblas", "-"}),
                          [](const auto& info) {
-                           return info.param.strategy + "_" + info.param.backend + "_" + info.param.allreduce;
+                           const Setup& s = info.param;
+                           return s.strategy + (s.per_sample ? "_per_sample_" : "_") + s.backend;
                          });
 
 // The sharded loader: the ranks' slices, concatenated, are the unsharded global batch.
@@ -132,10 +232,10 @@ TEST(DistributedLoader, SlicesMakeTheGlobalBatch) {
 
 // End to end through train_and_test (what `ablate run --distributed` calls): the recorded loss
 // curve and the test accuracy match the single-process run, and rank 0's record holds every
-// rank's all-reduce figures.
-TEST(DistributedRun, TrainAndTestMatchesOneProcessAndRecordsEveryRank) {
+// rank's all-reduce figures. `random_draws`: with dropout and random crops and flips.
+void check_train_and_test(bool random_draws) {
   const std::string model = "/tmp/ablate_tiny_dp_" + std::to_string(rank()) + ".model";
-  std::ofstream(model) << kTinyModel;
+  std::ofstream(model) << (random_draws ? kDropoutModel : kTinyModel);
   bench::RunConfig c;
   c.model = model;
   c.strategy = "layerwise";
@@ -145,7 +245,8 @@ TEST(DistributedRun, TrainAndTestMatchesOneProcessAndRecordsEveryRank) {
   c.batch = kGlobalBatch;
   c.iterations = 30;
   c.test_batch = 100;
-  c.transform = "scale:1/255";
+  c.transform = random_draws ? kRandomTransform : "scale:1/255";
+  c.test_transform = "scale:1/255";
   c.shuffle = true;
   c.quiet = true;
   auto data = [] { return datasets::TrainTest{tiny_data(), datasets::make_synthetic(200, 1, 8, 8, 4, 4, "test8")}; };
@@ -177,6 +278,9 @@ TEST(DistributedRun, TrainAndTestMatchesOneProcessAndRecordsEveryRank) {
     EXPECT_TRUE(found) << "allreduce_calls_rank" << r << " missing from rank 0's record";
   }
 }
+
+TEST(DistributedRun, TrainAndTestMatchesOneProcessAndRecordsEveryRank) { check_train_and_test(false); }
+TEST(DistributedRun, TrainAndTestWithDropoutAndAugmentationMatchesOneProcess) { check_train_and_test(true); }
 
 }  // namespace
 }  // namespace ablate::graph::distributed
