@@ -76,8 +76,12 @@ std::vector<ClassFolder> list_classes(const std::string& dir) {
 // Channels of an image with `components` (stb_image: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA).
 int channels_of(int components) { return components <= 2 ? 1 : 3; }
 
-// Throws naming `what` when height x width is beyond `max_pixels`.
+// Throws naming `what` when height x width is empty (stb_image 2.27 gives a BMP of height 0) or
+// beyond `max_pixels`.
 void check_pixel_count(const std::string& what, std::int64_t h, std::int64_t w, std::int64_t max_pixels) {
+  if (h <= 0 || w <= 0)
+    throw std::runtime_error(what + " is " + std::to_string(h) + "x" + std::to_string(w) +
+                             " (height x width); expected a positive height and width");
   if (h * w > max_pixels)
     throw std::runtime_error(what + " is " + std::to_string(h) + "x" + std::to_string(w) + " (height x width), " +
                              std::to_string(h * w) + " pixels; expected at most " + std::to_string(max_pixels) +
@@ -129,6 +133,7 @@ void append_image(const std::string& path, const std::string& size_origin, const
   Pixels pixels(stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &comp, set.channels),
                 stbi_image_free);
   if (!pixels) unreadable(path, stbi_failure_reason());
+  check_pixel_count("image " + path, h, w, options.max_pixels);  // as the header said, but cheap to be sure
   const int c = set.channels;
   std::vector<unsigned char> resized;
   const unsigned char* src = pixels.get();

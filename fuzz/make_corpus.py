@@ -186,6 +186,7 @@ def image_folder_seeds():
     yield "broken_png_huge_header", folder_input([png(4, 4, 1, declared=(60000, 60000))])
     yield "broken_bmp_huge_header", folder_input([bmp(2, 2, declared=(60000, 60000))])
     yield "broken_bmp_negative_height", folder_input([bmp(2, 2, declared=(-2, 2))])
+    yield "broken_bmp_height_0_resized", folder_input([png(2, 2, 3), bmp(2, 2, declared=(0, 31748))], 2, 1, True)
     yield "broken_png_header_bigger_than_pixels", folder_input([png(4, 4, 3, declared=(64, 64))], 1, 1, True)
     yield "broken_truncated_jpeg", folder_input([jpeg(16, 16, "RGB")[:-40]])
     yield "broken_not_an_image", folder_input([b"GIF89a not a png"])

@@ -229,6 +229,18 @@ TEST(ImageFolder, HeaderClaimingTooManyPixelsIsRefusedBeforeDecoding) {
   EXPECT_ERROR_CONTAINS(std::runtime_error, load_dataset("folder:2x2", dir.path()), "cannot read image " + edge);
 }
 
+// Found by fuzz_image_folder: stb_image 2.27 decodes a BMP of height 0, and resizing it
+// divided by 0 (UBSan: NaN converted to int in stbir__calculate_sample_range_upsample).
+TEST(ImageFolder, ImageWithoutPixelsIsRefused) {
+  ScratchDir dir;
+  write_png(dir, "train/a/1.png", 2, 2, 3, 1);
+  const std::string empty = dir.write("train/b/empty.bmp", forged_bmp(0, 31748));
+  write_png(dir, "test/a/1.png", 2, 2, 3, 1);
+  EXPECT_ERROR_CONTAINS(std::runtime_error, load_dataset("folder:8x8", dir.path()), "image " + empty, "0x31748",
+                        "expected a positive height and width");
+  EXPECT_ERROR_CONTAINS(std::runtime_error, load_dataset("folder", dir.path()), "image " + empty, "0x31748");
+}
+
 // Found by fuzz_image_folder: a DHT segment whose 16 code counts add up to more than 256 made
 // Debian's stb_image 2.27 write past its Huffman tables (UBSan: index 257 out of bounds in
 // stbi__build_huffman). The reader refuses such a JPEG before stb_image sees it.
