@@ -13,7 +13,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "datasets/jpeg_guard.h"
+#include "datasets/stb_guard.h"
 
 namespace ablate::datasets {
 
@@ -92,8 +92,8 @@ void check_pixel_count(const std::string& what, std::int64_t h, std::int64_t w, 
   throw std::runtime_error("cannot read image " + path + ": " + reason + "; expected a readable PNG, JPEG or BMP file");
 }
 
-// A file's bytes, checked for what stb_image would mishandle (jpeg_guard.h); stb_image then
-// decodes from memory.
+// A file's bytes, checked and cleaned of what stb_image would mishandle (stb_guard.h);
+// stb_image then decodes from memory.
 std::vector<unsigned char> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) unreadable(path, "the file cannot be opened");
@@ -101,6 +101,7 @@ std::vector<unsigned char> read_bytes(const std::string& path) {
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) unreadable(path, "larger than 2 GB");
   const std::string bad_jpeg = jpeg_huffman_table_error(bytes.data(), bytes.size());
   if (!bad_jpeg.empty()) unreadable(path, bad_jpeg);
+  drop_empty_png_idat_chunks(bytes);
   return bytes;
 }
 

@@ -10,7 +10,7 @@
 //     stbir_resize_uint8 (its default filters: Mitchell when shrinking, Catmull-Rom when
 //     growing, edges clamped), whatever its own size.
 // Errors name the file or folder: an unreadable or undecodable image (with stb_image's
-// reason, or a JPEG Huffman table stb_image would overflow: jpeg_guard.h), an image whose header claims more than kMaxImageFolderPixels pixels (checked with
+// reason, or a JPEG Huffman table stb_image would overflow: stb_guard.h), an image whose header claims more than kMaxImageFolderPixels pixels (checked with
 // stbi_info before decoding, so a forged 60000x60000 header costs no allocation), an image of
 // another size, a file that is not .png/.jpg/.jpeg/.bmp, a nested
 // folder, an empty class folder, a folder without class sub-folders. Names starting with '.'

@@ -190,7 +190,7 @@ def image_folder_seeds():
     yield "broken_png_header_bigger_than_pixels", folder_input([png(4, 4, 3, declared=(64, 64))], 1, 1, True)
     yield "broken_truncated_jpeg", folder_input([jpeg(16, 16, "RGB")[:-40]])
     yield "broken_not_an_image", folder_input([b"GIF89a not a png"])
-    # A DHT table of 400 codes (at most 256): stb_image 2.27 wrote past its tables (jpeg_guard.h).
+    # A DHT table of 400 codes (at most 256): stb_image 2.27 wrote past its tables (stb_guard.h).
     yield "broken_jpeg_dht_400_codes", folder_input([b"\xff\xd8\xff\xc4\x00\x13\x11" + bytes([200, 200] + [0] * 14) +
                                                      b"\xff\xd9"])
 

@@ -264,6 +264,23 @@ TEST(ImageFolder, JpegHuffmanTableWithTooManyCodesIsRefused) {
   }
 }
 
+// Found by fuzz_image_folder (UBSan): an empty first IDAT chunk made stb_image 2.27 memcpy 0
+// bytes to a null buffer. The reader drops empty IDAT chunks: the image reads as without them.
+TEST(ImageFolder, PngWithEmptyIdatChunksReadsAsWithout) {
+  ScratchDir dir;
+  const std::string plain = write_png(dir, "train/a/1.png", 3, 2, 1, 5);
+  write_png(dir, "test/a/1.png", 3, 2, 1, 5);
+  std::ifstream in(plain, std::ios::binary);
+  testing::Bytes png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const testing::Bytes empty_idat = {0, 0, 0, 0, 'I', 'D', 'A', 'T', 0x35, 0xAF, 0x06, 0x1E};
+  png.insert(png.begin() + 33, empty_idat.begin(), empty_idat.end());  // after the 8 + 25 bytes of signature and IHDR
+  png.insert(png.end() - 12, empty_idat.begin(), empty_idat.end());   // and before IEND
+  dir.write("train/b/1.png", png);
+  const TrainTest sets = load_dataset("folder", dir.path());
+  ASSERT_EQ(sets.train.count(), 2);
+  for (std::int64_t j = 0; j < sets.train.image_size(); ++j) EXPECT_EQ(sets.train.image(1)[j], sets.train.image(0)[j]);
+}
+
 TEST(ImageFolder, NameAndDirectoryErrors) {
   EXPECT_ERROR_CONTAINS(std::invalid_argument, load_dataset("folder", ""), "dataset 'folder'", "--data DIR");
   EXPECT_ERROR_CONTAINS(std::invalid_argument, dataset_family("folder", ""), "dataset 'folder'", "--data DIR",

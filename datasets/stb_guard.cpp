@@ -1,5 +1,9 @@
-// The JPEG Huffman-table check (jpeg_guard.h), walking a DHT segment as stbi__process_marker does.
-#include "datasets/jpeg_guard.h"
+// The byte checks before stb_image (stb_guard.h): a JPEG DHT segment walked as
+// stbi__process_marker does, and the PNG chunk walk.
+#include "datasets/stb_guard.h"
+
+#include <algorithm>
+#include <cstdint>
 
 namespace ablate::datasets {
 
@@ -25,6 +29,23 @@ std::string jpeg_huffman_table_error(const unsigned char* bytes, std::size_t siz
     }
   }
   return {};
+}
+
+void drop_empty_png_idat_chunks(std::vector<unsigned char>& bytes) {
+  static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (bytes.size() < 8 || !std::equal(signature, signature + 8, bytes.begin())) return;
+  std::size_t p = 8;
+  while (p + 12 <= bytes.size()) {
+    const std::uint64_t length = std::uint64_t{bytes[p]} << 24 | std::uint64_t{bytes[p + 1]} << 16 |
+                                 std::uint64_t{bytes[p + 2]} << 8 | bytes[p + 3];
+    if (length == 0 && std::equal(bytes.begin() + static_cast<std::ptrdiff_t>(p + 4),
+                                  bytes.begin() + static_cast<std::ptrdiff_t>(p + 8), "IDAT")) {
+      bytes.erase(bytes.begin() + static_cast<std::ptrdiff_t>(p), bytes.begin() + static_cast<std::ptrdiff_t>(p + 12));
+      continue;
+    }
+    if (length > bytes.size() - p - 12) return;  // a chunk beyond the end: stb_image's to report
+    p += 12 + static_cast<std::size_t>(length);
+  }
 }
 
 }  // namespace ablate::datasets
