@@ -65,6 +65,7 @@ std::vector<OptionSpec> run_options() {
       {"profile", "FILE", "write a Chrome trace (Perfetto, chrome://tracing) of every op and step to FILE"},
       {"no-memory-check", "", "train even if the memory estimate exceeds the available memory"},
       {"deterministic", "", "bit-identical repeated runs (same seed): an error if the backend cannot promise it"},
+      {"check-gradients", "on|off", "stop as diverged when a gradient holds NaN or inf (default on)"},
       {"snapshot-every", "N", "write a snapshot every N iterations and at the end (default: only on SIGINT/SIGTERM)"},
       {"snapshot", "FILE", "the snapshot file (default: ablate-snapshot.ckpt)"},
       {"resume", "FILE", "continue the run saved in snapshot FILE (same configuration)"},
@@ -231,6 +232,8 @@ void apply_flags(RunConfig& c, const ParsedArgs& args, Origins& origins) {
   c.resume = args.get("resume", "");
   c.memory_check = !args.has("no-memory-check");
   c.deterministic = args.has("deterministic");
+  if (args.has("check-gradients"))
+    c.optimizer.check_gradients = parse_switch(args.get("check-gradients"), "--check-gradients");
   c.quiet = args.has("quiet");
 }
 

@@ -28,6 +28,7 @@ void fill_resolved(const PreparedRun& run, std::map<std::string, std::string>& r
   r["backend_version"] = run.backend->library_version();
   r["threads_applied"] = std::to_string(run.backend->threads());
   r["deterministic"] = run.backend->deterministic() ? "true" : "false";
+  r["check_gradients"] = c.optimizer.check_gradients ? "true" : "false";
   r["model_source"] = run.spec.source;
   r["transform"] = run.transform.name;
   r["test_transform"] = run.test_transform.name;

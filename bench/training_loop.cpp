@@ -88,6 +88,8 @@ class Loop {
         loss = global_loss(cfg_, run_.engine->train_step(batch.x, batch.labels, it_));
         seg_.train_s += fetch + seconds_since(t1);
       } catch (const std::runtime_error& e) {
+        // The engines' non-finite loss, and graph::DivergenceError (a NaN or inf gradient with
+        // a finite loss, graph/optim/gradient_check.h, a runtime_error): the same record.
         diverge(e.what());
         break;
       }

@@ -25,7 +25,7 @@ if(ABLATE_FUZZ)
   target_link_libraries(ablate_fuzz_support PUBLIC ZLIB::ZLIB)
   add_custom_target(fuzzers)
   # fuzz/NAME_fuzzer.cpp -> fuzz_NAME
-  foreach(name idx cifar10 model_spec preset checkpoint)
+  foreach(name idx cifar10 image_folder model_spec preset checkpoint)
     add_executable(fuzz_${name} fuzz/${name}_fuzzer.cpp)
     target_link_libraries(fuzz_${name} PRIVATE ablate_fuzz_readers ablate_fuzz_support)
     target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)

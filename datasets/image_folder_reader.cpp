@@ -7,8 +7,13 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
 #include <memory>
 #include <stdexcept>
+
+#include "datasets/stb_guard.h"
 
 namespace ablate::datasets {
 
@@ -71,12 +76,50 @@ std::vector<ClassFolder> list_classes(const std::string& dir) {
 // Channels of an image with `components` (stb_image: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA).
 int channels_of(int components) { return components <= 2 ? 1 : 3; }
 
-int header_components(const std::string& path) {
-  int w = 0, h = 0, comp = 0;
-  if (!stbi_info(path.c_str(), &w, &h, &comp))
-    throw std::runtime_error("cannot read image " + path + ": " + stbi_failure_reason() +
-                             "; expected a readable PNG, JPEG or BMP file");
-  return comp;
+// Throws naming `what` when height x width is empty (stb_image 2.27 gives a BMP of height 0) or
+// beyond `max_pixels`.
+void check_pixel_count(const std::string& what, std::int64_t h, std::int64_t w, std::int64_t max_pixels) {
+  if (h <= 0 || w <= 0)
+    throw std::runtime_error(what + " is " + std::to_string(h) + "x" + std::to_string(w) +
+                             " (height x width); expected a positive height and width");
+  if (h * w > max_pixels)
+    throw std::runtime_error(what + " is " + std::to_string(h) + "x" + std::to_string(w) + " (height x width), " +
+                             std::to_string(h * w) + " pixels; expected at most " + std::to_string(max_pixels) +
+                             " pixels per image");
+}
+
+[[noreturn]] void unreadable(const std::string& path, const std::string& reason) {
+  throw std::runtime_error("cannot read image " + path + ": " + reason + "; expected a readable PNG, JPEG or BMP file");
+}
+
+// A file's bytes, checked and cleaned of what stb_image would mishandle (stb_guard.h);
+// stb_image then decodes from memory.
+std::vector<unsigned char> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) unreadable(path, "the file cannot be opened");
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) unreadable(path, "larger than 2 GB");
+  const std::string bad_jpeg = jpeg_huffman_table_error(bytes.data(), bytes.size());
+  if (!bad_jpeg.empty()) unreadable(path, bad_jpeg);
+  drop_empty_png_idat_chunks(bytes);
+  return bytes;
+}
+
+struct Header {
+  int height = 0, width = 0, components = 0;
+};
+
+// The image's size and components from its header alone (stbi_info), within the pixel limit.
+Header read_header(const std::string& path, const std::vector<unsigned char>& bytes, std::int64_t max_pixels) {
+  Header h;
+  if (!stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &h.width, &h.height, &h.components))
+    unreadable(path, stbi_failure_reason());
+  check_pixel_count("image " + path, h.height, h.width, max_pixels);
+  return h;
+}
+
+Header read_header(const std::string& path, std::int64_t max_pixels) {
+  return read_header(path, read_bytes(path), max_pixels);
 }
 
 using Pixels = std::unique_ptr<unsigned char, void (*)(void*)>;
@@ -85,11 +128,13 @@ using Pixels = std::unique_ptr<unsigned char, void (*)(void*)>;
 // `size_origin` says where the expected size comes from, for the error.
 void append_image(const std::string& path, const std::string& size_origin, const ImageFolderOptions& options,
                   ImageSet& set) {
+  const std::vector<unsigned char> bytes = read_bytes(path);
+  read_header(path, bytes, options.max_pixels);  // a header beyond the limit is refused before stb_image allocates
   int w = 0, h = 0, comp = 0;
-  Pixels pixels(stbi_load(path.c_str(), &w, &h, &comp, set.channels), stbi_image_free);
-  if (!pixels)
-    throw std::runtime_error("cannot read image " + path + ": " + stbi_failure_reason() +
-                             "; expected a readable PNG, JPEG or BMP file");
+  Pixels pixels(stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &comp, set.channels),
+                stbi_image_free);
+  if (!pixels) unreadable(path, stbi_failure_reason());
+  check_pixel_count("image " + path, h, w, options.max_pixels);  // as the header said, but cheap to be sure
   const int c = set.channels;
   std::vector<unsigned char> resized;
   const unsigned char* src = pixels.get();
@@ -122,6 +167,9 @@ ImageSet read_image_folder(const std::string& dir, const std::string& name, cons
   if (options.channels != 0 && options.channels != 1 && options.channels != 3)
     throw std::invalid_argument("image folder " + dir + ": channels " + std::to_string(options.channels) +
                                 "; expected 0 (the first image decides), 1 or 3");
+  if (options.resize)
+    check_pixel_count("image folder " + dir + ": the size to resize to", options.height, options.width,
+                      options.max_pixels);
   const std::vector<ClassFolder> folders = list_classes(dir);
   std::vector<std::string> names = options.classes;
   if (names.empty())
@@ -129,16 +177,13 @@ ImageSet read_image_folder(const std::string& dir, const std::string& name, cons
 
   const std::string& first = folders.front().files.front();
   ImageSet set = empty_image_set(name, options.channels, options.height, options.width, static_cast<int>(names.size()));
-  if (set.channels == 0) set.channels = channels_of(header_components(first));
+  if (set.channels == 0) set.channels = channels_of(read_header(first, options.max_pixels).components);
   const std::string size_origin = set.height == 0 || set.width == 0 ? "like " + first
                                   : options.classes.empty()        ? std::string("(the size given)")
                                                                    : std::string("like the training images");
   if (set.height == 0 || set.width == 0) {
-    int w = 0, h = 0, comp = 0;
-    if (!stbi_info(first.c_str(), &w, &h, &comp))
-      throw std::runtime_error("cannot read image " + first + ": " + stbi_failure_reason() +
-                               "; expected a readable PNG, JPEG or BMP file");
-    set.height = h, set.width = w;
+    const Header header = read_header(first, options.max_pixels);
+    set.height = header.height, set.width = header.width;
   }
   for (const auto& folder : folders) {
     auto it = std::find(names.begin(), names.end(), folder.name);
@@ -156,7 +201,7 @@ ImageSet read_image_folder(const std::string& dir, const std::string& name, cons
   return set;
 }
 
-TrainTest read_image_folder_dir(const std::string& dir, int height, int width) {
+TrainTest read_image_folder_dir(const std::string& dir, int height, int width, std::int64_t max_pixels) {
   const fs::path root = dir;
   std::error_code ec;
   if (!fs::is_directory(root, ec))
@@ -168,6 +213,7 @@ TrainTest read_image_folder_dir(const std::string& dir, int height, int width) {
                                "/ sub-folder; expected train/ and test/, each with one sub-folder of images per class");
   ImageFolderOptions options;
   options.height = height, options.width = width, options.resize = height > 0 && width > 0;
+  options.max_pixels = max_pixels;
   TrainTest sets;
   std::vector<std::string> classes;
   sets.train = read_image_folder((root / "train").string(), "folder/train", options, &classes);
@@ -181,7 +227,7 @@ TrainTest read_image_folder_dir(const std::string& dir, int height, int width) {
 
 int image_folder_channels(const std::string& dir) {
   const std::string train = (fs::path(dir) / "train").string();
-  return channels_of(header_components(list_classes(train).front().files.front()));
+  return channels_of(read_header(list_classes(train).front().files.front(), kMaxImageFolderPixels).components);
 }
 
 bool parse_folder_dataset_name(const std::string& name, int& height, int& width) {

@@ -5,6 +5,7 @@ enough to commit. Run from anywhere: /usr/bin/python3 fuzz/make_corpus.py. The l
 target's input (flag bytes, length prefix) is the one described at the top of its
 fuzz/<target>_fuzzer.cpp."""
 import gzip
+import io
 import pathlib
 import re
 import shutil
@@ -132,6 +133,68 @@ def checkpoint_seeds():
             ("bad_crc.ckpt", good[:-1] + bytes([good[-1] ^ 1]))]
 
 
+def png(h, w, comp, seed=0, declared=None):
+    """A PNG of h x w pixels with comp components (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA), 8 bits;
+    `declared` (h, w) puts another size in the header than the pixels have."""
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    color = {1: 0, 2: 4, 3: 2, 4: 6}[comp]
+    dh, dw = declared or (h, w)
+    rows = b"".join(b"\x00" + bytes((seed + 3 * x + 11 * y) % 256 for x in range(w * comp)) for y in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", dw, dh, 8, color, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def bmp(h, w, seed=0, declared=None):
+    """A 24-bit BMP (bottom-up rows padded to 4 bytes); `declared` as for png()."""
+    dh, dw = declared or (h, w)
+    stride = (3 * w + 3) // 4 * 4
+    rows = b"".join(bytes((seed + 5 * x + 7 * y) % 256 for x in range(3 * w)).ljust(stride, b"\x00") for y in range(h))
+    info = struct.pack("<IiiHHIIiiII", 40, dw, dh, 1, 24, 0, len(rows), 2835, 2835, 0, 0)
+    return b"BM" + struct.pack("<IHHI", 14 + len(info) + len(rows), 0, 0, 14 + len(info)) + info + rows
+
+
+def jpeg(h, w, mode="L", seed=0, progressive=False):
+    """A JPEG through Pillow (python3-pil, a dependency of python3-matplotlib)."""
+    from PIL import Image
+    image = Image.frombytes(mode, (w, h), bytes((seed + 9 * i) % 256 for i in range(w * h * len(mode))))
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=75, progressive=progressive)
+    return out.getvalue()
+
+
+def folder_input(files, classes=1, per_class=1, resize=False):
+    """fuzz_image_folder input: flags, then each file but the last with a big-endian 2-byte length."""
+    flags = (classes - 1) | (per_class - 1) << 2 | (16 if resize else 0)
+    body = b"".join(struct.pack(">H", len(f)) + f for f in files[:-1]) + files[-1]
+    return bytes([flags]) + body
+
+
+def image_folder_seeds():
+    gray = png(4, 4, 1)
+    yield "valid_gray_png", folder_input([gray])
+    yield "valid_rgba_png", folder_input([png(3, 5, 4, 1)])
+    yield "valid_bmp", folder_input([bmp(4, 3, 2)])
+    yield "valid_jpeg_gray", folder_input([jpeg(8, 8)])
+    yield "valid_jpeg_rgb_progressive", folder_input([jpeg(9, 7, "RGB", 3, progressive=True)])
+    yield "valid_2_classes_2_files", folder_input([gray, png(4, 4, 2, 5), png(4, 4, 1, 9), gray], 2, 2)
+    yield "valid_3_classes_mixed_resized", folder_input([png(5, 6, 3), bmp(4, 4, 1), jpeg(6, 6, "RGB")], 3, 1, True)
+    yield "broken_sizes_differ", folder_input([gray, png(5, 4, 1)], 1, 2)
+    yield "broken_empty_file", folder_input([gray, b""], 2, 1)
+    yield "broken_truncated_png", folder_input([gray[:-20]])
+    yield "broken_png_bad_crc", folder_input([gray[:20] + bytes([gray[20] ^ 1]) + gray[21:]])
+    yield "broken_png_huge_header", folder_input([png(4, 4, 1, declared=(60000, 60000))])
+    yield "broken_bmp_huge_header", folder_input([bmp(2, 2, declared=(60000, 60000))])
+    yield "broken_bmp_negative_height", folder_input([bmp(2, 2, declared=(-2, 2))])
+    yield "broken_bmp_height_0_resized", folder_input([png(2, 2, 3), bmp(2, 2, declared=(0, 31748))], 2, 1, True)
+    yield "broken_png_header_bigger_than_pixels", folder_input([png(4, 4, 3, declared=(64, 64))], 1, 1, True)
+    yield "broken_truncated_jpeg", folder_input([jpeg(16, 16, "RGB")[:-40]])
+    yield "broken_not_an_image", folder_input([b"GIF89a not a png"])
+    # A DHT table of 400 codes (at most 256): stb_image 2.27 wrote past its tables (stb_guard.h).
+    yield "broken_jpeg_dht_400_codes", folder_input([b"\xff\xd8\xff\xc4\x00\x13\x11" + bytes([200, 200] + [0] * 14) +
+                                                     b"\xff\xd9"])
+
+
 def string_literals(path, pattern=r'"([a-z_][a-z0-9_]*)"'):
     return sorted(set(re.findall(pattern, path.read_text())))
 
@@ -143,8 +206,8 @@ def write_dict(name, words):
 
 
 def main():
-    targets = {"idx": idx_seeds(), "cifar10": cifar10_seeds(), "model_spec": model_seeds(), "preset": preset_seeds(),
-               "checkpoint": checkpoint_seeds()}
+    targets = {"idx": idx_seeds(), "cifar10": cifar10_seeds(), "image_folder": image_folder_seeds(),
+               "model_spec": model_seeds(), "preset": preset_seeds(), "checkpoint": checkpoint_seeds()}
     for target, seeds in targets.items():
         folder = CORPUS / target
         shutil.rmtree(folder, ignore_errors=True)
@@ -157,6 +220,11 @@ def main():
                                                                     "=", "true", "false", "2147483647", "\n"]
     write_dict("model_spec", sorted(set(w.replace("\n", "\\x0A") for w in model_words)))
     write_dict("preset", string_literals(models / "preset.cpp") + ["all", "true", "false", "1e-4", ","])
+    # The chunk and marker names the decoders look for (PNG chunks, JPEG markers, BMP magic).
+    write_dict("image_folder", ["\\x89PNG\\x0D\\x0A\\x1A\\x0A", "IHDR", "IDAT", "IEND", "PLTE", "tRNS", "CgBI",
+                                "\\xFF\\xD8", "\\xFF\\xD9", "\\xFF\\xC0", "\\xFF\\xC2", "\\xFF\\xC4", "\\xFF\\xDA",
+                                "\\xFF\\xDB", "\\xFF\\xDD", "\\xFF\\xEE", "Adobe", "BM", "\\x28\\x00\\x00\\x00",
+                                "\\x7C\\x00\\x00\\x00"])
 
 
 if __name__ == "__main__":

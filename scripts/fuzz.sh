@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (fuzz/, issue 9) with clang-14, AddressSanitizer and UBSan into
 # build-fuzz/ (or $ABLATE_FUZZ_BUILD_DIR), then runs each for SECONDS (default 60), one after
 # the other, and prints each target's executions and any crash file.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     TARGET: idx cifar10 model_spec preset checkpoint (default all)
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     TARGET: idx cifar10 image_folder model_spec preset checkpoint (default all)
 # Each run starts from the committed seeds (fuzz/corpus/TARGET, read-only) and a working corpus
 # in build-fuzz/corpus/TARGET that grows across runs; crashes, leaks, timeouts and OOMs land in
 # build-fuzz/artifacts/TARGET/. Reproduce one with: build-fuzz/fuzz_TARGET FILE.
@@ -13,7 +13,7 @@ build=${ABLATE_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(idx cifar10 model_spec preset checkpoint)
+[ ${#targets[@]} -eq 0 ] && targets=(idx cifar10 image_folder model_spec preset checkpoint)
 jobs=${ABLATE_JOBS:-2}
 cxx=${ABLATE_FUZZ_CXX:-clang++-14}
 
@@ -27,8 +27,8 @@ if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CX
   exit 2
 fi
 
-# The largest input each target takes: IDX and CIFAR-10 files need room for a few images.
-max_len() { case $1 in idx | cifar10) echo 16384 ;; *) echo 8192 ;; esac; }
+# The largest input each target takes: IDX, CIFAR-10 and image-folder inputs need room for a few images.
+max_len() { case $1 in idx | cifar10 | image_folder) echo 16384 ;; *) echo 8192 ;; esac; }
 
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 failed=0

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "graph/optim/gradient_check.h"
+
 namespace ablate::graph {
 
 Optimizer::Optimizer(const OptimizerConfig& config, kernels::Backend& backend)
@@ -47,6 +49,8 @@ void Optimizer::step(const std::vector<Parameter*>& params, std::int64_t iterati
   if (updates_ == 0 && slots_.empty()) allocate_state(params);
   check_same_parameters(params);
   if (gradient_hook_) gradient_hook_(params);
+  // After the hook: a distributed run checks the averaged gradients, the same on every rank.
+  if (config_.check_gradients) check_finite_gradients(params, iteration, backend_);
   const double rate = learning_rate(iteration);
   const std::string& type = config_.type;
   for (std::size_t i = 0; i < params.size(); ++i) {

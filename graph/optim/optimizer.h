@@ -29,7 +29,8 @@ class Optimizer {
   double learning_rate(std::int64_t iteration) const;
 
   // One update of every parameter from its `grad` (which may be modified) at the learning
-  // rate of `iteration` (0-based). The state tensors are allocated on the first call in the
+  // rate of `iteration` (0-based). With config.check_gradients, a gradient holding NaN or inf
+  // (after the gradient hook) throws graph::DivergenceError before any parameter changes. The state tensors are allocated on the first call in the
   // parameters' shapes; later calls must pass the same parameters in the same order.
   void step(const std::vector<Parameter*>& params, std::int64_t iteration);
 

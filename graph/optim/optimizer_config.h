@@ -29,6 +29,8 @@ struct OptimizerConfig {
   double momentum = 0.0, weight_decay = 0.0, dampening = 0.0;
   bool nesterov = false;
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  // Stop with a DivergenceError when a gradient holds NaN or inf (graph/optim/gradient_check.h).
+  bool check_gradients = true;
 };
 
 // Throws naming the policy or value when it is unknown or out of range.

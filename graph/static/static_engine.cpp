@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "graph/batch_check.h"
+#include "graph/optim/gradient_check.h"
 #include "graph/optim/weight_average.h"
 #include "graph/static/executor.h"
 #include "graph/static/session.h"
@@ -61,6 +62,8 @@ class StaticEngine final : public Engine {
     session.feed("x", x);
     session.feed("labels", labels);
     session.run({iteration, updates_, options_.seed, options_.first_sample});
+    // The update ran inside the graph; its gradients are still bound to the parameters.
+    if (options_.optimizer.check_gradients) check_finite_gradients(pointers_, iteration, backend_);
     ++updates_;
     if (average_) average_->update(pointers_, updates_);
     return session.fetch(0).at(0);

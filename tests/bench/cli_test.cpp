@@ -147,6 +147,35 @@ TEST_F(Cli, DivergingRunIsRecordedAsDivergedAndExitsNonZero) {
   EXPECT_CONTAINS(slurp(results), "\"status\":\"diverged\"");
 }
 
+// A finite loss with an infinite gradient (graph/optim/gradient_check.h): ip1's weights are 0,
+// so the logits are 0 whatever the input, but dW1 = (W2^T dy) x is about 1e10 x 1e32.
+TEST_F(Cli, InfiniteGradientWithFiniteLossIsRecordedAsDivergedNamingTheTensor) {
+  fs::path model = dir_ / "overflow.model";
+  std::ofstream(model) << "model overflow\ninput 1 28 28\nclasses 10\n"
+                          "layer ip1 inner_product outputs=4 weight_init=constant:0 bias_init=constant:0\n"
+                          "layer ip2 inner_product outputs=10 weight_init=gaussian:1e10 bias_init=constant:0\n"
+                          "layer loss softmax_loss\n";
+  fs::path results = dir_ / "results.jsonl";
+  const std::string run = quick() + "--model " + model.string() + " --transform scale:1e30 --out " + results.string();
+  auto o = ablate(run);
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_CONTAINS(o.err, "diverged");
+  EXPECT_CONTAINS(o.err, "gradient of ip1.weight is not finite at iteration 0");
+  std::string record = slurp(results);
+  EXPECT_CONTAINS(record, "\"status\":\"diverged\"");
+  EXPECT_CONTAINS(record, "gradient of ip1.weight is not finite");
+  EXPECT_CONTAINS(record, "\"check_gradients\":\"true\"");
+  // Unchecked, the infinite update makes the next loss NaN: diverged by the loss instead.
+  fs::remove(results);
+  auto off = ablate(run + " --check-gradients off");
+  EXPECT_NE(off.exit_code, 0);
+  record = slurp(results);
+  EXPECT_CONTAINS(record, "\"status\":\"diverged\"");
+  EXPECT_CONTAINS(record, "loss is");
+  EXPECT_CONTAINS(record, "\"check_gradients\":\"false\"");
+  EXPECT_CONTAINS(ablate(quick() + "--check-gradients maybe").err, "--check-gradients maybe: expected on or off");
+}
+
 TEST_F(Cli, BenchMeasuresEveryRunnableBackendAndNamesTheFastest) {
   auto o = ablate("bench --batch 4 --threads 1 --repeats 1 --warmup 0 --iterations 1");
   ASSERT_EQ(o.exit_code, 0) << o.err;

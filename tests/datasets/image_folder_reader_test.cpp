@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "datasets/dataset_registry.h"
 #include "tests/datasets/expect_error.h"
@@ -172,6 +174,117 @@ TEST(ImageFolder, MalformedFoldersNameTheFolderOrFile) {
                         "has no class sub-folders", "one sub-folder per class");
   EXPECT_ERROR_CONTAINS(std::runtime_error, load_dataset("folder", dir.file("missing")), dir.file("missing"),
                         "does not exist");
+}
+
+// A 24-bit BMP header claiming h x w pixels, followed by only 12 bytes of pixels.
+testing::Bytes forged_bmp(std::int32_t h, std::int32_t w) {
+  testing::Bytes out = {'B', 'M'};
+  auto le32 = [&](std::uint32_t v) {
+    for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
+  };
+  auto le16 = [&](std::uint16_t v) { out.push_back(v & 0xFF), out.push_back(static_cast<std::uint8_t>(v >> 8)); };
+  le32(54 + 12), le16(0), le16(0), le32(54);                   // file header: size, reserved, pixel offset
+  le32(40), le32(static_cast<std::uint32_t>(w)), le32(static_cast<std::uint32_t>(h));  // BITMAPINFOHEADER
+  le16(1), le16(24), le32(0), le32(12), le32(2835), le32(2835), le32(0), le32(0);
+  out.resize(out.size() + 12, 7);
+  return out;
+}
+
+// A PNG whose IHDR claims h x w (its CRC recomputed), with a real 2x2 image's pixel data.
+testing::Bytes forged_png(const ScratchDir& dir, std::uint32_t h, std::uint32_t w) {
+  const std::string small = write_png(dir, "forge/small.png", 2, 2, 1, 1);
+  std::ifstream in(small, std::ios::binary);
+  testing::Bytes png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir.file("forge"));
+  // 8-byte signature, IHDR length (4) and type (4), then width and height, big-endian.
+  for (int k = 0; k < 4; ++k) {
+    png[16 + k] = static_cast<std::uint8_t>(w >> (24 - 8 * k));
+    png[20 + k] = static_cast<std::uint8_t>(h >> (24 - 8 * k));
+  }
+  const uLong crc = crc32(0, png.data() + 12, 4 + 13);
+  for (int k = 0; k < 4; ++k) png[29 + k] = static_cast<std::uint8_t>(crc >> (24 - 8 * k));
+  return png;
+}
+
+// A header claiming 60000x60000 (fuzz_image_folder's seeds broken_*_huge_header) would have
+// stbi_load allocate about 10 GB; the reader refuses it from the header alone.
+TEST(ImageFolder, HeaderClaimingTooManyPixelsIsRefusedBeforeDecoding) {
+  ScratchDir dir;
+  const std::string bmp = dir.write("train/a/huge.bmp", forged_bmp(60000, 60000));
+  write_png(dir, "test/a/1.png", 2, 2, 1, 1);
+  EXPECT_ERROR_CONTAINS(std::runtime_error, load_dataset("folder", dir.path()), "image " + bmp, "60000x60000",
+                        "3600000000 pixels", "at most 16777216 pixels");
+  // Also when it is not the first image (whose header sets the size), and when resizing.
+  std::filesystem::remove(bmp);
+  write_png(dir, "train/a/1.png", 2, 2, 1, 1);
+  // 20000x20000 gray passes stb_image's own limit (2^30 bytes), and would be decoded.
+  const std::string png = dir.write("train/b/huge.png", forged_png(dir, 20000, 20000));
+  EXPECT_ERROR_CONTAINS(std::runtime_error, load_dataset("folder", dir.path()), "image " + png, "20000x20000");
+  EXPECT_ERROR_CONTAINS(std::runtime_error, load_dataset("folder:4x4", dir.path()), "image " + png, "20000x20000");
+  // The size to resize to is held to the same limit.
+  EXPECT_ERROR_CONTAINS(std::runtime_error, load_dataset("folder:5000x4000", dir.path()), "the size to resize to",
+                        "5000x4000");
+  // The limit itself is allowed (ImageFolderOptions::max_pixels, lowered here to 12).
+  ScratchDir small;
+  write_png(small, "a/1.png", 3, 4, 1, 1);
+  ImageFolderOptions options;
+  options.max_pixels = 12;
+  EXPECT_EQ(read_image_folder(small.path(), "small", options).count(), 1);
+  const std::string over = write_png(small, "a/2.png", 3, 5, 1, 1);
+  EXPECT_ERROR_CONTAINS(std::runtime_error, read_image_folder(small.path(), "small", options), "image " + over, "3x5",
+                        "at most 12 pixels");
+}
+
+// Found by fuzz_image_folder: stb_image 2.27 decodes a BMP of height 0, and resizing it
+// divided by 0 (UBSan: NaN converted to int in stbir__calculate_sample_range_upsample).
+TEST(ImageFolder, ImageWithoutPixelsIsRefused) {
+  ScratchDir dir;
+  write_png(dir, "train/a/1.png", 2, 2, 3, 1);
+  const std::string empty = dir.write("train/b/empty.bmp", forged_bmp(0, 31748));
+  write_png(dir, "test/a/1.png", 2, 2, 3, 1);
+  EXPECT_ERROR_CONTAINS(std::runtime_error, load_dataset("folder:8x8", dir.path()), "image " + empty, "0x31748",
+                        "expected a positive height and width");
+  EXPECT_ERROR_CONTAINS(std::runtime_error, load_dataset("folder", dir.path()), "image " + empty, "0x31748");
+}
+
+// Found by fuzz_image_folder: a DHT segment whose 16 code counts add up to more than 256 made
+// Debian's stb_image 2.27 write past its Huffman tables (UBSan: index 257 out of bounds in
+// stbi__build_huffman). The reader refuses such a JPEG before stb_image sees it.
+TEST(ImageFolder, JpegHuffmanTableWithTooManyCodesIsRefused) {
+  ScratchDir dir;
+  testing::Bytes jpeg = {0xFF, 0xD8, 0xFF, 0xC4, 0x00, 0x13, 0x11};  // SOI, DHT of 19 bytes: table 1 (AC)
+  for (int i = 0; i < 16; ++i) jpeg.push_back(i < 2 ? 200 : 0);      // 400 codes of lengths 1 and 2
+  jpeg.push_back(0xFF), jpeg.push_back(0xD9);
+  const std::string bad = dir.write("train/a/bad.jpg", jpeg);
+  write_png(dir, "test/a/1.png", 2, 2, 1, 1);
+  EXPECT_ERROR_CONTAINS(std::runtime_error, load_dataset("folder", dir.path()), "cannot read image " + bad,
+                        "DHT table 1 (AC) at byte 2 has 400 codes", "at most 256");
+  // 256 codes pass the guard (stb_image then finds the file corrupt itself).
+  jpeg[7] = 128, jpeg[8] = 128;
+  dir.write("train/a/bad.jpg", jpeg);
+  try {
+    load_dataset("folder", dir.path());
+    ADD_FAILURE() << "a JPEG without image data was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).find("DHT"), std::string::npos) << e.what();
+  }
+}
+
+// Found by fuzz_image_folder (UBSan): an empty first IDAT chunk made stb_image 2.27 memcpy 0
+// bytes to a null buffer. The reader drops empty IDAT chunks: the image reads as without them.
+TEST(ImageFolder, PngWithEmptyIdatChunksReadsAsWithout) {
+  ScratchDir dir;
+  const std::string plain = write_png(dir, "train/a/1.png", 3, 2, 1, 5);
+  write_png(dir, "test/a/1.png", 3, 2, 1, 5);
+  std::ifstream in(plain, std::ios::binary);
+  testing::Bytes png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const testing::Bytes empty_idat = {0, 0, 0, 0, 'I', 'D', 'A', 'T', 0x35, 0xAF, 0x06, 0x1E};
+  png.insert(png.begin() + 33, empty_idat.begin(), empty_idat.end());  // after the 8 + 25 bytes of signature and IHDR
+  png.insert(png.end() - 12, empty_idat.begin(), empty_idat.end());   // and before IEND
+  dir.write("train/b/1.png", png);
+  const TrainTest sets = load_dataset("folder", dir.path());
+  ASSERT_EQ(sets.train.count(), 2);
+  for (std::int64_t j = 0; j < sets.train.image_size(); ++j) EXPECT_EQ(sets.train.image(1)[j], sets.train.image(0)[j]);
 }
 
 TEST(ImageFolder, NameAndDirectoryErrors) {
