@@ -1,5 +1,6 @@
 // Capture of the machine and build facts that go into every result record.
 #include "bench/environment.h"
+#include "git_revision.h"  // generated at build time: ABLATE_GIT_REVISION
 
 #include <cstdlib>
 #include <fstream>
