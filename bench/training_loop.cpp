@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "bench/distributed_run.h"
+#include "graph/optim/divergence_error.h"
 #include "bench/early_stopping.h"
 #include "bench/environment.h"
 #include "bench/evaluation_schedule.h"
@@ -87,10 +88,16 @@ class Loop {
         auto t1 = Clock::now();
         loss = global_loss(cfg_, run_.engine->train_step(batch.x, batch.labels, it_));
         seg_.train_s += fetch + seconds_since(t1);
-      } catch (const std::runtime_error& e) {
-        // The engines' non-finite loss, and graph::DivergenceError (a NaN or inf gradient with
-        // a finite loss, graph/optim/gradient_check.h, a runtime_error): the same record.
+      } catch (const graph::DivergenceError& e) {
+        // A non-finite loss (every strategy checks it before its update) or a NaN or inf
+        // gradient with a finite loss (graph/optim/gradient_check.h): a result, "diverged".
         diverge(e.what());
+        break;
+      } catch (const std::runtime_error& e) {
+        // Anything else (a data file that fails mid-run, a backend error) is a failed run: its
+        // record says so, with what happened where.
+        result_.status = "failed";
+        result_.error = "iteration " + std::to_string(it_) + ": " + e.what();
         break;
       }
       const std::int64_t done = it_ + 1;

@@ -23,17 +23,13 @@
 #include "graph/dynamic/caching_allocator.h"
 #include "graph/dynamic/sequential.h"
 #include "graph/layerwise/accuracy.h"
+#include "graph/optim/divergence_error.h"
 #include "graph/optim/optimizer.h"
 #include "graph/optim/weight_average.h"
 
 namespace ablate::graph::dynamic {
 namespace {
 
-void check_loss(double loss, std::int64_t iteration) {
-  if (!std::isfinite(loss))
-    throw std::runtime_error(std::string("loss is ") + (std::isnan(loss) ? "nan" : "infinite") + " at iteration " +
-                             std::to_string(iteration));
-}
 
 const EngineOptions& checked(const EngineOptions& options) {
   if (options.batch <= 0)
@@ -141,7 +137,7 @@ class DynamicEngine final : public Engine {
   double forward_backward(const kernels::Tensor& input, const ForwardContext& fc, double seed) {
     Sequential::Output out = model_.forward(Variable(context_, input), fc);
     const double loss = out.loss.value().data<double>()[0];
-    check_loss(loss, fc.iteration);
+    check_finite_loss(loss, fc.iteration);
     backward(out.loss, seed);
     return loss;
   }

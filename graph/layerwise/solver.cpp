@@ -1,6 +1,8 @@
 // One SGDSolver iteration over the shared Optimizer (see solver.h).
 #include "graph/layerwise/solver.h"
 
+#include "graph/optim/divergence_error.h"
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -19,9 +21,7 @@ double Solver::step(std::int64_t iteration) {
   if (iteration < 0)
     throw std::invalid_argument("train step at iteration " + std::to_string(iteration) + "; expected an iteration >= 0");
   const double loss = net_.forward(iteration, seed_);
-  if (!std::isfinite(loss))
-    throw std::runtime_error(std::string("loss is ") + (std::isnan(loss) ? "nan" : "infinite") + " at iteration " +
-                             std::to_string(iteration));
+  check_finite_loss(loss, iteration);
   net_.backward();
   optimizer_.step(pointers_, iteration);
   return loss;

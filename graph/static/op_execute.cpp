@@ -7,6 +7,7 @@
 #include <string>
 
 #include "graph/dropout_seed.h"
+#include "graph/optim/divergence_error.h"
 
 namespace ablate::graph::static_graph {
 namespace {
@@ -167,10 +168,7 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
     case OpKind::nll_grad: b.nll_backward(in(0), in(1).at(0), out(0)); return;
     case OpKind::scalar_scale: run_host(n, io); return;
     case OpKind::check_numerics: {
-      const double loss = in(0).at(0);
-      if (!std::isfinite(loss))
-        throw std::runtime_error(std::string("loss is ") + (std::isnan(loss) ? "nan" : "infinite") + " at iteration " +
-                                 std::to_string(run.iteration));
+      check_finite_loss(in(0).at(0), run.iteration);
       return;
     }
     case OpKind::apply_caffe_sgd:
