@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -19,7 +18,6 @@
 #include "datasets/transforms.h"
 #include "graph/engine.h"
 #include "kernels/registry.h"
-#include "models/embedded_files.h"
 #include "models/model_spec.h"
 
 namespace ablate::bench {

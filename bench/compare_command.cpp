@@ -39,7 +39,7 @@ constexpr double kWarmupS = 1.0;       // timed training per framework's warm-up
 
 std::vector<OptionSpec> compare_options() {
   return {
-      {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic"},
+      {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic, synthetic-cifar10"},
       {"data", "DIR", "directory of the data files"},
       {"frameworks", "LIST", "comma-separated, in order (default: caffe,torch,tensorflow,theano)"},
       {"budget", "quick|full|SECONDS", "quick (default): one length factor for all, about 8 min in all; "

@@ -147,20 +147,33 @@ PeerComparison compare_with_peer(const RunConfig& config, const CompareRow& row,
   p.ablate.peak_rss_bytes = row.peak_rss_bytes;
 
   std::string dir_template = (std::filesystem::temp_directory_path() / "ablate-peer-XXXXXX").string();
-  if (!::mkdtemp(dir_template.data())) throw std::runtime_error("cannot create a directory like " + dir_template);
+  if (!::mkdtemp(dir_template.data())) {
+    p.note = "cannot create a directory like " + dir_template + " for PyTorch's data";
+    return p;
+  }
   const std::string dir = dir_template;
   ChildOutcome written = run_in_child([&] {
     write_peer_data(config, dir);
     return std::string();
   });
+  std::string model_file;
+  try {
+    if (written.ok) model_file = model_file_for_peer(config.model);
+  } catch (const std::exception& e) {
+    p.note = e.what();
+  }
   if (!written.ok) {
     p.note = "cannot write the data for PyTorch: " + written.error;
-  } else {
-    const std::string model_file = model_file_for_peer(config.model);
+  } else if (p.note.empty()) {
     for (int t : options.threads) {
-      PeerProcessOutput out = run_peer_script(options.script, peer_arguments(config, model_file, dir, row.iterations_done, t),
-                                              options.as_installed);
-      PeerMeasure m = parse_peer_output(out.output, out.exit_code);
+      PeerMeasure m;
+      try {
+        PeerProcessOutput out = run_peer_script(
+            options.script, peer_arguments(config, model_file, dir, row.iterations_done, t), options.as_installed);
+        m = parse_peer_output(out.output, out.exit_code);
+      } catch (const std::exception& e) {
+        m.reason = e.what();
+      }
       m.threads = t;
       p.peers.push_back(m);
       if (m.state == "not comparable") break;  // the recipe, not the thread count: once is enough
