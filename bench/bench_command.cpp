@@ -7,18 +7,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 
 #include "bench/arg_parser.h"
 #include "bench/commands.h"
+#include "bench/peer_process.h"
 #include "datasets/synthetic.h"
 #include "datasets/transforms.h"
 #include "graph/engine.h"
 #include "kernels/registry.h"
-#include "models/embedded_files.h"
 #include "models/model_spec.h"
 
 namespace ablate::bench {
@@ -89,35 +88,17 @@ double measure_ablate(const Workload& w, const std::string& backend_name, int th
   return static_cast<double>(iterations * batch) / s;
 }
 
-// The model file as a path PyTorch's script can read (an embedded zoo model is written out).
-std::string model_file_for_peer(const std::string& model) {
-  if (std::ifstream(model).good()) return model;
-  auto text = models::embedded_file("zoo/" + model + ".model");
-  if (!text) throw std::invalid_argument("model '" + model + "' is neither a file nor a zoo model");
-  std::string path = "/tmp/ablate-peer-" + model + ".model";
-  std::ofstream(path) << *text;
-  return path;
-}
-
-// PyTorch's best configuration found on these machines (shared/reference/machine.md): OpenBLAS
-// kept out of PyTorch's OpenMP threads, and glibc keeping freed blocks instead of returning them.
-const char* kPeerBestEnv =
-    "OPENBLAS_NUM_THREADS=1 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296";
-
 double measure_pytorch(const std::string& script, const std::string& model_file, int threads, std::int64_t batch,
                        std::int64_t warmup, std::int64_t iterations, bool as_installed, std::string& version) {
-  std::string cmd = std::string(as_installed ? "" : kPeerBestEnv) + " /usr/bin/python3 '" + script + "' --model '" + model_file + "' --threads " +
-                    std::to_string(threads) + " --batch " + std::to_string(batch) + " --warmup " +
-                    std::to_string(warmup) + " --iterations " + std::to_string(iterations) + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) throw std::runtime_error("cannot start " + cmd);
-  std::string output;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, pipe)) output += buf;
-  int status = ::pclose(pipe);
+  PeerProcessOutput r = run_peer_script(script,
+                                        {"--model", model_file, "--threads", std::to_string(threads), "--batch",
+                                         std::to_string(batch), "--warmup", std::to_string(warmup), "--iterations",
+                                         std::to_string(iterations)},
+                                        as_installed);
+  const std::string& output = r.output;
   auto pos = output.rfind("images_per_s=");
-  if (status != 0 || pos == std::string::npos)
-    throw std::runtime_error("PyTorch yardstick failed (" + cmd + "):\n" + output);
+  if (r.exit_code != 0 || pos == std::string::npos)
+    throw std::runtime_error("PyTorch yardstick failed (" + r.command + "):\n" + output);
   auto vpos = output.find("torch=");
   if (vpos != std::string::npos) version = output.substr(vpos + 6, output.find_first_of(" \n", vpos) - vpos - 6);
   return std::stod(output.substr(pos + 13));
@@ -178,7 +159,7 @@ int bench_command(int argc, char** argv) {
   }
   for (const auto& b : backends) kernels::make_backend(b, 1);  // an unknown name fails before any timing
   bool with_pytorch = args.has("with-pytorch");
-  std::string script = args.get("peer-script", std::string(ABLATE_SOURCE_DIR) + "/bench/peers/pytorch_train.py");
+  std::string script = args.get("peer-script", default_peer_script());
   std::string peer_model = with_pytorch ? model_file_for_peer(model) : "";
 
   Workload w = make_workload(model, batch, dtype);

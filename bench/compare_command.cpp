@@ -19,6 +19,9 @@
 #include "bench/commands.h"
 #include "bench/compare_budget.h"
 #include "bench/compare_table.h"
+#include "bench/peer_process.h"
+#include "bench/peer_runner.h"
+#include "bench/peer_table.h"
 #include "bench/run_config.h"
 #include "bench/training_loop.h"
 #include "datasets/dataset_registry.h"
@@ -36,7 +39,7 @@ constexpr double kWarmupS = 1.0;       // timed training per framework's warm-up
 
 std::vector<OptionSpec> compare_options() {
   return {
-      {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic"},
+      {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic, synthetic-cifar10"},
       {"data", "DIR", "directory of the data files"},
       {"frameworks", "LIST", "comma-separated, in order (default: caffe,torch,tensorflow,theano)"},
       {"budget", "quick|full|SECONDS", "quick (default): one length factor for all, about 8 min in all; "
@@ -50,6 +53,12 @@ std::vector<OptionSpec> compare_options() {
       {"out", "FILE", "append each run's result record (one JSON line) to FILE"},
       {"report", "DIR", "write the table as DIR/report.md"},
       {"quiet", "", "no progress lines from the runs"},
+      {"with-peers", "", "after each run, PyTorch (/usr/bin/python3, python3-torch) trains the same model on the same "
+                         "data and recipe; prints images/s, accuracy, peak RSS and the ratio per model"},
+      {"peer-threads", "LIST", "PyTorch's thread counts with --with-peers (default 1,2; the faster one is compared)"},
+      {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
+      {"peer-as-installed", "", "run PyTorch as installed (default: its best found setting, OPENBLAS_NUM_THREADS=1 "
+                                "and glibc malloc kept)"},
   };
 }
 
@@ -235,6 +244,10 @@ int compare_command(int argc, char** argv) {
   std::string report_dir = args.get("report", "");
   if (!report_dir.empty()) std::filesystem::create_directories(report_dir);
 
+  const bool with_peers = args.has("with-peers");
+  const PeerOptions peer_opts = peer_options(args);  // a bad --peer-threads fails before any run
+  std::vector<PeerComparison> peers;
+
   std::vector<Plan> plans;
   for (const auto& f : frameworks) plans.push_back(plan_framework(f, family, args, summary.target_accuracy));
 
@@ -272,15 +285,25 @@ int compare_command(int argc, char** argv) {
     }
     std::printf("\n[%zu/%zu] %s\n", index, plans.size(), p.row.command.c_str());
     rows.push_back(run_plan(p));
+    if (with_peers) {
+      std::printf("PyTorch yardstick for %s, %s thread(s)\n", p.row.framework.c_str(), args.get("peer-threads", "1,2").c_str());
+      peers.push_back(compare_with_peer(p.config, rows.back(), peer_opts));
+      std::fputs(peer_text(peers.back()).c_str(), stdout);
+    }
   }
   summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::fputs(text_table(summary, rows).c_str(), stdout);
+  if (with_peers) {
+    std::printf("\nablate vs PyTorch (same data, recipe and steps; each side at its faster thread count):\n");
+    for (const auto& c : peers) std::printf("%s\n", peer_ratio_line(c).c_str());
+  }
   std::printf("whole comparison: %.1f s\n", summary.wall_s);
   if (!report_dir.empty()) {
     std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";
     std::ofstream out(path);
     out << markdown_report(summary, rows, capture_environment());
+    if (with_peers) out << "\n" << peer_markdown(peers, peer_opts.as_installed ? "as installed" : kPeerBestEnv);
     if (!out) throw std::runtime_error("report " + path.string() + ": cannot write");
     std::printf("report written to %s\n", path.string().c_str());
   }

@@ -26,6 +26,7 @@ constexpr DatasetInfo kDatasets[] = {
      "train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte (raw or .gz)"},
     {"cifar10", "cifar10", "", "data_batch_1.bin .. data_batch_5.bin and test_batch.bin (CIFAR-10 binary version)"},
     {"synthetic", "mnist", "", ""},
+    {"synthetic-cifar10", "cifar10", "", ""},
     {"folder", "", "",
      "train/ and test/ sub-folders, each with one sub-folder of .png/.jpg/.jpeg/.bmp images per class"},
 };
@@ -68,10 +69,11 @@ std::string default_data_dir(const std::string& name) { return find(name).defaul
 
 TrainTest load_dataset(const std::string& name, const std::string& data_dir, std::uint64_t seed) {
   const DatasetInfo& info = find(name);
-  if (name == "synthetic") {
+  if (name == "synthetic" || name == "synthetic-cifar10") {
+    const int channels = name == "synthetic" ? 1 : 3, side = name == "synthetic" ? 28 : 32;
     TrainTest sets;
-    sets.train = make_synthetic(kSyntheticTrain + kSyntheticTest, 1, 28, 28, 10, seed, "synthetic/train");
-    sets.test = split_tail(sets.train, kSyntheticTest, "synthetic/test");
+    sets.train = make_synthetic(kSyntheticTrain + kSyntheticTest, channels, side, side, 10, seed, name + "/train");
+    sets.test = split_tail(sets.train, kSyntheticTest, name + "/test");
     return sets;
   }
   const std::string dir = data_dir.empty() ? info.default_dir : data_dir;

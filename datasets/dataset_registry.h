@@ -5,6 +5,7 @@
 //   cifar10        CIFAR-10 binary files from --data DIR (required)
 //   synthetic      generated from the seed: 28x28x1, 10 classes, 6000 train + 1000 test
 //                  images sharing the class prototypes (--data is ignored)
+//   synthetic-cifar10  the same at CIFAR-10's shape: 32x32x3, 10 classes (family cifar10)
 //   folder         your own images from --data DIR (required): DIR/train/<class>/*.png|jpg|bmp
 //                  and DIR/test/<class>/..., every image of one size (image_folder_reader.h);
 //                  folder:HxW resizes every image to H x W. Its family follows the channels of

@@ -1,154 +1,37 @@
 #!/usr/bin/python3
-"""PyTorch yardstick: trains an ablate model file (models/zoo/*.model) with PyTorch on random
-data at a given batch and thread count, and prints its training images/s.
+"""PyTorch yardstick: trains an ablate model file (models/zoo/*.model) with PyTorch.
 
-Run with Debian's interpreter, /usr/bin/python3, which has python3-torch. Output, last line:
+Run with Debian's interpreter, /usr/bin/python3, which has python3-torch.
+
+Speed mode (`ablate bench --with-pytorch`): random data, fixed caffe_sgd; last line
     torch=1.13.1 threads=1 batch=64 images_per_s=3412.5
-The model format is ablate's (models/README.md); layers map to torch.nn as PyTorch users would
-write them: Caffe's ceil-rounded pooling is ceil_mode=True, softmax_loss is CrossEntropyLoss.
+Recipe mode (`ablate compare --with-peers`, given --train-images): the IDX files ablate wrote
+of the data it trained and tested on, its resolved recipe (optimizer, lr policy, transform,
+length, precision, seed); trains `--iterations` steps, then tests; last line
+    peer_result torch=1.13.1 threads=1 batch=64 iterations=500 warmup=3 images_per_s=3412.5
+    accuracy=0.8812 peak_rss_bytes=312344576 precision=f32          (one line)
+images_per_s counts the training steps after the warm-up ones (data indexing and the
+per-batch transform included, as ablate's loader time is in its training time); peak RSS
+is getrusage's ru_maxrss of this process. A recipe feature this script cannot reproduce
+ends it with exit status 3 and the last line `peer_not_comparable: <the feature>`.
 """
 import argparse
-import math
+import resource
 import sys
 import time
 
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
+
+from ablate_model import NotComparable, build, parse_model
+from recipe import Transform, Updater, read_images, read_idx
+
+NOT_COMPARABLE_EXIT = 3
 
 
-class TfSamePool(nn.Module):
-    """TensorFlow's SAME max pooling: out = ceil(in / s), the padding split top/left =
-    total // 2 and the rest bottom/right, padded cells never chosen (-inf)."""
-
-    def __init__(self, k, s, in_h, in_w):
-        super().__init__()
-        self.k, self.s = k, s
-        pad_h = max((-(-in_h // s) - 1) * s + k - in_h, 0)
-        pad_w = max((-(-in_w // s) - 1) * s + k - in_w, 0)
-        self.pads = (pad_w // 2, pad_w - pad_w // 2, pad_h // 2, pad_h - pad_h // 2)
-
-    def forward(self, x):
-        if any(self.pads):
-            x = F.pad(x, self.pads, value=float("-inf"))
-        return F.max_pool2d(x, self.k, self.s)
-
-
-class ChannelBias(nn.Module):
-    """Theano's separate bias after pooling: y[n, c, ...] += b[c]."""
-
-    def __init__(self, channels):
-        super().__init__()
-        self.bias = nn.Parameter(torch.zeros(channels))
-
-    def forward(self, x):
-        return x + self.bias.view(1, -1, *([1] * (x.dim() - 2)))
-
-
-def parse_model(path):
-    """Returns (input C,H,W, classes, [(name, type, params)]) from an ablate model file."""
-    shape, classes, layers = None, None, []
-    with open(path) as f:
-        for line in f:
-            line = line.split("#", 1)[0].split()
-            if not line:
-                continue
-            if line[0] == "input":
-                shape = [int(v) for v in line[1:4]]
-            elif line[0] == "classes":
-                classes = int(line[1])
-            elif line[0] == "layer":
-                params = dict(kv.split("=", 1) for kv in line[3:])
-                layers.append((line[1], line[2], params))
-    return shape, classes, layers
-
-
-def pooling_output(size, k, s, p, padding):
-    if padding == "caffe_ceil":
-        out = int(math.ceil((size + 2 * p - k) / s)) + 1
-        if p > 0 and (out - 1) * s >= size + p:
-            out -= 1
-        return out
-    return (size + 2 * p - k) // s + 1
-
-
-def build(shape, classes, layers):
-    c, h, w = shape
-    modules = []
-    flat = None
-    for name, kind, p in layers:
-        if kind == "convolution":
-            k, s, pad = int(p.get("kernel", 1)), int(p.get("stride", 1)), int(p.get("pad", 0))
-            out, bias = int(p["outputs"]), p.get("bias", "true") == "true"
-            padding = p.get("padding", "explicit")
-            if padding == "same":
-                if s != 1:
-                    raise SystemExit("peer: SAME convolution with stride > 1 not supported by this script")
-                modules.append(nn.Conv2d(c, out, k, 1, padding="same", bias=bias))
-                c = out
-            else:
-                pad = 0 if padding == "valid" else pad
-                modules.append(nn.Conv2d(c, out, k, s, pad, bias=bias))
-                c, h, w = out, (h + 2 * pad - k) // s + 1, (w + 2 * pad - k) // s + 1
-        elif kind == "pooling":
-            k, s, pad = int(p.get("kernel", 2)), int(p.get("stride", p.get("kernel", 2))), int(p.get("pad", 0))
-            padding = p.get("padding", "valid")
-            if padding == "tf_same":
-                if p.get("mode", "max") != "max":
-                    raise SystemExit("peer: tf_same average pooling not supported by this script")
-                modules.append(TfSamePool(k, s, h, w))
-                h, w = -(-h // s), -(-w // s)
-                continue
-            ceil = padding == "caffe_ceil"
-            if p.get("mode", "max") == "max":
-                modules.append(nn.MaxPool2d(k, s, pad, ceil_mode=ceil))
-            else:
-                modules.append(nn.AvgPool2d(k, s, pad, ceil_mode=ceil, count_include_pad=True))
-            h, w = pooling_output(h, k, s, pad, padding), pooling_output(w, k, s, pad, padding)
-        elif kind == "inner_product":
-            if flat is None:
-                modules.append(nn.Flatten())
-                flat = c * h * w
-            out = int(p["outputs"])
-            modules.append(nn.Linear(flat, out, bias=p.get("bias", "true") == "true"))
-            flat = out
-        elif kind == "bias":
-            modules.append(ChannelBias(c if flat is None else flat))
-        elif kind == "relu":
-            modules.append(nn.ReLU(inplace=True))
-        elif kind == "tanh":
-            modules.append(nn.Tanh())
-        elif kind == "sigmoid":
-            modules.append(nn.Sigmoid())
-        elif kind == "lrn":
-            modules.append(nn.LocalResponseNorm(int(p.get("size", 5)), float(p.get("alpha", 1e-4)),
-                                                float(p.get("beta", 0.75)), float(p.get("k", 1.0))))
-        elif kind == "dropout":
-            modules.append(nn.Dropout(1.0 - float(p.get("keep", 0.5))))
-        elif kind in ("softmax_loss", "nll_loss"):
-            pass
-        elif kind == "log_softmax":
-            modules.append(nn.LogSoftmax(dim=1))
-        else:
-            raise SystemExit(f"peer: layer type {kind} not supported by this script")
-    loss = nn.NLLLoss() if layers[-1][1] == "nll_loss" else nn.CrossEntropyLoss()
-    return nn.Sequential(*modules), loss
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--iterations", type=int, default=30)
-    ap.add_argument("--lr", type=float, default=0.01)
-    args = ap.parse_args()
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(1)
-    shape, classes, layers = parse_model(args.model)
-    net, loss_fn = build(shape, classes, layers)
-    opt = torch.optim.SGD(net.parameters(), lr=args.lr, momentum=0.9, weight_decay=5e-4)
+def speed_mode(args, shape, classes, layers):
+    built = build(shape, classes, layers, args.seed)
+    net, loss_fn = built.net, built.loss
+    opt = torch.optim.SGD(net.parameters(), lr=args.base_lr, momentum=0.9, weight_decay=5e-4)
     batches = [(torch.rand(args.batch, *shape), torch.randint(0, classes, (args.batch,))) for _ in range(4)]
 
     def step(i):
@@ -166,6 +49,122 @@ def main():
     seconds = time.perf_counter() - t0
     print(f"torch={torch.__version__} threads={args.threads} batch={args.batch} "
           f"images_per_s={args.iterations * args.batch / seconds:.1f}")
+
+
+def batch_indices(n, batch, shuffle, gen):
+    """Batches of sample indices that run on across epochs (a batch past the end wraps into
+    the next epoch, as ablate's and Caffe's loaders do); shuffled per epoch or in order."""
+    order, pos = torch.empty(0, dtype=torch.long), 0
+    while True:
+        idx, have = [], 0
+        while have < batch:
+            if pos == len(order):
+                order, pos = (torch.randperm(n, generator=gen) if shuffle else torch.arange(n)), 0
+            take = min(batch - have, len(order) - pos)
+            idx.append(order[pos:pos + take])
+            pos, have = pos + take, have + take
+        yield torch.cat(idx)
+
+
+def check_comparable(args):
+    if args.per_sample:
+        raise NotComparable("per-sample training (Torch CIFAR-10's one-sample forward/backward)")
+    if args.weight_average > 0:
+        raise NotComparable("evaluation with moving-average weights (TF CIFAR-10)")
+    if args.precision not in ("f32", "f64"):
+        raise NotComparable(f"precision {args.precision}")
+
+
+def recipe_mode(args, shape, classes, layers):
+    check_comparable(args)
+    dtype = torch.float64 if args.precision == "f64" else torch.float32
+    train_x, train_y = read_images(args.train_images), torch.from_numpy(read_idx(args.train_labels).astype("int64"))
+    test_x, test_y = read_images(args.test_images), torch.from_numpy(read_idx(args.test_labels).astype("int64"))
+    transform = Transform(args.transform, train_x, dtype)
+    test_transform = Transform(args.test_transform, train_x, dtype) if args.test_transform else transform
+    got = list(transform(train_x[:1]).shape[1:])
+    if got != list(shape):
+        raise SystemExit(f"peer: data {list(train_x.shape[1:])} after '{args.transform}' is {got}; "
+                         f"the model {args.model} expects {shape}")
+    torch.manual_seed(args.seed)  # dropout masks
+    built = build(shape, classes, layers, args.seed)
+    net, loss_fn = built.net.to(dtype), built.loss
+    updater = Updater(args, built.params)
+    batches = batch_indices(train_x.shape[0], args.batch, args.shuffle, torch.Generator().manual_seed(args.seed))
+    warmup = min(args.warmup, args.iterations // 2)
+    net.train()
+    seconds, t0 = 0.0, None
+    for i in range(args.iterations):
+        if i == warmup:
+            t0 = time.perf_counter()
+        idx = next(batches)
+        x, y = transform(train_x[idx]), train_y[idx]
+        updater.zero_grad()
+        loss = loss_fn(net(x), y)
+        loss.backward()
+        updater.step()
+        if not torch.isfinite(loss):
+            raise SystemExit(f"peer: loss is {float(loss)} at iteration {i}")
+    seconds = time.perf_counter() - t0
+    timed = args.iterations - warmup
+
+    net.eval()
+    total = args.test_iterations * args.test_batch if args.test_iterations > 0 else test_x.shape[0]
+    correct = 0
+    with torch.no_grad():
+        for start in range(0, total, args.test_batch):
+            idx = torch.arange(start, min(start + args.test_batch, total)) % test_x.shape[0]
+            correct += int((net(test_transform(test_x[idx])).argmax(1) == test_y[idx]).sum())
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(f"peer_result torch={torch.__version__} threads={args.threads} batch={args.batch} "
+          f"iterations={args.iterations} warmup={warmup} images_per_s={timed * args.batch / seconds:.1f} "
+          f"accuracy={correct / total:.6f} peak_rss_bytes={rss} precision={args.precision}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--warmup", type=int, default=3, help="untimed steps first (recipe mode: part of --iterations)")
+    ap.add_argument("--iterations", type=int, default=30)
+    ap.add_argument("--lr", "--base-lr", dest="base_lr", type=float, default=0.01)
+    ap.add_argument("--seed", type=int, default=1)
+    g = ap.add_argument_group("recipe mode")
+    g.add_argument("--train-images")
+    g.add_argument("--train-labels")
+    g.add_argument("--test-images")
+    g.add_argument("--test-labels")
+    g.add_argument("--optimizer", default="caffe_sgd", help="caffe_sgd, torch_sgd, gd, adam")
+    g.add_argument("--lr-policy", default="fixed", help="fixed, inv, step, multistep, exp_staircase, torch_decay")
+    g.add_argument("--gamma", type=float, default=0.0)
+    g.add_argument("--power", type=float, default=0.0)
+    g.add_argument("--stepsize", type=int, default=0)
+    g.add_argument("--stepvalues", default="")
+    g.add_argument("--momentum", type=float, default=0.0)
+    g.add_argument("--dampening", type=float, default=0.0)
+    g.add_argument("--weight-decay", type=float, default=0.0)
+    g.add_argument("--transform", default="")
+    g.add_argument("--test-transform", default="")
+    g.add_argument("--test-batch", type=int, default=100)
+    g.add_argument("--test-iterations", type=int, default=0, help="0: the whole test set")
+    g.add_argument("--shuffle", action="store_true")
+    g.add_argument("--precision", default="f32")
+    g.add_argument("--per-sample", action="store_true")
+    g.add_argument("--weight-average", type=float, default=0.0)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(1)
+    try:
+        shape, classes, layers = parse_model(args.model)
+        if args.train_images:
+            recipe_mode(args, shape, classes, layers)
+        else:
+            speed_mode(args, shape, classes, layers)
+    except NotComparable as e:
+        print(f"peer_not_comparable: {e}", flush=True)
+        return NOT_COMPARABLE_EXIT
+    return 0
 
 
 if __name__ == "__main__":

@@ -12,11 +12,12 @@ namespace ablate::datasets {
 namespace {
 
 TEST(DatasetRegistry, NamesFamiliesAndDirectories) {
-  EXPECT_EQ(dataset_names(), (std::vector<std::string>{"fashion-mnist", "mnist", "cifar10", "synthetic", "folder"}));
+  EXPECT_EQ(dataset_names(), (std::vector<std::string>{"fashion-mnist", "mnist", "cifar10", "synthetic", "synthetic-cifar10", "folder"}));
   EXPECT_EQ(dataset_family("fashion-mnist"), "mnist");
   EXPECT_EQ(dataset_family("mnist"), "mnist");
   EXPECT_EQ(dataset_family("synthetic"), "mnist");
   EXPECT_EQ(dataset_family("cifar10"), "cifar10");
+  EXPECT_EQ(dataset_family("synthetic-cifar10"), "cifar10");
   EXPECT_EQ(default_data_dir("fashion-mnist"), "/usr/share/datasets/fashion-mnist");
   EXPECT_EQ(default_data_dir("mnist"), "");
   EXPECT_EQ(default_data_dir("cifar10"), "");
@@ -26,7 +27,22 @@ TEST(DatasetRegistry, UnknownNameListsKnownOnes) {
   for (auto call : {+[] { dataset_family("imagenet"); }, +[] { default_data_dir("imagenet"); },
                     +[] { load_dataset("imagenet", ""); }})
     EXPECT_ERROR_CONTAINS(std::invalid_argument, call(), "dataset 'imagenet' is not known",
-                          "fashion-mnist, mnist, cifar10, synthetic, folder");
+                          "fashion-mnist, mnist, cifar10, synthetic, synthetic-cifar10, folder");
+}
+
+TEST(DatasetRegistry, SyntheticCifar10HasCifarShape) {
+  TrainTest a = load_dataset("synthetic-cifar10", "", 3);
+  EXPECT_EQ(a.train.count(), 6000);
+  EXPECT_EQ(a.test.count(), 1000);
+  EXPECT_EQ(a.test.name, "synthetic-cifar10/test");
+  for (const ImageSet* s : {&a.train, &a.test}) {
+    EXPECT_EQ(s->channels, 3);
+    EXPECT_EQ(s->height, 32);
+    EXPECT_EQ(s->width, 32);
+    EXPECT_EQ(s->classes, 10);
+    EXPECT_EQ(static_cast<std::int64_t>(s->pixels.size()), s->count() * 3 * 32 * 32);
+  }
+  EXPECT_EQ(load_dataset("synthetic-cifar10", "", 3).train.pixels, a.train.pixels);
 }
 
 TEST(DatasetRegistry, SyntheticTrainAndTestShareClasses) {
