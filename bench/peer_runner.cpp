@@ -104,7 +104,9 @@ std::vector<std::string> peer_arguments(const RunConfig& c, const std::string& m
   const std::string d = data_dir + "/";
   std::vector<std::string> a = {
       "--model", model_file, "--threads", std::to_string(threads), "--batch", std::to_string(c.batch),
-      "--iterations", std::to_string(iterations), "--seed", std::to_string(c.seed),
+      // Every step timed, as ablate's record times every step (first-call set-up included on
+      // both sides: oneDNN's primitive creation there, PyTorch's allocator warm-up here).
+      "--iterations", std::to_string(iterations), "--warmup", "0", "--seed", std::to_string(c.seed),
       "--train-images", d + "train-images.idx", "--train-labels", d + "train-labels.idx",
       "--test-images", d + "test-images.idx", "--test-labels", d + "test-labels.idx",
       "--optimizer", o.type, "--lr-policy", o.lr.policy, "--base-lr", number(o.lr.base_lr),
