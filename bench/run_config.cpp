@@ -21,7 +21,7 @@ namespace ablate::bench {
 std::vector<OptionSpec> run_options() {
   return {
       {"framework", "NAME", "caffe (default), tensorflow, torch, theano: picks the preset"},
-      {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic, folder[:HxW] (your images)"},
+      {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic, synthetic-cifar10, folder[:HxW] (your images)"},
       {"data", "DIR", "directory of the data files (default: where Debian installs fashion-mnist)"},
       {"preset", "NAME|FILE", "training recipe (default: FRAMEWORK-FAMILY, e.g. caffe-mnist)"},
       {"model", "NAME|FILE", "model file or zoo name (default: the preset's)"},
