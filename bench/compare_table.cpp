@@ -1,5 +1,6 @@
 // Rows of `ablate compare`, their transport as text, and the table in text and Markdown.
 #include "bench/compare_table.h"
+#include "bench/text_format.h"
 
 #include <cstdio>
 #include <map>
@@ -10,14 +11,6 @@
 namespace ablate::bench {
 
 namespace {
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
-std::string mib(std::int64_t bytes) { return fmt("%.0f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
 
 std::string one_line(std::string s) {
   for (char& c : s)
@@ -49,7 +42,7 @@ struct Cells {
   std::vector<std::string> values;
 };
 Cells measured_cells(const CompareRow& r) {
-  return {{fmt("%.2f", r.train_s), fmt("%.2f", r.test_s), fmt("%.4f", r.accuracy), target_cell(r), mib(r.peak_rss_bytes),
+  return {{fmt("%.2f", r.train_s), fmt("%.2f", r.test_s), fmt("%.4f", r.accuracy), target_cell(r), mib_text(r.peak_rss_bytes),
            fmt("%.2f", r.cpu_util)}};
 }
 

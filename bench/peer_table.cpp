@@ -1,5 +1,6 @@
 // Text and Markdown of the PyTorch comparison.
 #include "bench/peer_table.h"
+#include "bench/text_format.h"
 
 #include <cstdio>
 #include <sstream>
@@ -7,14 +8,6 @@
 namespace ablate::bench {
 
 namespace {
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
-std::string mib(std::int64_t bytes) { return fmt("%.0f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
 
 std::string thr(int threads) { return std::to_string(threads) + " thr"; }
 
@@ -53,11 +46,11 @@ std::string peer_text(const PeerComparison& c) {
   if (c.ablate_measured)
     out << head << "ablate  " << c.ablate.backend << " " << thr(c.ablate.threads) << ": "
         << fmt("%.0f", c.ablate.images_per_s) << " images/s, accuracy " << fmt("%.4f", c.ablate.accuracy)
-        << ", peak RSS " << mib(c.ablate.peak_rss_bytes) << ", " << c.ablate.iterations << " steps\n";
+        << ", peak RSS " << mib_text(c.ablate.peak_rss_bytes) << ", " << c.ablate.iterations << " steps\n";
   for (const auto& m : c.peers) {
     if (!m.completed()) continue;
     out << head << "pytorch " << m.torch_version << " " << thr(m.threads) << ": " << fmt("%.0f", m.images_per_s)
-        << " images/s, accuracy " << fmt("%.4f", m.accuracy) << ", peak RSS " << mib(m.peak_rss_bytes) << ", "
+        << " images/s, accuracy " << fmt("%.4f", m.accuracy) << ", peak RSS " << mib_text(m.peak_rss_bytes) << ", "
         << m.iterations << " steps\n";
   }
   out << peer_ratio_line(c) << "\n";
@@ -75,11 +68,11 @@ std::string peer_markdown(const std::vector<PeerComparison>& comparisons, const 
     if (c.ablate_measured)
       out << "| " << c.model << " | " << c.framework << " | ablate " << c.ablate.backend << " | " << c.ablate.threads
           << " | " << fmt("%.0f", c.ablate.images_per_s) << " | " << fmt("%.4f", c.ablate.accuracy) << " | "
-          << mib(c.ablate.peak_rss_bytes) << " |\n";
+          << mib_text(c.ablate.peak_rss_bytes) << " |\n";
     for (const auto& m : c.peers)
       if (m.completed())
         out << "| " << c.model << " | " << c.framework << " | pytorch " << m.torch_version << " | " << m.threads << " | "
-            << fmt("%.0f", m.images_per_s) << " | " << fmt("%.4f", m.accuracy) << " | " << mib(m.peak_rss_bytes)
+            << fmt("%.0f", m.images_per_s) << " | " << fmt("%.4f", m.accuracy) << " | " << mib_text(m.peak_rss_bytes)
             << " |\n";
   }
   out << "\n";

@@ -1,5 +1,6 @@
 // Markdown tables of result records (see report_tables.h).
 #include "bench/report_tables.h"
+#include "bench/text_format.h"
 
 #include <cmath>
 #include <cstdio>
@@ -12,12 +13,6 @@
 namespace ablate::bench {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "bench/commands.h"
+#include "bench/text_format.h"
 #include "bench/run_config.h"
 #include "bench/run_snapshot.h"
 #include "bench/training_loop.h"
@@ -11,13 +12,6 @@
 
 namespace ablate::bench {
 
-namespace {
-std::string mib(std::int64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-  return buf;
-}
-}  // namespace
 
 int run_command(int argc, char** argv) {
   ArgParser parser("ablate run",
@@ -69,7 +63,7 @@ int run_command(int argc, char** argv) {
     if (e.test_accuracy_at_best) std::printf(" (test accuracy there %.4f)", *e.test_accuracy_at_best);
     std::printf("; %s (patience %g)\n", e.stopped_early ? "stopped early" : "ran its full length", e.patience);
   }
-  std::printf("  peak RSS          %s (tensors: %s)\n", mib(m.peak_rss_bytes).c_str(), mib(m.peak_tensor_bytes).c_str());
+  std::printf("  peak RSS          %s (tensors: %s)\n", mib_text(m.peak_rss_bytes, 1).c_str(), mib_text(m.peak_tensor_bytes, 1).c_str());
   std::printf("  CPU utilisation   %.2f cores\n", m.cpu_util);
   if (m.peak_flops > 0)
     std::printf("  model FLOPs       %.2f GFLOP/s of %.1f peak (MFU %.1f%%; %.3g GFLOP per step)\n",
