@@ -15,7 +15,7 @@ build=${ABLATE_ASAN_BUILD_DIR:-$root/build-asan}
 jobs=${ABLATE_JOBS:-2}
 supp=$root/cmake/sanitizer_suppressions
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-check_initialization_order=1:strict_init_order=1:detect_leaks=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-check_initialization_order=1:strict_init_order=1:detect_leaks=1:fast_unwind_on_malloc=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 if [ -f "$supp/lsan.supp" ]; then export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$supp/lsan.supp:print_suppressions=0}; fi
 
