@@ -353,38 +353,6 @@ class Loop {
 
 }  // namespace
 
-TestSummary test_pass(graph::Engine& engine, const datasets::ImageSet& test, const datasets::Transform& transform,
-                      std::int64_t batch, std::int64_t batches, kernels::DType dtype) {
-  if (test.count() == 0) throw std::invalid_argument("test set " + test.name + " is empty");
-  int c = test.channels, h = test.height, w = test.width;
-  transform.output_shape(c, h, w);
-  std::int64_t total = batches > 0 ? batches * batch : test.count();
-  kernels::Tensor x({batch, c, h, w}, dtype), labels({batch}, kernels::DType::i32);
-  std::vector<std::int64_t> idx(static_cast<std::size_t>(batch));
-  TestSummary s;
-  double loss_sum = 0;
-  std::int64_t correct = 0;
-  auto t0 = Clock::now();
-  for (std::int64_t start = 0; start < total; start += batch) {
-    std::int64_t n = std::min(batch, total - start);
-    for (std::int64_t i = 0; i < n; ++i) {
-      idx[static_cast<std::size_t>(i)] = (start + i) % test.count();
-      labels.data<std::int32_t>()[i] = test.labels[static_cast<std::size_t>(idx[static_cast<std::size_t>(i)])];
-    }
-    kernels::Tensor xb = n == batch ? x : x.slice0(0, n);
-    kernels::Tensor lb = n == batch ? labels : labels.slice0(0, n);
-    transform.apply(test, idx.data(), n, 0, xb);
-    graph::EvalResult r = engine.evaluate(xb, lb);
-    loss_sum += r.loss * static_cast<double>(n);
-    correct += r.correct;
-  }
-  s.seconds = seconds_since(t0);
-  s.images = total;
-  s.accuracy = static_cast<double>(correct) / static_cast<double>(total);
-  s.loss = loss_sum / static_cast<double>(total);
-  return s;
-}
-
 std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest data) {
   auto run = std::make_unique<PreparedRun>();
   run->config = std::move(config);
