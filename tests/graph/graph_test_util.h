@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "datasets/image_set.h"
+#include "graph/optim/divergence_error.h"
 #include "kernels/tensor.h"
 #include "models/model_spec.h"
 
@@ -109,6 +111,24 @@ void expect_bad_batches_rejected(EngineT& engine, Batch batch) {
   expect_error<std::invalid_argument>([&] { engine.train_step(batch.x, float_labels, 0); }, {"f32[4]"});
   expect_error<std::invalid_argument>([&] { engine.train_step(batch.x, batch.labels, -1); }, {"iteration -1"});
   EXPECT_TRUE(std::isfinite(engine.train_step(batch.x, batch.labels, 0)));
+}
+
+// A NaN or infinite loss (every strategy checks it before its update, check_finite_loss):
+// after one good step, a NaN in ip2's weights makes the loss NaN and the step throws
+// DivergenceError naming the iteration, with no parameter updated; +-inf weights as well.
+template <class EngineT>
+void expect_nan_loss_stops_before_the_update(EngineT& engine, const Batch& batch) {
+  EXPECT_TRUE(std::isfinite(engine.train_step(batch.x, batch.labels, 0)));
+  auto params = engine.parameters();
+  auto& ip2_weight = *params[params.size() - 2];
+  ASSERT_EQ(ip2_weight.name, "ip2.weight");
+  ip2_weight.value.set(0, std::numeric_limits<double>::quiet_NaN());
+  const auto before = params[0]->value.clone();
+  expect_error<DivergenceError>([&] { engine.train_step(batch.x, batch.labels, 123); }, {"loss is nan at iteration 123"});
+  for (std::int64_t i = 0; i < before.numel(); ++i) ASSERT_EQ(params[0]->value.at(i), before.at(i)) << "value " << i;
+  ip2_weight.value.set(0, std::numeric_limits<double>::infinity());
+  ip2_weight.value.set(1, -std::numeric_limits<double>::infinity());
+  expect_error<DivergenceError>([&] { engine.train_step(batch.x, batch.labels, 124); }, {"at iteration 124"});
 }
 
 }  // namespace ablate::graph::testing

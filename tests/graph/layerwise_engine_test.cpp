@@ -180,20 +180,7 @@ TEST(LayerwiseEngine, NanLossStopsWithTheIteration) {
   auto spec = testing::parse(testing::tiny_lenet_text());
   auto engine = make_engine("layerwise", spec, *backend, caffe_options(4));
   auto batch = testing::random_batch(spec, 4, kernels::DType::f32, 2);
-  EXPECT_TRUE(std::isfinite(engine->train_step(batch.x, batch.labels, 0)));
-  // A diverged weight makes every logit NaN.
-  auto params = engine->parameters();
-  Parameter& ip2_weight = *params[params.size() - 2];
-  ASSERT_EQ(ip2_weight.name, "ip2.weight");
-  ip2_weight.value.set(0, std::numeric_limits<double>::quiet_NaN());
-  const auto before = params[0]->value.clone();
-  expect_error<std::runtime_error>([&] { engine->train_step(batch.x, batch.labels, 123); },
-                                   {"loss is nan at iteration 123"});
-  // The failed step applied no update.
-  for (std::int64_t i = 0; i < before.numel(); ++i) EXPECT_EQ(params[0]->value.at(i), before.at(i));
-  ip2_weight.value.set(0, std::numeric_limits<double>::infinity());
-  ip2_weight.value.set(1, -std::numeric_limits<double>::infinity());
-  expect_error<std::runtime_error>([&] { engine->train_step(batch.x, batch.labels, 124); }, {"at iteration 124"});
+  testing::expect_nan_loss_stops_before_the_update(*engine, batch);
 }
 
 TEST(LayerwiseEngine, EvaluateUsesTheTrainedWeightsAtAnyBatchSize) {
