@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/environment.h"
+#include "bench/run/environment.h"
 #include "kernels/peak_flops.h"
 #include "bench/micro/micro_fixture.h"
 

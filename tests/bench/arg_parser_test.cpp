@@ -1,5 +1,5 @@
 // Tests of command-line parsing: values, flags, and errors that name the option.
-#include "bench/arg_parser.h"
+#include "bench/run/arg_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -13,9 +13,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench/compare_budget.h"
+#include "bench/experiments/compare_budget.h"
 #include "command_runner.h"
-#include "bench/compare_table.h"
+#include "bench/experiments/compare_table.h"
 
 namespace fs = std::filesystem;
 using namespace ablate::bench;

@@ -1,5 +1,5 @@
 // Tests of the JSON writer behind result records.
-#include "bench/json_writer.h"
+#include "bench/run/json_writer.h"
 
 #include <cmath>
 

@@ -4,8 +4,8 @@
 // strategy that is not built gives a 'not run' row and nothing crashes.
 #include <gtest/gtest.h>
 
-#include "bench/paper_families.h"
-#include "bench/results_reader.h"
+#include "bench/experiments/paper_families.h"
+#include "bench/run/results_reader.h"
 #include "command_runner.h"
 
 using namespace ablate::bench;

@@ -8,7 +8,7 @@
 #include <iterator>
 #include <unistd.h>
 
-#include "bench/peer_runner.h"
+#include "bench/experiments/peer_runner.h"
 #include "datasets/dataset_registry.h"
 #include "datasets/idx_reader.h"
 #include "datasets/idx_writer.h"

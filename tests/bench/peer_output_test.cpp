@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "bench/peer_runner.h"
-#include "bench/peer_table.h"
+#include "bench/experiments/peer_runner.h"
+#include "bench/experiments/peer_table.h"
 
 namespace ablate::bench {
 namespace {

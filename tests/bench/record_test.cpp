@@ -1,10 +1,10 @@
 // Tests that the result record carries the engine's report, the resolved strategy switches,
 // both timings, time-to-accuracy (null when never reached) and early stopping.
-#include "bench/result_record.h"
+#include "bench/run/result_record.h"
 
 #include <gtest/gtest.h>
 
-#include "bench/training_loop.h"
+#include "bench/run/training_loop.h"
 #include "tiny_run.h"
 
 using namespace ablate::bench;

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/report_tables.h"
-#include "bench/result_record.h"
+#include "bench/experiments/report_tables.h"
+#include "bench/run/result_record.h"
 #include "command_runner.h"
 
 using namespace ablate::bench;

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "bench/resource_monitor.h"
+#include "bench/run/resource_monitor.h"
 
 namespace ablate::bench {
 namespace {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/results_reader.h"
+#include "bench/run/results_reader.h"
 
 using namespace ablate::bench;
 

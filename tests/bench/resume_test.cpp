@@ -14,7 +14,7 @@
 #include <sstream>
 #include <thread>
 
-#include "bench/run_snapshot.h"
+#include "bench/run/run_snapshot.h"
 #include "tiny_run.h"
 #include "graph/checkpoint_file.h"
 #include "graph/engine.h"

@@ -1,7 +1,7 @@
 // Tests of `ablate run`'s configuration: every new flag reaches the RunConfig, presets apply
 // the new keys, --passes specs, --scale, and each bad value is an error naming the flag or
 // the preset file and line together with the value.
-#include "bench/run_config.h"
+#include "bench/run/run_config.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/pass_spec.h"
+#include "bench/run/pass_spec.h"
 
 using namespace ablate::bench;
 

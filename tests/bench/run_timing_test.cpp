@@ -1,15 +1,15 @@
 // Tests of the timing rules (uniform and each framework's), time-to-accuracy and the
 // evaluation schedule on made-up figures, then of their bookkeeping in short real runs:
 // every recorded time must be the sum its rule says of the parts the loop timed.
-#include "bench/run_timing.h"
+#include "bench/run/run_timing.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <stdexcept>
 
-#include "bench/evaluation_schedule.h"
-#include "bench/training_loop.h"
+#include "bench/run/evaluation_schedule.h"
+#include "bench/run/training_loop.h"
 #include "tiny_run.h"
 
 using namespace ablate::bench;

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <set>
 
-#include "bench/results_reader.h"
-#include "bench/sweep_grid.h"
-#include "bench/sweep_runner.h"
+#include "bench/run/results_reader.h"
+#include "bench/experiments/sweep_grid.h"
+#include "bench/experiments/sweep_runner.h"
 #include "graph/engine.h"
 #include "command_runner.h"
 #include "tiny_run.h"

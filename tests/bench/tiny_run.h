@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "bench/run_config.h"
+#include "bench/run/run_config.h"
 #include "datasets/image_set.h"
 #include "datasets/synthetic.h"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/training_loop.h"
+#include "bench/run/training_loop.h"
 #include "datasets/loader.h"
 #include "datasets/synthetic.h"
 #include "datasets/transforms.h"

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/child_process.h"
-#include "bench/results_reader.h"
-#include "bench/sweep_runner.h"
+#include "bench/experiments/child_process.h"
+#include "bench/run/results_reader.h"
+#include "bench/experiments/sweep_runner.h"
 #include "graph/distributed/communicator.h"
 #include "graph/distributed/work_queue.h"
 
