@@ -16,7 +16,7 @@
 #include "graph/distributed/communicator.h"
 #include "models/parameters.h"
 
-namespace ablate::bench {
+namespace ablate::bench::cli {
 
 namespace {
 namespace dist = graph::distributed;
@@ -57,13 +57,13 @@ double time_allreduce(const std::string& algorithm, std::int64_t count, int warm
 }  // namespace
 
 int allreduce_bench_command(int argc, char** argv) {
-  ArgParser parser("ablate allreduce-bench",
+  run::ArgParser parser("ablate allreduce-bench",
                    "Times one all-reduce of each default model's gradient (f32), MPI_Allreduce against our ring.\n"
                    "Run under MPI: mpirun -np 2 ablate allreduce-bench",
                    {{"models", "LIST", "comma-separated zoo names or files (default: the eight zoo models)"},
                     {"repeats", "N", "timed calls per size and algorithm (default 30; the median is printed)"},
                     {"warmup", "N", "untimed calls first (default 3)"}});
-  ParsedArgs args = parser.parse(argc, argv, 0);
+  run::ParsedArgs args = parser.parse(argc, argv, 0);
   if (args.help) {
     std::fputs(parser.help().c_str(), stdout);
     return 0;
@@ -96,4 +96,4 @@ int allreduce_bench_command(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::cli

@@ -20,7 +20,7 @@
 #include "kernels/registry.h"
 #include "models/model_spec.h"
 
-namespace ablate::bench {
+namespace ablate::bench::cli {
 
 namespace {
 
@@ -90,7 +90,7 @@ double measure_ablate(const Workload& w, const std::string& backend_name, int th
 
 double measure_pytorch(const std::string& script, const std::string& model_file, int threads, std::int64_t batch,
                        std::int64_t warmup, std::int64_t iterations, bool as_installed, std::string& version) {
-  PeerProcessOutput r = run_peer_script(script,
+  experiments::PeerProcessOutput r = experiments::run_peer_script(script,
                                         {"--model", model_file, "--threads", std::to_string(threads), "--batch",
                                          std::to_string(batch), "--warmup", std::to_string(warmup), "--iterations",
                                          std::to_string(iterations)},
@@ -107,7 +107,7 @@ double measure_pytorch(const std::string& script, const std::string& model_file,
 }  // namespace
 
 int bench_command(int argc, char** argv) {
-  ArgParser parser(
+  run::ArgParser parser(
       "ablate bench",
       "Training images/s of a model for every backend at each thread count, medians of repeats,\n"
       "rounds interleaved so that all configurations share the machine's state. Synthetic data.",
@@ -126,7 +126,7 @@ int bench_command(int argc, char** argv) {
                                     "OPENBLAS_NUM_THREADS=1 and glibc malloc kept)"},
           {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
       });
-  ParsedArgs args = parser.parse(argc, argv, 0);
+  run::ParsedArgs args = parser.parse(argc, argv, 0);
   if (args.help) {
     std::fputs(parser.help().c_str(), stdout);
     return 0;
@@ -153,14 +153,14 @@ int bench_command(int argc, char** argv) {
   }
   std::vector<int> thread_counts;
   for (const auto& t : split_list(args.get("threads", "1,2"))) {
-    auto n = parse_int(t, "--threads");
+    auto n = run::parse_int(t, "--threads");
     if (n < 1) throw std::invalid_argument("--threads " + t + ": expected positive counts");
     thread_counts.push_back(static_cast<int>(n));
   }
   for (const auto& b : backends) kernels::make_backend(b, 1);  // an unknown name fails before any timing
   bool with_pytorch = args.has("with-pytorch");
-  std::string script = args.get("peer-script", default_peer_script());
-  std::string peer_model = with_pytorch ? model_file_for_peer(model) : "";
+  std::string script = args.get("peer-script", experiments::default_peer_script());
+  std::string peer_model = with_pytorch ? experiments::model_file_for_peer(model) : "";
 
   Workload w = make_workload(model, batch, dtype);
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
@@ -216,9 +216,9 @@ int bench_command(int argc, char** argv) {
   std::printf("fastest ablate: %s, %.0f images/s\n", best_ablate.c_str(), best_ablate_ips);
   if (with_pytorch)
     std::printf("fastest pytorch (torch %s, %s): %s, %.0f images/s\nratio ablate/pytorch: %.2f\n",
-                torch_version.c_str(), args.has("peer-as-installed") ? "as installed" : kPeerBestEnv,
+                torch_version.c_str(), args.has("peer-as-installed") ? "as installed" : experiments::kPeerBestEnv,
                 best_torch.c_str(), best_torch_ips, best_ablate_ips / best_torch_ips);
   return 0;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::cli

@@ -1,7 +1,7 @@
 // The ablate subcommands. Each takes argv after its name and returns the exit status.
 #pragma once
 
-namespace ablate::bench {
+namespace ablate::bench::cli {
 
 int run_command(int argc, char** argv);    // ablate run: train and test one configuration
 int bench_command(int argc, char** argv);  // ablate bench: training images/s per backend and threads
@@ -13,4 +13,4 @@ int sweep_command(int argc, char** argv);   // ablate sweep: a resumable grid ov
 int paper_command(int argc, char** argv);   // ablate paper: the study's experiment families
 int report_command(int argc, char** argv);  // ablate report: Markdown tables and PNG plots of a results file
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::cli

@@ -29,7 +29,7 @@
 #include "models/embedded_files.h"
 #include "models/preset.h"
 
-namespace ablate::bench {
+namespace ablate::bench::cli {
 
 namespace {
 
@@ -37,7 +37,7 @@ const std::vector<std::string> kFrameworks = {"caffe", "torch", "tensorflow", "t
 constexpr double kQuickBudgetS = 480;  // about 8 minutes on the 2-core machine
 constexpr double kWarmupS = 1.0;       // timed training per framework's warm-up
 
-std::vector<OptionSpec> compare_options() {
+std::vector<run::OptionSpec> compare_options() {
   return {
       {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic, synthetic-cifar10"},
       {"data", "DIR", "directory of the data files"},
@@ -79,25 +79,25 @@ std::vector<std::string> split_list(const std::string& text) {
 
 // One framework's place in the comparison.
 struct Plan {
-  CompareRow row;
+  experiments::CompareRow row;
   bool runnable = false;
-  ParsedArgs args;     // as `ablate run` would get them
-  RunConfig unscaled;  // the default length
-  RunConfig config;    // the length to run
+  run::ParsedArgs args;     // as `ablate run` would get them
+  run::RunConfig unscaled;  // the default length
+  run::RunConfig config;    // the length to run
 };
 
-ParsedArgs run_args(const std::string& framework, const ParsedArgs& compare, double target) {
-  ParsedArgs a;
+run::ParsedArgs run_args(const std::string& framework, const run::ParsedArgs& compare, double target) {
+  run::ParsedArgs a;
   a.values_["framework"] = framework;
   a.values_["dataset"] = compare.get("dataset", "fashion-mnist");
   for (const char* k : {"data", "timing", "backend", "threads", "seed", "out"})
     if (compare.has(k)) a.values_[k] = compare.get(k);
   if (compare.has("quiet")) a.values_["quiet"] = "true";
-  a.values_["target-accuracy"] = number(target);
+  a.values_["target-accuracy"] = run::number(target);
   return a;
 }
 
-std::string command_of(const ParsedArgs& a) {
+std::string command_of(const run::ParsedArgs& a) {
   std::string cmd = "ablate run";
   for (const char* k : {"framework", "dataset", "data", "backend", "threads", "scale", "target-accuracy", "timing", "seed",
                         "out"})
@@ -105,16 +105,16 @@ std::string command_of(const ParsedArgs& a) {
   return cmd;
 }
 
-std::string length_text(const RunConfig& unscaled, const RunConfig& scaled) {
+std::string length_text(const run::RunConfig& unscaled, const run::RunConfig& scaled) {
   if (unscaled.epochs > 0) {
-    if (scaled.length_scale == 1) return number(unscaled.epochs) + " epochs";
-    return number(scaled.epochs) + " of " + number(unscaled.epochs) + " epochs";
+    if (scaled.length_scale == 1) return run::number(unscaled.epochs) + " epochs";
+    return run::number(scaled.epochs) + " of " + run::number(unscaled.epochs) + " epochs";
   }
   if (scaled.length_scale == 1) return std::to_string(unscaled.iterations) + " iterations";
   return std::to_string(scaled.iterations) + " of " + std::to_string(unscaled.iterations) + " iterations";
 }
 
-Plan plan_framework(const std::string& framework, const std::string& family, const ParsedArgs& compare, double target) {
+Plan plan_framework(const std::string& framework, const std::string& family, const run::ParsedArgs& compare, double target) {
   Plan p;
   p.row.framework = framework;
   p.args = run_args(framework, compare, target);
@@ -125,7 +125,7 @@ Plan plan_framework(const std::string& framework, const std::string& family, con
     return p;
   }
   try {
-    p.unscaled = resolve_run_config(p.args);
+    p.unscaled = run::resolve_run_config(p.args);
   } catch (const std::exception& e) {
     p.row.state = "failed";
     p.row.note = e.what();
@@ -144,24 +144,24 @@ Plan plan_framework(const std::string& framework, const std::string& family, con
 void apply_factor(std::vector<Plan>& plans, double factor) {
   for (auto& p : plans) {
     if (!p.runnable) continue;
-    if (factor != 1) p.args.values_["scale"] = number(factor);
-    p.config = resolve_run_config(p.args);
+    if (factor != 1) p.args.values_["scale"] = run::number(factor);
+    p.config = run::resolve_run_config(p.args);
     p.row.command = command_of(p.args);
     p.row.length = length_text(p.unscaled, p.config);
   }
 }
 
 // --budget quick|SECONDS: warm every runnable framework up in its own process, then choose.
-FactorChoice budget_factor(std::vector<Plan>& plans, double budget_s, std::chrono::steady_clock::time_point t0) {
-  std::vector<RunConfig> configs;
-  std::vector<WarmupMeasure> measures;
+experiments::FactorChoice budget_factor(std::vector<Plan>& plans, double budget_s, std::chrono::steady_clock::time_point t0) {
+  std::vector<run::RunConfig> configs;
+  std::vector<experiments::WarmupMeasure> measures;
   for (auto& p : plans) {
     if (!p.runnable) continue;
     std::printf("warm-up %-10s ", p.row.framework.c_str());
     std::fflush(stdout);
-    RunConfig quiet_config = p.unscaled;
+    run::RunConfig quiet_config = p.unscaled;
     quiet_config.quiet = true;
-    ChildOutcome o = run_in_child([&] { return to_text(measure_warmup(quiet_config, kWarmupS)); });
+    experiments::ChildOutcome o = experiments::run_in_child([&] { return experiments::to_text(experiments::measure_warmup(quiet_config, kWarmupS)); });
     if (!o.ok) {
       std::printf("failed: %s\n", o.error.c_str());
       p.runnable = false;
@@ -169,7 +169,7 @@ FactorChoice budget_factor(std::vector<Plan>& plans, double budget_s, std::chron
       p.row.note = "warm-up: " + o.error;
       continue;
     }
-    WarmupMeasure m = warmup_from_text(o.text);
+    experiments::WarmupMeasure m = experiments::warmup_from_text(o.text);
     std::printf("%8.0f training images/s, %8.0f evaluation images/s, set-up %.1f s\n", m.train_images_per_s,
                 m.eval_images_per_s, m.setup_s);
     configs.push_back(p.unscaled);
@@ -177,35 +177,35 @@ FactorChoice budget_factor(std::vector<Plan>& plans, double budget_s, std::chron
   }
   const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (configs.empty()) return {};
-  return choose_factor(configs, measures, std::max(1.0, budget_s - spent));
+  return experiments::choose_factor(configs, measures, std::max(1.0, budget_s - spent));
 }
 
-CompareRow run_plan(const Plan& p) {
-  CompareRow row = p.row;
-  const RunConfig config = p.config;
-  ChildOutcome o = run_in_child([&] {
+experiments::CompareRow run_plan(const Plan& p) {
+  experiments::CompareRow row = p.row;
+  const run::RunConfig config = p.config;
+  experiments::ChildOutcome o = experiments::run_in_child([&] {
     datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
-    RunResult result = train_and_test(config, std::move(data));
-    if (!config.out.empty()) append_record(config.out, to_json_line(result));
-    return to_text(row_from_result(result));
+    run::RunResult result = run::train_and_test(config, std::move(data));
+    if (!config.out.empty()) run::append_record(config.out, run::to_json_line(result));
+    return experiments::to_text(experiments::row_from_result(result));
   });
   if (!o.ok) {
     row.state = "failed";
     row.note = o.error;
     return row;
   }
-  read_measurements(o.text, row);
+  experiments::read_measurements(o.text, row);
   return row;
 }
 
 }  // namespace
 
 int compare_command(int argc, char** argv) {
-  ArgParser parser("ablate compare",
+  run::ArgParser parser("ablate compare",
                    "Trains the four frameworks with their default recipes one after another, each in its own\n"
                    "process, and prints the study's table next to the study's published figures.",
                    compare_options());
-  ParsedArgs args = parser.parse(argc, argv, 0);
+  run::ParsedArgs args = parser.parse(argc, argv, 0);
   if (args.help) {
     std::fputs(parser.help().c_str(), stdout);
     return 0;
@@ -222,7 +222,7 @@ int compare_command(int argc, char** argv) {
     if (std::find(frameworks.begin(), frameworks.begin() + static_cast<long>(i), frameworks[i]) != frameworks.begin() + static_cast<long>(i))
       throw std::invalid_argument("--frameworks " + args.get("frameworks") + ": '" + frameworks[i] + "' is named twice");
   }
-  CompareSummary summary;
+  experiments::CompareSummary summary;
   summary.dataset = dataset;
   summary.family = family;
   summary.timing = args.get("timing", "uniform");
@@ -232,21 +232,21 @@ int compare_command(int argc, char** argv) {
   if (summary.timing != "uniform" && summary.timing != "framework")
     throw std::invalid_argument("--timing " + summary.timing + ": expected uniform or framework");
   args.get_int("seed", 1, 0);  // a malformed seed or thread count fails here, not in every row
-  if (args.has("threads")) parse_thread_count(args.get("threads"), "--threads");
+  if (args.has("threads")) run::parse_thread_count(args.get("threads"), "--threads");
   const std::string budget = args.get("budget", "quick");
   double budget_s = 0;
   if (budget == "quick") budget_s = kQuickBudgetS;
   else if (budget != "full") {
-    budget_s = parse_double(budget, "--budget");
+    budget_s = run::parse_double(budget, "--budget");
     if (budget_s <= 0) throw std::invalid_argument("--budget " + budget + ": expected quick, full or a positive number of seconds");
   }
-  if (args.has("out")) check_writable(args.get("out"));
+  if (args.has("out")) run::check_writable(args.get("out"));
   std::string report_dir = args.get("report", "");
   if (!report_dir.empty()) std::filesystem::create_directories(report_dir);
 
   const bool with_peers = args.has("with-peers");
-  const PeerOptions peer_opts = peer_options(args);  // a bad --peer-threads fails before any run
-  std::vector<PeerComparison> peers;
+  const experiments::PeerOptions peer_opts = experiments::peer_options(args);  // a bad --peer-threads fails before any run
+  std::vector<experiments::PeerComparison> peers;
 
   std::vector<Plan> plans;
   for (const auto& f : frameworks) plans.push_back(plan_framework(f, family, args, summary.target_accuracy));
@@ -254,28 +254,28 @@ int compare_command(int argc, char** argv) {
   if (args.has("scale")) {
     summary.factor = args.get_double("scale", 1);
     if (!(summary.factor > 0)) throw std::invalid_argument("--scale " + args.get("scale") + ": expected a positive factor");
-    summary.budget = "--scale " + number(summary.factor);
+    summary.budget = "--scale " + run::number(summary.factor);
     summary.factor_note = "given";
   } else if (budget == "full") {
     summary.budget = "budget full";
     summary.factor_note = "the defaults as they are";
   } else {
-    summary.budget = budget == "quick" ? "budget quick (" + number(budget_s) + " s)" : "budget " + number(budget_s) + " s";
-    FactorChoice choice = budget_factor(plans, budget_s, t0);
+    summary.budget = budget == "quick" ? "budget quick (" + run::number(budget_s) + " s)" : "budget " + run::number(budget_s) + " s";
+    experiments::FactorChoice choice = budget_factor(plans, budget_s, t0);
     summary.factor = choice.factor;
     summary.factor_note = (choice.fits ? "estimated " : "the shortest lengths, still over budget: estimated ") +
-                          number(std::round(choice.estimate_s)) + " s of runs from each framework's warm-up speed";
+                          run::number(std::round(choice.estimate_s)) + " s of runs from each framework's warm-up speed";
   }
   apply_factor(plans, summary.factor);
 
   std::printf("ablate compare on %s, %s: length factor %s for every framework\n", dataset.c_str(),
-              summary.budget.c_str(), number(summary.factor).c_str());
+              summary.budget.c_str(), run::number(summary.factor).c_str());
   for (const auto& p : plans)
     std::printf("  %-10s %s\n", p.row.framework.c_str(),
                 p.runnable ? (p.row.length + "   (" + p.row.command + ")").c_str() : (p.row.state + ": " + p.row.note).c_str());
   std::fflush(stdout);
 
-  std::vector<CompareRow> rows;
+  std::vector<experiments::CompareRow> rows;
   std::size_t index = 0;
   for (const auto& p : plans) {
     ++index;
@@ -287,23 +287,23 @@ int compare_command(int argc, char** argv) {
     rows.push_back(run_plan(p));
     if (with_peers) {
       std::printf("PyTorch yardstick for %s, %s thread(s)\n", p.row.framework.c_str(), args.get("peer-threads", "1,2").c_str());
-      peers.push_back(compare_with_peer(p.config, rows.back(), peer_opts));
-      std::fputs(peer_text(peers.back()).c_str(), stdout);
+      peers.push_back(experiments::compare_with_peer(p.config, rows.back(), peer_opts));
+      std::fputs(experiments::peer_text(peers.back()).c_str(), stdout);
     }
   }
   summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  std::fputs(text_table(summary, rows).c_str(), stdout);
+  std::fputs(experiments::text_table(summary, rows).c_str(), stdout);
   if (with_peers) {
     std::printf("\nablate vs PyTorch (same data, recipe and steps; each side at its faster thread count):\n");
-    for (const auto& c : peers) std::printf("%s\n", peer_ratio_line(c).c_str());
+    for (const auto& c : peers) std::printf("%s\n", experiments::peer_ratio_line(c).c_str());
   }
   std::printf("whole comparison: %.1f s\n", summary.wall_s);
   if (!report_dir.empty()) {
     std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";
     std::ofstream out(path);
-    out << markdown_report(summary, rows, capture_environment());
-    if (with_peers) out << "\n" << peer_markdown(peers, peer_opts.as_installed ? "as installed" : kPeerBestEnv);
+    out << experiments::markdown_report(summary, rows, run::capture_environment());
+    if (with_peers) out << "\n" << experiments::peer_markdown(peers, peer_opts.as_installed ? "as installed" : experiments::kPeerBestEnv);
     if (!out) throw std::runtime_error("report " + path.string() + ": cannot write");
     std::printf("report written to %s\n", path.string().c_str());
   }
@@ -317,4 +317,4 @@ int compare_command(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::cli

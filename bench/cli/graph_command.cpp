@@ -17,7 +17,7 @@
 #include "kernels/registry.h"
 #include "models/model_spec.h"
 
-namespace ablate::bench {
+namespace ablate::bench::cli {
 namespace {
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -47,7 +47,7 @@ void write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int graph_command(int argc, char** argv) {
-  ArgParser parser("ablate graph",
+  run::ArgParser parser("ablate graph",
                    "Writes the static-graph strategy's training graph of a model before and after the graph\n"
                    "passes as Graphviz dot: FILE.before.dot and FILE.after.dot (a trailing .dot of FILE is dropped).",
                    {{"framework", "NAME", "the framework whose preset gives the model and optimizer (default caffe)"},
@@ -62,13 +62,13 @@ int graph_command(int argc, char** argv) {
                        return names;
                      }()},
                     {"dot", "FILE", "where to write the two graphs (required)"}});
-  ParsedArgs args = parser.parse(argc, argv, 0);
+  run::ParsedArgs args = parser.parse(argc, argv, 0);
   if (args.help) {
     std::fputs(parser.help().c_str(), stdout);
     return 0;
   }
   if (!args.has("dot") || args.get("dot").empty()) throw std::invalid_argument("--dot FILE is required (see ablate graph --help)");
-  const RunConfig config = resolve_run_config(args);
+  const run::RunConfig config = run::resolve_run_config(args);
   const models::ModelSpec spec = models::load_model(config.model);
   graph::EngineOptions options;
   options.batch = config.batch;
@@ -96,4 +96,4 @@ int graph_command(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::cli

@@ -9,11 +9,11 @@
 #include "kernels/registry.h"
 #include "models/embedded_files.h"
 
-namespace ablate::bench {
+namespace ablate::bench::cli {
 
 int list_command(int argc, char** argv) {
-  ArgParser parser("ablate list", "Lists the backends, strategies, models, presets and data sets of this build.", {});
-  ParsedArgs args = parser.parse(argc, argv, 0);
+  run::ArgParser parser("ablate list", "Lists the backends, strategies, models, presets and data sets of this build.", {});
+  run::ParsedArgs args = parser.parse(argc, argv, 0);
   if (args.help) {
     std::fputs(parser.help().c_str(), stdout);
     return 0;
@@ -41,4 +41,4 @@ int list_command(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::cli

@@ -30,15 +30,15 @@ int main(int argc, char** argv) {
   }
   std::string command = argv[1];
   try {
-    if (command == "run") return ablate::bench::run_command(argc - 2, argv + 2);
-    if (command == "compare") return ablate::bench::compare_command(argc - 2, argv + 2);
-    if (command == "bench") return ablate::bench::bench_command(argc - 2, argv + 2);
-    if (command == "list") return ablate::bench::list_command(argc - 2, argv + 2);
-    if (command == "graph") return ablate::bench::graph_command(argc - 2, argv + 2);
-    if (command == "allreduce-bench") return ablate::bench::allreduce_bench_command(argc - 2, argv + 2);
-    if (command == "sweep") return ablate::bench::sweep_command(argc - 2, argv + 2);
-    if (command == "paper") return ablate::bench::paper_command(argc - 2, argv + 2);
-    if (command == "report") return ablate::bench::report_command(argc - 2, argv + 2);
+    if (command == "run") return ablate::bench::cli::run_command(argc - 2, argv + 2);
+    if (command == "compare") return ablate::bench::cli::compare_command(argc - 2, argv + 2);
+    if (command == "bench") return ablate::bench::cli::bench_command(argc - 2, argv + 2);
+    if (command == "list") return ablate::bench::cli::list_command(argc - 2, argv + 2);
+    if (command == "graph") return ablate::bench::cli::graph_command(argc - 2, argv + 2);
+    if (command == "allreduce-bench") return ablate::bench::cli::allreduce_bench_command(argc - 2, argv + 2);
+    if (command == "sweep") return ablate::bench::cli::sweep_command(argc - 2, argv + 2);
+    if (command == "paper") return ablate::bench::cli::paper_command(argc - 2, argv + 2);
+    if (command == "report") return ablate::bench::cli::report_command(argc - 2, argv + 2);
     std::fprintf(stderr, "error: unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 1;
   } catch (const std::exception& e) {

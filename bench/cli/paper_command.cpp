@@ -12,10 +12,10 @@
 #include "bench/experiments/paper_families.h"
 #include "bench/experiments/sweep_runner.h"
 
-namespace ablate::bench {
+namespace ablate::bench::cli {
 
 int paper_command(int argc, char** argv) {
-  ArgParser parser("ablate paper",
+  run::ArgParser parser("ablate paper",
                    "Runs one of the study's experiment families (ablate paper --list) through the sweep\n"
                    "machinery: usage ablate paper NAME --out FILE [--dataset D] [--scale X].",
                    {
@@ -38,18 +38,18 @@ int paper_command(int argc, char** argv) {
     name = argv[0];
     first = 1;
   }
-  ParsedArgs args = parser.parse(argc, argv, first);
+  run::ParsedArgs args = parser.parse(argc, argv, first);
   if (args.help) {
     std::fputs(parser.help().c_str(), stdout);
     return 0;
   }
   if (args.has("list") || name.empty()) {
     std::printf("The study's experiment families (ablate paper NAME --out FILE [--scale X]):\n");
-    for (const auto& f : paper_families()) std::printf("  %-18s %s\n", f.name.c_str(), f.description.c_str());
+    for (const auto& f : experiments::paper_families()) std::printf("  %-18s %s\n", f.name.c_str(), f.description.c_str());
     return name.empty() && !args.has("list") ? 1 : 0;
   }
   if (!args.has("out")) throw std::invalid_argument("ablate paper " + name + ": --out FILE is required (the results file)");
-  PaperOptions o;
+  experiments::PaperOptions o;
   o.dataset = args.get("dataset", "fashion-mnist");
   o.data_dir = args.get("data", "");
   o.scale = args.get_double("scale", 1);
@@ -62,16 +62,16 @@ int paper_command(int argc, char** argv) {
     std::stringstream in(args.get("frameworks"));
     for (std::string f; std::getline(in, f, ',');) o.frameworks.push_back(f);
   }
-  std::vector<SweepSpec> specs = plan_family(name, o);
+  std::vector<experiments::SweepSpec> specs = experiments::plan_family(name, o);
   std::size_t runs = 0;
-  for (const auto& s : specs) runs += expand(s).size();
+  for (const auto& s : specs) runs += experiments::expand(s).size();
   std::printf("ablate paper %s on %s, length x %g: %zu runs in %zu sweeps into %s\n", name.c_str(), o.dataset.c_str(),
               o.scale, runs, specs.size(), args.get("out").c_str());
-  SweepTotals totals;
-  run_sweeps(specs, args.get("out"), args.has("verbose"), totals);
+  experiments::SweepTotals totals;
+  experiments::run_sweeps(specs, args.get("out"), args.has("verbose"), totals);
   std::printf("paper %s done: %d run, %d skipped (already in %s), %d not run, %d failed\n", name.c_str(), totals.runs,
               totals.skipped, args.get("out").c_str(), totals.not_run, totals.failed);
   return 0;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::cli

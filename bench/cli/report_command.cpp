@@ -16,7 +16,7 @@
 #include "bench/experiments/report_tables.h"
 #include "bench/run/results_reader.h"
 
-namespace ablate::bench {
+namespace ablate::bench::cli {
 
 namespace {
 
@@ -48,7 +48,7 @@ std::string draw_plots(const std::string& python, const std::string& script, con
 }  // namespace
 
 int report_command(int argc, char** argv) {
-  ArgParser parser("ablate report",
+  run::ArgParser parser("ablate report",
                    "Writes DIR/report.md (a row per run, sweep points with the spread of repeats, the correlation\n"
                    "of CPU and memory with batch size) and PNG plots: usage ablate report RESULTS.jsonl --out DIR.",
                    {
@@ -62,7 +62,7 @@ int report_command(int argc, char** argv) {
     results = argv[0];
     first = 1;
   }
-  ParsedArgs args = parser.parse(argc, argv, first);
+  run::ParsedArgs args = parser.parse(argc, argv, first);
   if (args.help) {
     std::fputs(parser.help().c_str(), stdout);
     return 0;
@@ -73,11 +73,11 @@ int report_command(int argc, char** argv) {
   const std::filesystem::path dir = args.get("out");
   std::filesystem::create_directories(dir);
 
-  ResultsFile file = read_results(results);
+  run::ResultsFile file = run::read_results(results);
   for (const auto& d : file.damaged)
     std::printf("results file %s: line %lld is damaged and skipped (%s)\n", results.c_str(), static_cast<long long>(d.line),
                 d.reason.c_str());
-  std::string md = report_markdown(file, results);
+  std::string md = experiments::report_markdown(file, results);
 
   const std::string why = draw_plots(args.get("python", "/usr/bin/python3"),
                                      args.get("plot-script", std::string(ABLATE_SOURCE_DIR) + "/bench/report/plots.py"),
@@ -102,4 +102,4 @@ int report_command(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::cli

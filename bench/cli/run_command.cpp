@@ -10,26 +10,26 @@
 #include "bench/run/training_loop.h"
 #include "datasets/dataset_registry.h"
 
-namespace ablate::bench {
+namespace ablate::bench::cli {
 
 
 int run_command(int argc, char** argv) {
-  ArgParser parser("ablate run",
+  run::ArgParser parser("ablate run",
                    "Trains one framework's model with its default recipe (every flag overrides one factor),\n"
                    "tests it, prints a summary and appends one JSON record to --out.",
-                   run_options());
-  ParsedArgs args = parser.parse(argc, argv, 0);
+                   run::run_options());
+  run::ParsedArgs args = parser.parse(argc, argv, 0);
   if (args.help) {
     std::fputs(parser.help().c_str(), stdout);
     return 0;
   }
-  RunConfig config = resolve_run_config(args);
-  if (!config.out.empty()) check_writable(config.out);  // fail now, not after hours of training
+  run::RunConfig config = run::resolve_run_config(args);
+  if (!config.out.empty()) run::check_writable(config.out);  // fail now, not after hours of training
   datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
-  RunResult result = train_and_test(config, std::move(data));
+  run::RunResult result = run::train_and_test(config, std::move(data));
   if (result.config.rank != 0) return result.status == "completed" ? 0 : 3;  // --distributed: rank 0 reports
 
-  const RunMetrics& m = result.metrics;
+  const run::RunMetrics& m = result.metrics;
   std::printf("\nsummary: %s %s on %s (%s strategy, %s backend, %s threads, %s)\n", result.config.framework.c_str(),
               result.config.model.c_str(), result.config.dataset.c_str(), result.resolved["strategy"].c_str(),
               result.resolved["backend"].c_str(), result.resolved["threads_applied"].c_str(),
@@ -45,25 +45,25 @@ int run_command(int argc, char** argv) {
               m.timing == "framework" ? "as the framework counted it" : "final pass", m.test_time_total_s,
               static_cast<long long>(m.test_passes));
   if (m.has_framework_timing) {
-    const TimingFigures& other = m.timing == "framework" ? m.uniform : m.framework;
+    const run::TimingFigures& other = m.timing == "framework" ? m.uniform : m.framework;
     std::printf("  %-17s training %.2f s, testing %.2f s\n",
                 m.timing == "framework" ? "uniform timing" : "framework timing", other.train_s, other.test_s);
   }
   std::printf("  test accuracy     %.4f\n", m.accuracy);
-  const TimeToAccuracy& t = m.time_to_accuracy;
+  const run::TimeToAccuracy& t = m.time_to_accuracy;
   if (t.target > 0 && t.reached)
     std::printf("  time to %-9g %.2f s of training (iteration %lld; framework timing %.2f s)\n", t.target, t.train_s,
                 static_cast<long long>(t.iteration), t.framework_train_s);
   else if (t.target > 0)
     std::printf("  time to %-9g never reached\n", t.target);
   if (m.early_stopping) {
-    const EarlyStoppingResult& e = *m.early_stopping;
+    const run::EarlyStoppingResult& e = *m.early_stopping;
     std::printf("  validation        best error %.4f at iteration %lld", e.best_validation_error,
                 static_cast<long long>(e.best_iteration));
     if (e.test_accuracy_at_best) std::printf(" (test accuracy there %.4f)", *e.test_accuracy_at_best);
     std::printf("; %s (patience %g)\n", e.stopped_early ? "stopped early" : "ran its full length", e.patience);
   }
-  std::printf("  peak RSS          %s (tensors: %s)\n", mib_text(m.peak_rss_bytes, 1).c_str(), mib_text(m.peak_tensor_bytes, 1).c_str());
+  std::printf("  peak RSS          %s (tensors: %s)\n", run::mib_text(m.peak_rss_bytes, 1).c_str(), run::mib_text(m.peak_tensor_bytes, 1).c_str());
   std::printf("  CPU utilisation   %.2f cores\n", m.cpu_util);
   if (m.peak_flops > 0)
     std::printf("  model FLOPs       %.2f GFLOP/s of %.1f peak (MFU %.1f%%; %.3g GFLOP per step)\n",
@@ -72,22 +72,22 @@ int run_command(int argc, char** argv) {
     std::printf("  profile           %s; spans cover %.1f%% of a step (median); slowest ops:\n", config.profile.c_str(),
                 100 * result.profile_step_coverage);
     for (std::size_t i = 0; i < result.profile.size() && i < 8; ++i) {
-      const ProfileOp& op = result.profile[i];
+      const run::ProfileOp& op = result.profile[i];
       std::printf("    %-28s %8lld calls %9.3f s", op.name.c_str(), static_cast<long long>(op.calls), op.seconds);
       if (op.flops > 0) std::printf("  %7.1f GFLOP/s", op.flops / op.seconds / 1e9);
       std::printf("\n");
     }
   }
   if (!config.out.empty()) {
-    append_record(config.out, to_json_line(result));
+    run::append_record(config.out, run::to_json_line(result));
     std::printf("  result appended to %s\n", config.out.c_str());
   }
   if (result.status != "completed") {
     std::fprintf(stderr, "error: training %s: %s\n", result.status.c_str(), result.error.c_str());
-    if (result.status == "interrupted") return 128 + stop_signal();  // 130 for SIGINT, 143 for SIGTERM
+    if (result.status == "interrupted") return 128 + run::stop_signal();  // 130 for SIGINT, 143 for SIGTERM
     return 3;
   }
   return 0;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::cli

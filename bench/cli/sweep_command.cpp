@@ -9,51 +9,51 @@
 #include "bench/run/run_config.h"
 #include "bench/experiments/sweep_runner.h"
 
-namespace ablate::bench {
+namespace ablate::bench::cli {
 
 int sweep_command(int argc, char** argv) {
-  std::vector<OptionSpec> options = run_options();
+  std::vector<run::OptionSpec> options = run::run_options();
   options.push_back({"vary", "KEY=V1,V2,...", "a run flag and its values (repeatable; the grid is their product)"});
   options.push_back({"repeats", "N", "runs per point (default 1; same seed: the spread is the timing's)"});
   options.push_back({"max-iterations", "N", "train every run at most N iterations (quick checks; recorded in sweep.note)"});
   options.push_back({"verbose", "", "the runs print their progress lines"});
-  ArgParser parser("ablate sweep",
+  run::ArgParser parser("ablate sweep",
                    "Runs the grid (cartesian product) of the --vary factors over a base configuration (the run\n"
                    "flags), each point in its own process, appending one record per run to --out (required).\n"
                    "Resumable: runs already in --out are skipped. Started by an MPI launcher (mpirun -np N,\n"
                    "srun), the runs are spread over the N ranks and rank 0 writes --out.",
                    options);
   std::vector<char*> rest;
-  std::vector<std::string> varies = take_repeated(argc, argv, "vary", rest);
-  ParsedArgs args = parser.parse(static_cast<int>(rest.size()), rest.data(), 0);
+  std::vector<std::string> varies = experiments::take_repeated(argc, argv, "vary", rest);
+  run::ParsedArgs args = parser.parse(static_cast<int>(rest.size()), rest.data(), 0);
   if (args.help) {
     std::fputs(parser.help().c_str(), stdout);
     return 0;
   }
   if (!args.has("out")) throw std::invalid_argument("ablate sweep: --out FILE is required (the results file, also read to resume)");
-  SweepSpec spec;
+  experiments::SweepSpec spec;
   spec.repeats = static_cast<int>(args.get_int("repeats", 1, 1));
-  for (const auto& v : varies) spec.factors.push_back(parse_vary(v));
+  for (const auto& v : varies) spec.factors.push_back(experiments::parse_vary(v));
   spec.base = args.values_;
   spec.max_iterations = args.get_int("max-iterations", 0, 0);
   for (const char* k : {"out", "quiet", "repeats", "verbose", "max-iterations"}) spec.base.erase(k);
-  check_spec(spec);
-  resolve_run_config(point_args(spec, SweepPoint{}));  // a bad base flag fails now, once
+  experiments::check_spec(spec);
+  run::resolve_run_config(experiments::point_args(spec, experiments::SweepPoint{}));  // a bad base flag fails now, once
   const std::string out = args.get("out");
-  join_sweep_ranks();
-  if (sweep_prints())
-    std::printf("ablate sweep: %zu points x %d repeats into %s\n", expand(spec).size() / spec.repeats, spec.repeats,
+  experiments::join_sweep_ranks();
+  if (experiments::sweep_prints())
+    std::printf("ablate sweep: %zu points x %d repeats into %s\n", experiments::expand(spec).size() / spec.repeats, spec.repeats,
                 out.c_str());
-  SweepTotals totals;
-  run_sweeps({spec}, out, args.has("verbose"), totals);
-  if (sweep_prints())
+  experiments::SweepTotals totals;
+  experiments::run_sweeps({spec}, out, args.has("verbose"), totals);
+  if (experiments::sweep_prints())
     std::printf("sweep done: %d run, %d skipped (already in %s), %d not run, %d failed\n", totals.runs, totals.skipped,
                 out.c_str(), totals.not_run, totals.failed);
   if (totals.failed > 0) {
-    if (sweep_prints()) std::fprintf(stderr, "error: %d runs of the sweep failed (see above)\n", totals.failed);
+    if (experiments::sweep_prints()) std::fprintf(stderr, "error: %d runs of the sweep failed (see above)\n", totals.failed);
     return 3;
   }
   return 0;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::cli

@@ -12,7 +12,7 @@
 #include <exception>
 #include <stdexcept>
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 namespace {
 
@@ -111,4 +111,4 @@ ChildOutcome run_in_child(const std::function<std::string()>& body, const std::f
   return out;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

@@ -10,7 +10,7 @@
 #include <functional>
 #include <string>
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 struct ChildOutcome {
   bool ok = false;     // the body returned normally
@@ -23,4 +23,4 @@ struct ChildOutcome {
 // killed and the exception passes on.
 ChildOutcome run_in_child(const std::function<std::string()>& body, const std::function<void()>& while_waiting = {});
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

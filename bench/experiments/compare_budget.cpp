@@ -14,18 +14,18 @@
 #include "datasets/dataset_registry.h"
 #include "datasets/loader.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 }  // namespace
 
-WarmupMeasure measure_warmup(const RunConfig& config, double seconds) {
+WarmupMeasure measure_warmup(const run::RunConfig& config, double seconds) {
   WarmupMeasure m;
   auto t0 = Clock::now();
   datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
-  std::unique_ptr<PreparedRun> run = prepare_run(config, std::move(data));
+  std::unique_ptr<run::PreparedRun> run = run::prepare_run(config, std::move(data));
   m.setup_s = seconds_since(t0);
   m.train_count = run->data.train.count();
   m.test_count = run->data.test.count();
@@ -53,7 +53,7 @@ WarmupMeasure measure_warmup(const RunConfig& config, double seconds) {
 
   const std::int64_t tb = run->config.test_batch;
   const std::int64_t batches = std::max<std::int64_t>(1, (1000 + tb - 1) / tb);
-  TestSummary t = test_pass(*run->engine, run->data.test, run->test_transform, tb, batches, run->dtype);
+  run::TestSummary t = run::test_pass(*run->engine, run->data.test, run->test_transform, tb, batches, run->dtype);
   m.eval_images_per_s = static_cast<double>(t.images) / std::max(t.seconds, 1e-9);
   return m;
 }
@@ -85,12 +85,12 @@ WarmupMeasure warmup_from_text(const std::string& text) {
   return m;
 }
 
-double estimate_seconds(const RunConfig& unscaled, const WarmupMeasure& m, double factor) {
-  RunConfig c = unscaled;
-  apply_length_scale(c, factor);
-  resolve_length(c, m.train_count);
+double estimate_seconds(const run::RunConfig& unscaled, const WarmupMeasure& m, double factor) {
+  run::RunConfig c = unscaled;
+  run::apply_length_scale(c, factor);
+  run::resolve_length(c, m.train_count);
   const auto iters = c.iterations;
-  EvaluationSchedule schedule = EvaluationSchedule::of(c, m.train_count);
+  run::EvaluationSchedule schedule = run::EvaluationSchedule::of(c, m.train_count);
   const double test_images =
       static_cast<double>(c.test_iterations > 0 ? c.test_iterations * c.test_batch : m.test_count);
   const std::int64_t tests = schedule.tests_in(iters) + 1;  // the recipe's, and at most one more at the end
@@ -104,7 +104,7 @@ double estimate_seconds(const RunConfig& unscaled, const WarmupMeasure& m, doubl
          eval_images / std::max(m.eval_images_per_s, 1e-9);
 }
 
-FactorChoice choose_factor(const std::vector<RunConfig>& unscaled, const std::vector<WarmupMeasure>& measures,
+FactorChoice choose_factor(const std::vector<run::RunConfig>& unscaled, const std::vector<WarmupMeasure>& measures,
                            double budget_s) {
   auto total = [&](double f) {
     double s = 0;
@@ -139,4 +139,4 @@ FactorChoice choose_factor(const std::vector<RunConfig>& unscaled, const std::ve
   return choice;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

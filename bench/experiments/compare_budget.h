@@ -14,7 +14,7 @@
 
 #include "bench/run/run_config.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 struct WarmupMeasure {
   double setup_s = 0;              // load the data, hold out validation, build the engine
@@ -24,19 +24,19 @@ struct WarmupMeasure {
 };
 
 // Runs in the calling process (compare calls it in a child). `seconds`: timed training.
-WarmupMeasure measure_warmup(const RunConfig& config, double seconds);
+WarmupMeasure measure_warmup(const run::RunConfig& config, double seconds);
 std::string to_text(const WarmupMeasure& m);
 WarmupMeasure warmup_from_text(const std::string& text);
 
 // Predicted seconds of the run of `unscaled` shortened by `factor`.
-double estimate_seconds(const RunConfig& unscaled, const WarmupMeasure& m, double factor);
+double estimate_seconds(const run::RunConfig& unscaled, const WarmupMeasure& m, double factor);
 
 struct FactorChoice {
   double factor = 1;
   double estimate_s = 0;   // the predicted total at that factor
   bool fits = true;        // false: even the shortest runs exceed the budget
 };
-FactorChoice choose_factor(const std::vector<RunConfig>& unscaled, const std::vector<WarmupMeasure>& measures,
+FactorChoice choose_factor(const std::vector<run::RunConfig>& unscaled, const std::vector<WarmupMeasure>& measures,
                            double budget_s);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

@@ -8,7 +8,7 @@
 
 #include "bench/experiments/study_figures.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 namespace {
 
@@ -26,7 +26,7 @@ std::string pad(const std::string& s, std::size_t width, bool right = false) {
 std::string target_cell(const CompareRow& r) {
   if (!r.measured()) return "";
   if (!r.reached) return "never";
-  return fmt("%.2f s", r.time_to_target_s) + " @ " + std::to_string(r.target_iteration);
+  return run::fmt("%.2f s", r.time_to_target_s) + " @ " + std::to_string(r.target_iteration);
 }
 
 std::string status_cell(const CompareRow& r) { return r.state; }
@@ -42,11 +42,11 @@ struct Cells {
   std::vector<std::string> values;
 };
 Cells measured_cells(const CompareRow& r) {
-  return {{fmt("%.2f", r.train_s), fmt("%.2f", r.test_s), fmt("%.4f", r.accuracy), target_cell(r), mib_text(r.peak_rss_bytes),
-           fmt("%.2f", r.cpu_util)}};
+  return {{run::fmt("%.2f", r.train_s), run::fmt("%.2f", r.test_s), run::fmt("%.4f", r.accuracy), target_cell(r), run::mib_text(r.peak_rss_bytes),
+           run::fmt("%.2f", r.cpu_util)}};
 }
 
-std::string target_header(double target) { return target > 0 ? "to " + fmt("%g", target) : "to target"; }
+std::string target_header(double target) { return target > 0 ? "to " + run::fmt("%g", target) : "to target"; }
 
 std::string timing_line(const std::string& timing) {
   if (timing == "framework")
@@ -57,12 +57,12 @@ std::string timing_line(const std::string& timing) {
 
 }  // namespace
 
-CompareRow row_from_result(const RunResult& r) {
+CompareRow row_from_result(const run::RunResult& r) {
   CompareRow row;
   row.framework = r.config.framework;
   row.state = r.status;
   row.note = r.status == "completed" ? "" : r.error;
-  const RunMetrics& m = r.metrics;
+  const run::RunMetrics& m = r.metrics;
   row.train_s = m.train_time_s;
   row.test_s = m.test_time_s;
   row.accuracy = m.accuracy;
@@ -123,7 +123,7 @@ std::string text_table(const CompareSummary& s, const std::vector<CompareRow>& r
   const std::vector<std::size_t> w = {11, 10, 30, 9, 8, 9, 16, 10, 9};
   const bool study = !study_figures(s.family).empty();
   std::ostringstream out;
-  out << "\nablate compare on " << s.dataset << ": " << s.budget << ", length factor " << fmt("%g", s.factor)
+  out << "\nablate compare on " << s.dataset << ": " << s.budget << ", length factor " << run::fmt("%g", s.factor)
       << (s.factor_note.empty() ? "" : " (" + s.factor_note + ")") << "\n";
   std::vector<std::string> head = {"framework", "status", "length", "train s", "test s", "accuracy",
                                    target_header(s.target_accuracy), "peak RSS", "mean CPU"};
@@ -152,8 +152,8 @@ std::string text_table(const CompareSummary& s, const std::vector<CompareRow>& r
     }
     if (study) {
       const StudyFigure* f = study_figure(s.family, r.framework);
-      row += "  | " + (f ? pad(fmt("%.2f", f->train_s), 13, true) + " " + pad(fmt("%.2f", f->test_s), 8, true) + " " +
-                               pad(fmt("%.2f", f->accuracy_pct), 6, true)
+      row += "  | " + (f ? pad(run::fmt("%.2f", f->train_s), 13, true) + " " + pad(run::fmt("%.2f", f->test_s), 8, true) + " " +
+                               pad(run::fmt("%.2f", f->accuracy_pct), 6, true)
                          : std::string());
     }
     out << row << "\n" << tail;
@@ -164,7 +164,7 @@ std::string text_table(const CompareSummary& s, const std::vector<CompareRow>& r
   return out.str();
 }
 
-std::string markdown_report(const CompareSummary& s, const std::vector<CompareRow>& rows, const Environment& env) {
+std::string markdown_report(const CompareSummary& s, const std::vector<CompareRow>& rows, const run::Environment& env) {
   const bool study = !study_figures(s.family).empty();
   std::ostringstream out;
   auto get = [&](const char* k) {
@@ -172,15 +172,15 @@ std::string markdown_report(const CompareSummary& s, const std::vector<CompareRo
     return it == env.values.end() ? std::string("?") : it->second;
   };
   out << "# ablate compare: " << s.dataset << "\n\n";
-  out << "- Budget: " << s.budget << "; every framework's default length × " << fmt("%g", s.factor)
+  out << "- Budget: " << s.budget << "; every framework's default length × " << run::fmt("%g", s.factor)
       << (s.factor_note.empty() ? "" : " (" + s.factor_note + ")") << "\n";
   out << "- Timing: " << timing_line(s.timing) << "\n";
-  out << "- Target accuracy for time-to-accuracy: " << (s.target_accuracy > 0 ? fmt("%g", s.target_accuracy) : "none")
+  out << "- Target accuracy for time-to-accuracy: " << (s.target_accuracy > 0 ? run::fmt("%g", s.target_accuracy) : "none")
       << "\n";
   out << "- Machine: " << get("cpu_model") << ", " << get("logical_cores") << " logical cores; OPENBLAS_CORETYPE="
       << get("env.OPENBLAS_CORETYPE") << "; " << get("compiler") << ", " << get("build_type") << ", git "
       << get("git_revision") << "\n";
-  out << "- Whole comparison: " << fmt("%.1f", s.wall_s) << " s\n\n";
+  out << "- Whole comparison: " << run::fmt("%.1f", s.wall_s) << " s\n\n";
   out << "| framework | status | length | train s | test s | accuracy | " << target_header(s.target_accuracy)
       << " (s @ iteration) | peak RSS | mean CPU (cores) |";
   if (study) out << " study train s | study test s | study accuracy % |";
@@ -195,7 +195,7 @@ std::string markdown_report(const CompareSummary& s, const std::vector<CompareRo
     }
     if (study) {
       const StudyFigure* f = study_figure(s.family, r.framework);
-      if (f) out << " " << fmt("%.2f", f->train_s) << " | " << fmt("%.2f", f->test_s) << " | " << fmt("%.2f", f->accuracy_pct) << " |";
+      if (f) out << " " << run::fmt("%.2f", f->train_s) << " | " << run::fmt("%.2f", f->test_s) << " | " << run::fmt("%.2f", f->accuracy_pct) << " |";
       else out << " | | |";
     }
     out << "\n";
@@ -219,4 +219,4 @@ std::string markdown_report(const CompareSummary& s, const std::vector<CompareRo
   return out.str();
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

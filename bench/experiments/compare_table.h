@@ -10,7 +10,7 @@
 #include "bench/run/environment.h"
 #include "bench/run/result_record.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 struct CompareRow {
   std::string framework;
@@ -32,7 +32,7 @@ struct CompareRow {
 };
 
 // The measured part of a run's result as a row (state, figures).
-CompareRow row_from_result(const RunResult& result);
+CompareRow row_from_result(const run::RunResult& result);
 // "key value" lines of the measured fields, and back (into a row whose plan is filled).
 std::string to_text(const CompareRow& row);
 void read_measurements(const std::string& text, CompareRow& row);
@@ -48,6 +48,6 @@ struct CompareSummary {
 };
 
 std::string text_table(const CompareSummary& s, const std::vector<CompareRow>& rows);
-std::string markdown_report(const CompareSummary& s, const std::vector<CompareRow>& rows, const Environment& env);
+std::string markdown_report(const CompareSummary& s, const std::vector<CompareRow>& rows, const run::Environment& env);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

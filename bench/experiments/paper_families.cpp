@@ -9,19 +9,14 @@
 #include <thread>
 
 #include "bench/run/run_config.h"
+#include "bench/run/text_format.h"
 #include "kernels/registry.h"
 #include "models/preset.h"
 #include "datasets/dataset_registry.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 namespace {
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 std::vector<std::string> distinct(const std::vector<std::string>& values) {
   std::vector<std::string> out;
@@ -38,15 +33,15 @@ struct Planner {
     std::map<std::string, std::string> b{{"dataset", o.dataset}};
     if (!framework.empty()) b["framework"] = framework;
     if (!o.data_dir.empty()) b["data"] = o.data_dir;
-    if (with_scale) b["scale"] = number(o.scale);
+    if (with_scale) b["scale"] = run::number(o.scale);
     if (!o.threads.empty()) b["threads"] = o.threads;
     if (!o.test_iterations.empty()) b["test-iterations"] = o.test_iterations;
     return b;
   }
-  RunConfig defaults_of(const std::string& framework) const {
-    ParsedArgs a;
+  run::RunConfig defaults_of(const std::string& framework) const {
+    run::ParsedArgs a;
     a.values_ = base(framework, false);
-    return resolve_run_config(a);
+    return run::resolve_run_config(a);
   }
   SweepFactor factor(const std::string& key, std::vector<std::string> values) const {
     values = distinct(values);
@@ -103,7 +98,7 @@ const std::vector<PaperFamily>& paper_families() {
 std::vector<SweepSpec> plan_family(const std::string& name, const PaperOptions& options) {
   PaperOptions o = options;
   if (o.frameworks.empty()) o.frameworks = {"caffe", "torch", "tensorflow", "theano"};
-  if (!(o.scale > 0)) throw std::invalid_argument("--scale " + number(o.scale) + ": expected a positive factor");
+  if (!(o.scale > 0)) throw std::invalid_argument("--scale " + run::number(o.scale) + ": expected a positive factor");
   Planner p{o, name};
   const std::string family = datasets::dataset_family(o.dataset, o.data_dir);
   if (name == "defaults") return {p.spec("", p.base(""), {{"framework", o.frameworks}})};
@@ -114,7 +109,7 @@ std::vector<SweepSpec> plan_family(const std::string& name, const PaperOptions& 
     for (const auto& fw : o.frameworks) presets.push_back(models::preset_name(fw, family));
     std::vector<SweepSpec> out;
     for (const auto& fw : o.frameworks) {
-      RunConfig b = p.defaults_of(fw);
+      run::RunConfig b = p.defaults_of(fw);
       auto base = p.base("");
       base["model"] = b.model;
       base["transform"] = b.transform;
@@ -125,42 +120,42 @@ std::vector<SweepSpec> plan_family(const std::string& name, const PaperOptions& 
     return out;
   }
   if (name == "batch_sweep")
-    return p.per_framework([&](const RunConfig& c) {
+    return p.per_framework([&](const run::RunConfig& c) {
       return std::vector<SweepFactor>{p.factor("batch", {std::to_string(std::max<std::int64_t>(1, c.batch / 4)),
                                                          std::to_string(c.batch), std::to_string(c.batch * 4)})};
     });
   if (name == "lr_sweep")
-    return p.per_framework([&](const RunConfig& c) {
+    return p.per_framework([&](const run::RunConfig& c) {
       double l = c.optimizer.lr.base_lr;
-      return std::vector<SweepFactor>{p.factor("lr", {number(l / 10), number(l), number(l * 10)})};
+      return std::vector<SweepFactor>{p.factor("lr", {run::number(l / 10), run::number(l), run::number(l * 10)})};
     });
   if (name == "length_sweep")
     return p.per_framework(
-        [&](const RunConfig&) {
-          return std::vector<SweepFactor>{p.factor("scale", {number(o.scale / 2), number(o.scale), number(o.scale * 2)})};
+        [&](const run::RunConfig&) {
+          return std::vector<SweepFactor>{p.factor("scale", {run::number(o.scale / 2), run::number(o.scale), run::number(o.scale * 2)})};
         },
         false);
   if (name == "tuned")
-    return p.per_framework([&](const RunConfig& c) {
+    return p.per_framework([&](const run::RunConfig& c) {
       double l = c.optimizer.lr.base_lr;
       return std::vector<SweepFactor>{p.factor("batch", {std::to_string(c.batch), std::to_string(c.batch * 2)}),
-                                      p.factor("lr", {number(l), number(l * 2)})};
+                                      p.factor("lr", {run::number(l), run::number(l * 2)})};
     });
   if (name == "libraries_threads") {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    return p.per_framework([&](const RunConfig&) {
+    return p.per_framework([&](const run::RunConfig&) {
       return std::vector<SweepFactor>{p.factor("backend", cpu_backends()),
                                       p.factor("threads", {"1", std::to_string(cores)})};
     });
   }
   if (name == "resources")
-    return p.per_framework([&](const RunConfig&) { return std::vector<SweepFactor>{p.factor("batch", {"16", "64", "256"})}; });
+    return p.per_framework([&](const run::RunConfig&) { return std::vector<SweepFactor>{p.factor("batch", {"16", "64", "256"})}; });
   if (name == "strategies")
     return p.per_framework(
-        [&](const RunConfig&) { return std::vector<SweepFactor>{p.factor("strategy", {"layerwise", "dynamic", "static"})}; });
+        [&](const run::RunConfig&) { return std::vector<SweepFactor>{p.factor("strategy", {"layerwise", "dynamic", "static"})}; });
   std::string known;
   for (const auto& f : paper_families()) known += (known.empty() ? "" : ", ") + f.name;
   throw std::invalid_argument("ablate paper " + name + ": not an experiment family; the families are: " + known);
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

@@ -9,7 +9,7 @@
 
 #include "bench/experiments/sweep_grid.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 struct PaperFamily {
   std::string name, description;
@@ -31,4 +31,4 @@ struct PaperOptions {
 // The sweeps of family `name` (throws naming an unknown family and listing the known ones).
 std::vector<SweepSpec> plan_family(const std::string& name, const PaperOptions& options);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

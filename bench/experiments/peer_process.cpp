@@ -9,7 +9,7 @@
 
 #include "models/embedded_files.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 const char* const kPeerBestEnv =
     "OPENBLAS_NUM_THREADS=1 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296";
@@ -49,4 +49,4 @@ PeerProcessOutput run_peer_script(const std::string& script, const std::vector<s
   return r;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 // PyTorch's best configuration found on these machines (shared/reference/machine.md): OpenBLAS
 // kept out of PyTorch's OpenMP threads, and glibc keeping freed blocks instead of returning them.
@@ -28,4 +28,4 @@ struct PeerProcessOutput {
 // front unless `as_installed`.
 PeerProcessOutput run_peer_script(const std::string& script, const std::vector<std::string>& args, bool as_installed);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

@@ -13,7 +13,7 @@
 #include "datasets/dataset_registry.h"
 #include "datasets/idx_writer.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 namespace {
 
@@ -78,7 +78,7 @@ PeerMeasure parse_peer_output(const std::string& output, int exit_code) {
   return m;
 }
 
-PeerOptions peer_options(const ParsedArgs& args) {
+PeerOptions peer_options(const run::ParsedArgs& args) {
   PeerOptions o;
   o.script = args.get("peer-script", default_peer_script());
   o.as_installed = args.has("peer-as-installed");
@@ -86,7 +86,7 @@ PeerOptions peer_options(const ParsedArgs& args) {
     o.threads.clear();
     std::stringstream in(args.get("peer-threads"));
     for (std::string item; std::getline(in, item, ',');) {
-      std::int64_t n = parse_int(item, "--peer-threads");
+      std::int64_t n = run::parse_int(item, "--peer-threads");
       if (n < 1)
         throw std::invalid_argument("--peer-threads " + args.get("peer-threads") + ": '" + item +
                                     "' is not a positive thread count; expected a list like 1,2");
@@ -98,7 +98,7 @@ PeerOptions peer_options(const ParsedArgs& args) {
   return o;
 }
 
-std::vector<std::string> peer_arguments(const RunConfig& c, const std::string& model_file, const std::string& data_dir,
+std::vector<std::string> peer_arguments(const run::RunConfig& c, const std::string& model_file, const std::string& data_dir,
                                         std::int64_t iterations, int threads) {
   const auto& o = c.optimizer;
   const std::string d = data_dir + "/";
@@ -109,19 +109,19 @@ std::vector<std::string> peer_arguments(const RunConfig& c, const std::string& m
       "--iterations", std::to_string(iterations), "--warmup", "0", "--seed", std::to_string(c.seed),
       "--train-images", d + "train-images.idx", "--train-labels", d + "train-labels.idx",
       "--test-images", d + "test-images.idx", "--test-labels", d + "test-labels.idx",
-      "--optimizer", o.type, "--lr-policy", o.lr.policy, "--base-lr", number(o.lr.base_lr),
-      "--gamma", number(o.lr.gamma), "--power", number(o.lr.power), "--stepsize", std::to_string(o.lr.stepsize),
-      "--stepvalues", o.lr.stepvalues, "--momentum", number(o.momentum), "--dampening", number(o.dampening),
-      "--weight-decay", number(o.weight_decay), "--transform", c.transform, "--test-batch", std::to_string(c.test_batch),
+      "--optimizer", o.type, "--lr-policy", o.lr.policy, "--base-lr", run::number(o.lr.base_lr),
+      "--gamma", run::number(o.lr.gamma), "--power", run::number(o.lr.power), "--stepsize", std::to_string(o.lr.stepsize),
+      "--stepvalues", o.lr.stepvalues, "--momentum", run::number(o.momentum), "--dampening", run::number(o.dampening),
+      "--weight-decay", run::number(o.weight_decay), "--transform", c.transform, "--test-batch", std::to_string(c.test_batch),
       "--test-iterations", std::to_string(c.test_iterations), "--precision", c.precision};
   if (!c.test_transform.empty()) a.insert(a.end(), {"--test-transform", c.test_transform});
   if (c.shuffle) a.push_back("--shuffle");
   if (c.per_sample) a.push_back("--per-sample");
-  if (c.weight_average_decay > 0) a.insert(a.end(), {"--weight-average", number(c.weight_average_decay)});
+  if (c.weight_average_decay > 0) a.insert(a.end(), {"--weight-average", run::number(c.weight_average_decay)});
   return a;
 }
 
-void write_peer_data(const RunConfig& config, const std::string& dir) {
+void write_peer_data(const run::RunConfig& config, const std::string& dir) {
   datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
   if (config.validation_count > 0 && config.validation_count < data.train.count())
     datasets::split_tail(data.train, config.validation_count, data.train.name + "/validation");  // as prepare_run
@@ -131,7 +131,7 @@ void write_peer_data(const RunConfig& config, const std::string& dir) {
   datasets::write_idx_labels(dir + "/test-labels.idx", data.test);
 }
 
-PeerComparison compare_with_peer(const RunConfig& config, const CompareRow& row, const PeerOptions& options) {
+PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow& row, const PeerOptions& options) {
   PeerComparison p;
   p.framework = config.framework;
   p.model = config.model;
@@ -186,4 +186,4 @@ PeerComparison compare_with_peer(const RunConfig& config, const CompareRow& row,
   return p;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

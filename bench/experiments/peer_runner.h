@@ -16,7 +16,7 @@
 #include "bench/experiments/compare_table.h"
 #include "bench/run/run_config.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 // One run of the PyTorch script, as read from its last line.
 struct PeerMeasure {
@@ -56,19 +56,19 @@ struct PeerOptions {
   bool as_installed = false;  // false: PyTorch's best environment (kPeerBestEnv)
 };
 // --peer-threads LIST, --peer-script FILE, --peer-as-installed; throws naming a bad value.
-PeerOptions peer_options(const ParsedArgs& args);
+PeerOptions peer_options(const run::ParsedArgs& args);
 
 // The script's arguments for the recipe of `config`, trained for `iterations` steps at
 // `threads` on the IDX files in `data_dir`.
-std::vector<std::string> peer_arguments(const RunConfig& config, const std::string& model_file,
+std::vector<std::string> peer_arguments(const run::RunConfig& config, const std::string& model_file,
                                         const std::string& data_dir, std::int64_t iterations, int threads);
 
 // Writes the data (in a child process, so the parent's memory stays small for the next
 // framework's fork), runs the script at each thread count, removes the data.
-PeerComparison compare_with_peer(const RunConfig& config, const CompareRow& row, const PeerOptions& options);
+PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow& row, const PeerOptions& options);
 
 // Writes the data `config` trains and tests on as train-images.idx, train-labels.idx,
 // test-images.idx, test-labels.idx in `dir` (the validation split held out).
-void write_peer_data(const RunConfig& config, const std::string& dir);
+void write_peer_data(const run::RunConfig& config, const std::string& dir);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

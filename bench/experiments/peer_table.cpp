@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 namespace {
 
@@ -34,10 +34,10 @@ std::string peer_ratio_line(const PeerComparison& c) {
   const PeerMeasure* p = fastest_peer(c);
   if (!c.ablate_measured || !p) return c.model + ": " + missing_peer(c);
   const AblateMeasure& a = c.ablate;
-  return c.model + ": ratio ablate/pytorch images/s " + fmt("%.2f", a.images_per_s / p->images_per_s) + " (ablate " +
-         a.backend + " " + thr(a.threads) + " " + fmt("%.0f", a.images_per_s) + " vs pytorch " + thr(p->threads) + " " +
-         fmt("%.0f", p->images_per_s) + "); accuracy " + fmt("%.4f", a.accuracy) + " vs " + fmt("%.4f", p->accuracy) +
-         " (difference " + fmt("%.2f", 100 * (a.accuracy - p->accuracy)) + " points)";
+  return c.model + ": ratio ablate/pytorch images/s " + run::fmt("%.2f", a.images_per_s / p->images_per_s) + " (ablate " +
+         a.backend + " " + thr(a.threads) + " " + run::fmt("%.0f", a.images_per_s) + " vs pytorch " + thr(p->threads) + " " +
+         run::fmt("%.0f", p->images_per_s) + "); accuracy " + run::fmt("%.4f", a.accuracy) + " vs " + run::fmt("%.4f", p->accuracy) +
+         " (difference " + run::fmt("%.2f", 100 * (a.accuracy - p->accuracy)) + " points)";
 }
 
 std::string peer_text(const PeerComparison& c) {
@@ -45,12 +45,12 @@ std::string peer_text(const PeerComparison& c) {
   const std::string head = c.model + " (" + c.framework + "): ";
   if (c.ablate_measured)
     out << head << "ablate  " << c.ablate.backend << " " << thr(c.ablate.threads) << ": "
-        << fmt("%.0f", c.ablate.images_per_s) << " images/s, accuracy " << fmt("%.4f", c.ablate.accuracy)
-        << ", peak RSS " << mib_text(c.ablate.peak_rss_bytes) << ", " << c.ablate.iterations << " steps\n";
+        << run::fmt("%.0f", c.ablate.images_per_s) << " images/s, accuracy " << run::fmt("%.4f", c.ablate.accuracy)
+        << ", peak RSS " << run::mib_text(c.ablate.peak_rss_bytes) << ", " << c.ablate.iterations << " steps\n";
   for (const auto& m : c.peers) {
     if (!m.completed()) continue;
-    out << head << "pytorch " << m.torch_version << " " << thr(m.threads) << ": " << fmt("%.0f", m.images_per_s)
-        << " images/s, accuracy " << fmt("%.4f", m.accuracy) << ", peak RSS " << mib_text(m.peak_rss_bytes) << ", "
+    out << head << "pytorch " << m.torch_version << " " << thr(m.threads) << ": " << run::fmt("%.0f", m.images_per_s)
+        << " images/s, accuracy " << run::fmt("%.4f", m.accuracy) << ", peak RSS " << run::mib_text(m.peak_rss_bytes) << ", "
         << m.iterations << " steps\n";
   }
   out << peer_ratio_line(c) << "\n";
@@ -67,12 +67,12 @@ std::string peer_markdown(const std::vector<PeerComparison>& comparisons, const 
   for (const auto& c : comparisons) {
     if (c.ablate_measured)
       out << "| " << c.model << " | " << c.framework << " | ablate " << c.ablate.backend << " | " << c.ablate.threads
-          << " | " << fmt("%.0f", c.ablate.images_per_s) << " | " << fmt("%.4f", c.ablate.accuracy) << " | "
-          << mib_text(c.ablate.peak_rss_bytes) << " |\n";
+          << " | " << run::fmt("%.0f", c.ablate.images_per_s) << " | " << run::fmt("%.4f", c.ablate.accuracy) << " | "
+          << run::mib_text(c.ablate.peak_rss_bytes) << " |\n";
     for (const auto& m : c.peers)
       if (m.completed())
         out << "| " << c.model << " | " << c.framework << " | pytorch " << m.torch_version << " | " << m.threads << " | "
-            << fmt("%.0f", m.images_per_s) << " | " << fmt("%.4f", m.accuracy) << " | " << mib_text(m.peak_rss_bytes)
+            << run::fmt("%.0f", m.images_per_s) << " | " << run::fmt("%.4f", m.accuracy) << " | " << run::mib_text(m.peak_rss_bytes)
             << " |\n";
   }
   out << "\n";
@@ -81,4 +81,4 @@ std::string peer_markdown(const std::vector<PeerComparison>& comparisons, const 
   return out.str();
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

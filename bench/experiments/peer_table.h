@@ -11,7 +11,7 @@
 
 #include "bench/experiments/peer_runner.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 // The fastest completed PyTorch measure, or nullptr.
 const PeerMeasure* fastest_peer(const PeerComparison& c);
@@ -22,4 +22,4 @@ std::string peer_text(const PeerComparison& c);
 // The report's section for all models.
 std::string peer_markdown(const std::vector<PeerComparison>& comparisons, const std::string& environment);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

@@ -10,26 +10,26 @@
 #include <set>
 #include <sstream>
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 namespace {
 
 double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
-std::string point_of(const JsonValue& r) {
-  const JsonValue& p = r.at_path("sweep.point");
+std::string point_of(const run::JsonValue& r) {
+  const run::JsonValue& p = r.at_path("sweep.point");
   std::string s;
   for (const auto& [k, v] : p.members) s += (s.empty() ? "" : " ") + k + "=" + v.str();
   return s.empty() && !r["sweep"].is_null() ? "(defaults)" : s;
 }
 
-bool completed(const JsonValue& r) { return r["status"].str() == "completed"; }
+bool completed(const run::JsonValue& r) { return r["status"].str() == "completed"; }
 
-std::string tta(const JsonValue& r) {
-  const JsonValue& t = r.at_path("metrics.time_to_accuracy");
+std::string tta(const run::JsonValue& r) {
+  const run::JsonValue& t = r.at_path("metrics.time_to_accuracy");
   if (t["target"].is_null()) return "—";
-  if (t["train_time_s"].is_null()) return "not reached (" + fmt("%g", t["target"].num()) + ")";
-  return fmt("%.2f s", t["train_time_s"].num()) + " (" + fmt("%g", t["target"].num()) + ")";
+  if (t["train_time_s"].is_null()) return "not reached (" + run::fmt("%g", t["target"].num()) + ")";
+  return run::fmt("%.2f s", t["train_time_s"].num()) + " (" + run::fmt("%g", t["target"].num()) + ")";
 }
 
 struct Spread {
@@ -39,33 +39,33 @@ struct Spread {
     double mean = 0;
     for (double x : v) mean += x;
     mean /= static_cast<double>(v.size());
-    if (v.size() == 1) return fmt(f, mean);
+    if (v.size() == 1) return run::fmt(f, mean);
     double ss = 0;
     for (double x : v) ss += (x - mean) * (x - mean);
-    return fmt(f, mean) + " ± " + fmt(f, std::sqrt(ss / static_cast<double>(v.size() - 1)));
+    return run::fmt(f, mean) + " ± " + run::fmt(f, std::sqrt(ss / static_cast<double>(v.size() - 1)));
   }
 };
 
-void runs_table(std::ostringstream& md, const ResultsFile& results) {
+void runs_table(std::ostringstream& md, const run::ResultsFile& results) {
   md << "## Runs\n\n"
      << "| # | framework | strategy | backend | threads | batch | sweep point | status | train s | test s | accuracy | "
         "time to accuracy | peak RSS MiB | mean CPU |\n"
      << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   int i = 0;
   for (const auto& r : results.records) {
-    const JsonValue& c = r["config"];
-    const JsonValue& m = r["metrics"];
+    const run::JsonValue& c = r["config"];
+    const run::JsonValue& m = r["metrics"];
     std::string status = r["status"].str("?");
     md << "| " << ++i << " | " << c["framework"].str() << " | " << c["strategy"].str() << " | " << c["backend"].str()
        << " | " << c["threads"].str() << " | " << c["batch"].str() << " | " << point_of(r) << " | " << status << " | "
-       << fmt("%.2f", m["train_time_s"].num()) << " | " << fmt("%.2f", m["test_time_s"].num()) << " | "
-       << fmt("%.4f", m["accuracy"].num()) << " | " << tta(r) << " | " << fmt("%.1f", mib(m["peak_rss_bytes"].num()))
-       << " | " << fmt("%.2f", m["cpu_util"].num()) << " |\n";
+       << run::fmt("%.2f", m["train_time_s"].num()) << " | " << run::fmt("%.2f", m["test_time_s"].num()) << " | "
+       << run::fmt("%.4f", m["accuracy"].num()) << " | " << tta(r) << " | " << run::fmt("%.1f", mib(m["peak_rss_bytes"].num()))
+       << " | " << run::fmt("%.2f", m["cpu_util"].num()) << " |\n";
   }
   md << "\n";
 }
 
-void sweep_tables(std::ostringstream& md, const ResultsFile& results) {
+void sweep_tables(std::ostringstream& md, const run::ResultsFile& results) {
   // label -> point -> the completed repeats' figures, in the order first seen
   std::map<std::string, std::vector<std::string>> order;
   std::map<std::string, std::map<std::string, std::array<Spread, 4>>> groups;
@@ -93,7 +93,7 @@ void sweep_tables(std::ostringstream& md, const ResultsFile& results) {
   }
 }
 
-void correlations(std::ostringstream& md, const ResultsFile& results) {
+void correlations(std::ostringstream& md, const run::ResultsFile& results) {
   std::vector<double> batch, rss, cpu;
   for (const auto& r : results.records) {
     if (!completed(r)) continue;
@@ -101,7 +101,7 @@ void correlations(std::ostringstream& md, const ResultsFile& results) {
     rss.push_back(r.at_path("metrics.peak_rss_bytes").num());
     cpu.push_back(r.at_path("metrics.cpu_util").num());
   }
-  auto r_text = [](std::optional<double> r) { return r ? fmt("%+.3f", *r) : std::string("n/a (fewer than 3 runs or no variation)"); };
+  auto r_text = [](std::optional<double> r) { return r ? run::fmt("%+.3f", *r) : std::string("n/a (fewer than 3 runs or no variation)"); };
   md << "## Resource use against batch size\n\n"
      << "Pearson correlation over the " << batch.size() << " completed runs (the study reported that CPU and memory "
      << "use move with batch size):\n\n"
@@ -131,7 +131,7 @@ std::optional<double> pearson(const std::vector<double>& x, const std::vector<do
   return sxy / std::sqrt(sxx * syy);
 }
 
-std::string report_markdown(const ResultsFile& results, const std::string& source) {
+std::string report_markdown(const run::ResultsFile& results, const std::string& source) {
   std::ostringstream md;
   md << "# ablate report\n\nResults file: `" << source << "`: " << results.records.size() << " records";
   if (!results.damaged.empty()) {
@@ -146,4 +146,4 @@ std::string report_markdown(const ResultsFile& results, const std::string& sourc
   return md.str();
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

@@ -10,12 +10,12 @@
 
 #include "bench/run/results_reader.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 // Pearson's r of (x, y); empty with fewer than 3 pairs or no variance in either.
 std::optional<double> pearson(const std::vector<double>& x, const std::vector<double>& y);
 
 // The whole report.md for `results` (read from `source`).
-std::string report_markdown(const ResultsFile& results, const std::string& source);
+std::string report_markdown(const run::ResultsFile& results, const std::string& source);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

@@ -1,7 +1,7 @@
 // The study's default-settings results on Server 1, CPU (frameworks.md, "Results of the study").
 #include "bench/experiments/study_figures.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 const std::vector<StudyFigure>& study_figures(const std::string& family) {
   static const std::vector<StudyFigure> mnist = {
@@ -40,4 +40,4 @@ std::string study_label(const std::string& family) {
          "(Xeon E5-1620 3.6 GHz, 4 cores / 8 threads): for reference, not this machine or data set";
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

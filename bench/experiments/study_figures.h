@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 struct StudyFigure {
   std::string framework;
@@ -25,4 +25,4 @@ std::string study_dataset(const std::string& family);
 // The label printed with them.
 std::string study_label(const std::string& family);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

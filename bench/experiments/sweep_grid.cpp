@@ -7,11 +7,11 @@
 
 #include "bench/run/run_config.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 namespace {
-const OptionSpec* run_option(const std::string& key) {
-  static const std::vector<OptionSpec> options = run_options();
+const run::OptionSpec* run_option(const std::string& key) {
+  static const std::vector<run::OptionSpec> options = run::run_options();
   for (const auto& o : options)
     if (o.name == key) return &o;
   return nullptr;
@@ -82,13 +82,13 @@ std::string point_text(const std::map<std::string, std::string>& values) {
   return s;
 }
 
-ParsedArgs point_args(const SweepSpec& spec, const SweepPoint& point) {
-  ParsedArgs a;
+run::ParsedArgs point_args(const SweepSpec& spec, const SweepPoint& point) {
+  run::ParsedArgs a;
   a.values_ = spec.base;
   for (const auto& [k, v] : point.values) {
-    const OptionSpec* o = run_option(k);
+    const run::OptionSpec* o = run_option(k);
     if (o && o->metavar.empty()) {  // a flag without a value: on or off
-      if (parse_switch(v, "--vary " + k)) a.values_[k] = "true";
+      if (run::parse_switch(v, "--vary " + k)) a.values_[k] = "true";
       else a.values_.erase(k);
     } else {
       a.values_[k] = v;
@@ -114,4 +114,4 @@ std::vector<std::string> take_repeated(int argc, char** argv, const std::string&
   return taken;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

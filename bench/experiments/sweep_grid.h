@@ -10,7 +10,7 @@
 
 #include "bench/run/arg_parser.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 struct SweepFactor {
   std::string key;                  // a run flag without dashes: "batch"
@@ -44,9 +44,9 @@ std::string base_key(const SweepSpec& spec);
 // "batch=16 threads=2"; "(defaults)" for a point of no factor.
 std::string point_text(const std::map<std::string, std::string>& values);
 // The arguments `ablate run` would get for this point (flags without a value: on/off).
-ParsedArgs point_args(const SweepSpec& spec, const SweepPoint& point);
+run::ParsedArgs point_args(const SweepSpec& spec, const SweepPoint& point);
 
 // Takes every `--vary X` (or --vary=X) out of argv[0..argc) and returns them; `rest` keeps the others.
 std::vector<std::string> take_repeated(int argc, char** argv, const std::string& name, std::vector<char*>& rest);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

@@ -22,7 +22,7 @@
 #include "graph/distributed/work_queue.h"
 #include "graph/engine.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 namespace dist = graph::distributed;
 
@@ -35,7 +35,7 @@ std::string identity(const std::string& label_base, const std::map<std::string, 
 // The record's JSON line with the sweep member added before its closing brace.
 std::string with_sweep(const std::string& line, const SweepSpec& spec, const SweepPoint& point, const std::string& note,
                        int rank) {
-  JsonWriter w;
+  run::JsonWriter w;
   w.begin_object().field("label", spec.label).field("base", base_key(spec));
   w.key("point").begin_object();
   for (const auto& [k, v] : point.values) w.field(k, v);
@@ -95,9 +95,9 @@ Finished finished(const SweepSpec& spec, const SweepPoint& point, const std::str
 // `serve` runs while the child works (distributed: rank 0 answers the other ranks).
 std::string run_point(const SweepSpec& spec, const SweepPoint& point, bool verbose, int rank,
                       const std::function<void()>& serve) {
-  RunConfig config;
+  run::RunConfig config;
   try {
-    config = resolve_run_config(point_args(spec, point));
+    config = run::resolve_run_config(point_args(spec, point));
   } catch (const std::exception& e) {
     return outcome("failed", e.what());
   }
@@ -112,11 +112,11 @@ std::string run_point(const SweepSpec& spec, const SweepPoint& point, bool verbo
         if (::getppid() != sweep_process) throw std::runtime_error("the sweep's process ended before its run started");
         datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
         std::string note;
-        RunConfig c = config;
+        run::RunConfig c = config;
         c.validation_count = capped_validation(c.validation_count, data.train.count(), note);
         cap_length(c, data.train.count() - c.validation_count, spec.max_iterations, note);
-        RunResult result = train_and_test(c, std::move(data));
-        const std::string record = with_sweep(to_json_line(result), spec, point, note, rank);
+        run::RunResult result = run::train_and_test(c, std::move(data));
+        const std::string record = with_sweep(run::to_json_line(result), spec, point, note, rank);
         return outcome(result.status, note + (result.error.empty() ? "" : (note.empty() ? "" : "; ") + result.error),
                        result.metrics.accuracy, result.metrics.train_time_s, record);
       },
@@ -126,7 +126,7 @@ std::string run_point(const SweepSpec& spec, const SweepPoint& point, bool verbo
 
 // Appends the record of a finished run, prints its line and counts it.
 void conclude(const Finished& f, const std::string& out, const std::string& prefix, SweepTotals& totals) {
-  if (!f.record.empty()) append_record(out, f.record);
+  if (!f.record.empty()) run::append_record(out, f.record);
   const SweepRow& row = f.row;
   if (row.state == "completed" || row.state == "diverged")
     std::printf("%s%s: accuracy %.4f, training %.2f s%s%s\n", prefix.c_str(), row.state.c_str(), row.accuracy,
@@ -159,12 +159,12 @@ std::vector<PlannedRun> plan(const std::vector<SweepSpec>& specs) {
 // Reads `out` (reporting damaged lines, removing a partial last line) and returns the identities
 // of the runs it holds.
 std::set<std::string> runs_done(const std::string& out) {
-  check_writable(out);
-  ResultsFile existing = read_results(out);
+  run::check_writable(out);
+  run::ResultsFile existing = run::read_results(out);
   for (const auto& d : existing.damaged)
     std::printf("results file %s: line %lld is damaged and skipped (%s)\n", out.c_str(), static_cast<long long>(d.line),
                 d.reason.c_str());
-  if (drop_partial_last_line(out))
+  if (run::drop_partial_last_line(out))
     std::printf("results file %s: removed its partial last line (a run cut short); that run will run again\n", out.c_str());
   std::set<std::string> done;
   for (const auto& r : existing.records) {
@@ -263,9 +263,9 @@ std::int64_t capped_validation(std::int64_t validation_count, std::int64_t train
   return cap;
 }
 
-void cap_length(RunConfig& config, std::int64_t train_count, std::int64_t max_iterations, std::string& note) {
+void cap_length(run::RunConfig& config, std::int64_t train_count, std::int64_t max_iterations, std::string& note) {
   if (max_iterations <= 0) return;
-  resolve_length(config, train_count);
+  run::resolve_length(config, train_count);
   if (config.iterations <= max_iterations) return;
   note += (note.empty() ? "" : "; ") + std::string("length capped from ") + std::to_string(config.iterations) + " to " +
           std::to_string(max_iterations) + " iterations (--max-iterations)";
@@ -273,9 +273,9 @@ void cap_length(RunConfig& config, std::int64_t train_count, std::int64_t max_it
   config.epochs = 0;
 }
 
-std::string run_identity(const JsonValue& record) {
-  const JsonValue& s = record["sweep"];
-  if (s.kind != JsonValue::Kind::object) return "";
+std::string run_identity(const run::JsonValue& record) {
+  const run::JsonValue& s = record["sweep"];
+  if (s.kind != run::JsonValue::Kind::object) return "";
   std::map<std::string, std::string> point;
   for (const auto& [k, v] : s["point"].members) point[k] = v.str();
   return identity(s["base"].str(), point, static_cast<int>(s["repeat"].num(-1)));
@@ -317,4 +317,4 @@ std::vector<SweepRow> run_sweeps(const std::vector<SweepSpec>& specs, const std:
   return over_ranks ? run_over_ranks(runs, out, verbose, totals) : run_in_this_process(runs, out, verbose, totals);
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

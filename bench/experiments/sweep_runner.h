@@ -25,7 +25,7 @@
 #include "bench/run/run_config.h"
 #include "bench/experiments/sweep_grid.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 
 struct SweepRow {
   std::string label;
@@ -40,7 +40,7 @@ struct SweepTotals {
 };
 
 // The identity of a run in a results file, from the record's "sweep" member ("" without one).
-std::string run_identity(const JsonValue& record);
+std::string run_identity(const run::JsonValue& record);
 std::string run_identity(const SweepSpec& spec, const SweepPoint& point);
 
 // Whether this sweep is spread over the ranks of an MPI job (initializes MPI when started by a
@@ -58,8 +58,8 @@ std::vector<SweepRow> run_sweeps(const std::vector<SweepSpec>& specs, const std:
 
 // --max-iterations: resolves the length on `train_count` images and cuts it to `max_iterations`
 // (> 0), adding to `note` when it did.
-void cap_length(RunConfig& config, std::int64_t train_count, std::int64_t max_iterations, std::string& note);
+void cap_length(run::RunConfig& config, std::int64_t train_count, std::int64_t max_iterations, std::string& note);
 // The validation count a run may hold out of `train_count` images (see above); sets `note`.
 std::int64_t capped_validation(std::int64_t validation_count, std::int64_t train_count, std::string& note);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

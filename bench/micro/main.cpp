@@ -40,7 +40,7 @@ std::string fixed(double value, int digits) {
 }
 
 void add_context() {
-  for (const auto& [key, value] : ablate::bench::capture_environment().values)
+  for (const auto& [key, value] : ablate::bench::run::capture_environment().values)
     benchmark::AddCustomContext(key, value);
   for (const auto& [name, version] : ablate::micro::usable_backends())
     benchmark::AddCustomContext("backend." + name, version);

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 std::int64_t parse_int(const std::string& text, const std::string& what) {
   errno = 0;
@@ -99,4 +99,4 @@ std::string ArgParser::help() const {
   return out.str();
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

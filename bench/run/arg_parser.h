@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 struct OptionSpec {
   std::string name;     // without the dashes: "batch"
@@ -43,4 +43,4 @@ class ArgParser {
 std::int64_t parse_int(const std::string& text, const std::string& what);
 double parse_double(const std::string& text, const std::string& what);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -8,7 +8,7 @@
 
 #include "graph/distributed/communicator.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 namespace dist = graph::distributed;
 
@@ -78,4 +78,4 @@ void record_distributed(const RunConfig& c, const dist::GradientAverager* averag
   result.engine.counters.emplace_back("allreduce_buckets", static_cast<double>(averager->buckets()));
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

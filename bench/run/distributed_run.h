@@ -14,7 +14,7 @@
 #include "graph/distributed/data_parallel.h"
 #include "graph/engine.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 // Reads --distributed, --allreduce and --bucket-mb; with --distributed initializes MPI, sets
 // rank and ranks, checks that the global batch divides by the ranks, and quiets ranks > 0.
@@ -34,4 +34,4 @@ double global_loss(const RunConfig& config, double local_loss);
 void record_distributed(const RunConfig& config, const graph::distributed::GradientAverager* averager,
                         RunResult& result);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

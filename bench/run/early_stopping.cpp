@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 bool EarlyStopping::validated(std::int64_t iter, double error) {
   if (!(error < best_error_)) return false;
@@ -14,4 +14,4 @@ bool EarlyStopping::validated(std::int64_t iter, double error) {
   return true;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

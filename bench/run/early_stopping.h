@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 struct EarlyStoppingRule {
   std::int64_t patience = 0;          // iterations; 0: no early stopping
@@ -49,4 +49,4 @@ class EarlyStopping {
   std::int64_t best_iteration_ = -1;
 };
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <thread>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 namespace {
 std::string cpu_model() {
@@ -38,4 +38,4 @@ Environment capture_environment() {
   return env;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 struct Environment {
   std::map<std::string, std::string> values;  // key -> value, written as JSON strings
@@ -17,4 +17,4 @@ struct Environment {
 // build's compiler, type and git revision.
 Environment capture_environment();
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

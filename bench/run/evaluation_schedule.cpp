@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 namespace {
 // Whole periods of `period_images` completed after `done` iterations of `batch` images.
@@ -45,4 +45,4 @@ std::int64_t EvaluationSchedule::tests_in(std::int64_t iterations) const {
   return test_interval > 0 ? iterations / test_interval : 0;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

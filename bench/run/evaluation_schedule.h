@@ -12,7 +12,7 @@
 
 #include "bench/run/run_config.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 struct EvaluationSchedule {
   std::int64_t test_interval = 0;
@@ -30,4 +30,4 @@ struct EvaluationSchedule {
   std::int64_t tests_in(std::int64_t iterations) const;
 };
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

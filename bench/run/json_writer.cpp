@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 std::string json_escape(const std::string& s) {
   std::string out;
@@ -99,4 +99,4 @@ JsonWriter& JsonWriter::null() {
   return *this;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

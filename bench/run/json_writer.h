@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 class JsonWriter {
  public:
@@ -34,4 +34,4 @@ class JsonWriter {
 
 std::string json_escape(const std::string& s);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

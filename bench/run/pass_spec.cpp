@@ -7,7 +7,7 @@
 
 #include "graph/static/passes.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 namespace {
 
@@ -68,4 +68,4 @@ std::vector<std::string> disabled_passes(const PassSpec& spec, const std::vector
   return out;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 struct PassSpec {
   bool keep_all = true;            // "all[,-x...]": `names` are dropped; else `names` are kept
@@ -28,4 +28,4 @@ std::vector<std::string> disabled_passes(const PassSpec& spec, const std::vector
 // memory planning). Must match graph/static's pass_names() (graph/static/passes.h).
 const std::vector<std::string>& static_pass_names();
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

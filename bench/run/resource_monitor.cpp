@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 namespace {
 
@@ -119,4 +119,4 @@ std::vector<ResourceSample> ResourceMonitor::samples() const {
   return samples_;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -11,7 +11,7 @@
 
 #include "kernels/tensor.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 struct ResourceSample {
   double elapsed_s = 0;
@@ -60,4 +60,4 @@ class ResourceMonitor {
   const kernels::Allocator* device_ = nullptr;
 };
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

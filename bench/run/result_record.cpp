@@ -12,7 +12,7 @@
 
 #include "bench/run/json_writer.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 namespace {
 
@@ -203,4 +203,4 @@ void append_record(const std::string& path, const std::string& line) {
     throw std::runtime_error("results file " + path + ": short write (" + std::strerror(err) + ")");
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -24,7 +24,7 @@
 #include "bench/run/run_timing.h"
 #include "graph/engine.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 struct CurvePoint {
   std::int64_t iteration = 0;  // iterations completed
@@ -101,4 +101,4 @@ void append_record(const std::string& path, const std::string& line);
 // Checks before a long run that `path` can be appended to (creates it if absent).
 void check_writable(const std::string& path);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 namespace {
 
@@ -225,4 +225,4 @@ bool drop_partial_last_line(const std::string& path) {
   return true;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 class JsonValue {
  public:
@@ -52,4 +52,4 @@ ResultsFile read_results(const std::string& path);
 // next append starts on a line of its own. Returns true when it truncated.
 bool drop_partial_last_line(const std::string& path);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

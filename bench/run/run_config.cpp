@@ -16,7 +16,7 @@
 #include "kernels/registry.h"
 #include "models/preset.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 std::vector<OptionSpec> run_options() {
   return {
@@ -336,4 +336,4 @@ void resolve_length(RunConfig& c, std::int64_t train_count) {
                                 " iterations; give --iterations N or --epochs X");
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -13,7 +13,7 @@
 #include "bench/run/arg_parser.h"
 #include "graph/optim/optimizer_config.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 struct RunConfig {
   std::string framework = "caffe";
@@ -90,4 +90,4 @@ void resolve_length(RunConfig& config, std::int64_t train_count);
 int parse_thread_count(const std::string& text, const std::string& what);  // N or 'all'
 bool parse_switch(const std::string& text, const std::string& what);       // on/off, true/false, yes/no, 1/0
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -9,7 +9,7 @@
 #include "models/flops.h"
 #include "models/memory_estimate.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 namespace {
 
@@ -80,4 +80,4 @@ void finish_profile(const PreparedRun& run, RunResult& result) {
   }
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

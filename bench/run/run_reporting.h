@@ -8,7 +8,7 @@
 #include "bench/run/result_record.h"
 #include "bench/run/training_loop.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 // What was applied: strategy, backend and version, threads, transforms, the strategy switches.
 void fill_resolved(const PreparedRun& run, std::map<std::string, std::string>& resolved);
@@ -21,4 +21,4 @@ void fill_mfu(const PreparedRun& run, double peak_flops, RunMetrics& metrics);
 // With --profile: the Chrome trace file, and the per-op totals (slowest first) in the record.
 void finish_profile(const PreparedRun& run, RunResult& result);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -11,7 +11,7 @@
 
 #include "bench/run/text_format.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 namespace {
 
@@ -129,4 +129,4 @@ void install_stop_handlers() {
 int stop_signal() { return g_stop_signal.load(); }
 void clear_stop_signal() { g_stop_signal.store(0); }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

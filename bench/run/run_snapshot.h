@@ -13,7 +13,7 @@
 #include "bench/run/result_record.h"
 #include "bench/run/run_config.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 // The factors that must be equal for a snapshot to continue a run, as "key value" lines.
 std::string snapshot_fingerprint(const RunConfig& config);
@@ -35,4 +35,4 @@ void install_stop_handlers();
 int stop_signal();  // 0 until SIGINT or SIGTERM arrived
 void clear_stop_signal();  // for tests
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 TimingFigures uniform_timing(const TimingSegments& s) { return {s.train_s, s.final_test_s}; }
 
@@ -38,4 +38,4 @@ bool TimeToAccuracy::observe(double acc, std::int64_t it, double uniform_s, doub
   return true;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 struct TimingSegments {
   double train_s = 0;         // training iterations, loader waits included
@@ -57,4 +57,4 @@ struct TimeToAccuracy {
   bool observe(double accuracy, std::int64_t iteration, double train_s, double framework_train_s);
 };
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

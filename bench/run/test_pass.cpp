@@ -9,7 +9,7 @@
 
 #include "bench/run/training_loop.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 TestSummary test_pass(graph::Engine& engine, const datasets::ImageSet& test, const datasets::Transform& transform,
                       std::int64_t batch, std::int64_t batches, kernels::DType dtype) {
@@ -43,4 +43,4 @@ TestSummary test_pass(graph::Engine& engine, const datasets::ImageSet& test, con
   return s;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 // The shortest natural form of a number in messages: %g ("0.001", "1e+06", "64").
 inline std::string number(double v) {
@@ -28,4 +28,4 @@ inline std::string mib_text(std::int64_t bytes, int decimals = 0) {
   return fmt(format, static_cast<double>(bytes) / (1024.0 * 1024.0));
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -26,7 +26,7 @@
 #include "kernels/registry.h"
 #include "models/memory_estimate.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 namespace {
 
@@ -478,4 +478,4 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   return result;
 }
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

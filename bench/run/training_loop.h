@@ -21,7 +21,7 @@
 #include "kernels/trace_recorder.h"
 #include "models/model_spec.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 
 struct TestSummary {
   double accuracy = 0, loss = 0, seconds = 0;
@@ -55,4 +55,4 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
 // A loss that is not finite stops the run with status "diverged".
 RunResult train_and_test(RunConfig config, datasets::TrainTest data);
 
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
 
 namespace {
 ParsedArgs parse(std::vector<std::string> words) {

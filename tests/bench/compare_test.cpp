@@ -18,7 +18,8 @@
 #include "bench/experiments/compare_table.h"
 
 namespace fs = std::filesystem;
-using namespace ablate::bench;
+using namespace ablate::bench::run;
+using namespace ablate::bench::experiments;
 
 namespace {
 

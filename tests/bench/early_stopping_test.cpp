@@ -6,7 +6,7 @@
 
 #include <map>
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-using ablate::bench::JsonWriter;
+using ablate::bench::run::JsonWriter;
 
 TEST(JsonWriter, NestedObjectsAndArraysHaveCommasInTheRightPlaces) {
   JsonWriter w;

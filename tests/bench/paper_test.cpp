@@ -8,7 +8,8 @@
 #include "bench/run/results_reader.h"
 #include "command_runner.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
+using namespace ablate::bench::experiments;
 using ablate::bench::testing::CommandTest;
 
 namespace {

@@ -8,7 +8,7 @@
 #include "bench/experiments/peer_runner.h"
 #include "bench/experiments/peer_table.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 namespace {
 
 const char* kResult =
@@ -93,7 +93,7 @@ TEST(PeerTable, NotComparablePrintsNoNumber) {
 }
 
 TEST(PeerArguments, CarryTheResolvedRecipe) {
-  RunConfig c;
+  run::RunConfig c;
   c.model = "lenet";
   c.batch = 64;
   c.seed = 7;
@@ -124,4 +124,4 @@ TEST(PeerArguments, CarryTheResolvedRecipe) {
 }
 
 }  // namespace
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

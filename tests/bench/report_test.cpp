@@ -13,7 +13,8 @@
 #include "bench/run/result_record.h"
 #include "command_runner.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
+using namespace ablate::bench::experiments;
 using ablate::bench::testing::CommandTest;
 namespace fs = std::filesystem;
 

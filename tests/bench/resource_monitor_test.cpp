@@ -7,7 +7,7 @@
 
 #include "bench/run/resource_monitor.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 namespace {
 
 TEST(ResourceMonitor, SamplesAWatchedAllocatorsLiveBytes) {
@@ -41,4 +41,4 @@ TEST(ResourceMonitor, WithoutADeviceNoDeviceSamples) {
 }
 
 }  // namespace
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

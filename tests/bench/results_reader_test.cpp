@@ -9,7 +9,7 @@
 
 #include "bench/run/results_reader.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
 
 TEST(JsonParser, ReadsEveryKindOfValue) {
   JsonValue v = parse_json(R"( {"a": [1, -2.5e1, true, false, null], "s": "q\"\\\/\n\u00e9", "o": {"x": {"y": 3}}} )");

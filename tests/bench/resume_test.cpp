@@ -21,7 +21,7 @@
 
 namespace fs = std::filesystem;
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 namespace {
 
 class Resume : public ::testing::Test {
@@ -138,4 +138,4 @@ TEST_F(Resume, SnapshotOfAnotherConfigurationIsRefused) {
 }
 
 }  // namespace
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

@@ -14,7 +14,7 @@
 
 #include "bench/run/pass_spec.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
 
 namespace {
 

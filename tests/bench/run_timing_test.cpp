@@ -12,7 +12,8 @@
 #include "bench/run/training_loop.h"
 #include "tiny_run.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
+namespace tiny = ablate::bench::tiny;
 
 namespace {
 

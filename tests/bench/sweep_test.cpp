@@ -14,7 +14,8 @@
 #include "command_runner.h"
 #include "tiny_run.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
+using namespace ablate::bench::experiments;
 using ablate::bench::testing::CommandTest;
 
 TEST(SweepGrid, ExpandsTheCartesianProductWithRepeats) {

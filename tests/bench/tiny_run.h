@@ -42,8 +42,8 @@ inline datasets::TrainTest tiny_data(std::int64_t train = 300) {
 }
 
 // A resolved configuration that trains the tiny model quickly.
-inline RunConfig tiny_config() {
-  RunConfig c;
+inline run::RunConfig tiny_config() {
+  run::RunConfig c;
   c.framework = "caffe";
   c.model = tiny_model_path();
   c.strategy = "layerwise";
