@@ -23,7 +23,7 @@
 #include "bench/experiments/peer_runner.h"
 #include "bench/experiments/peer_table.h"
 #include "bench/run/run_config.h"
-#include "bench/run/training_loop.h"
+#include "bench/run/run_configuration.h"
 #include "datasets/dataset_registry.h"
 #include "graph/engine.h"
 #include "models/embedded_files.h"
@@ -183,12 +183,8 @@ experiments::FactorChoice budget_factor(std::vector<Plan>& plans, double budget_
 experiments::CompareRow run_plan(const Plan& p) {
   experiments::CompareRow row = p.row;
   const run::RunConfig config = p.config;
-  experiments::ChildOutcome o = experiments::run_in_child([&] {
-    datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
-    run::RunResult result = run::train_and_test(config, std::move(data));
-    if (!config.out.empty()) run::append_record(config.out, run::to_json_line(result));
-    return experiments::to_text(experiments::row_from_result(result));
-  });
+  experiments::ChildOutcome o = experiments::run_in_child(
+      [&] { return experiments::to_text(experiments::row_from_result(run::run_configuration(config).result)); });
   if (!o.ok) {
     row.state = "failed";
     row.note = o.error;

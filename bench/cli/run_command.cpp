@@ -1,5 +1,5 @@
-// `ablate run`: resolves a configuration, loads the data, trains, tests, prints a summary and
-// appends the result record.
+// `ablate run`: resolves a configuration, runs it end to end (run_configuration.h: loads the data,
+// trains, tests, appends the result record) and prints a summary.
 #include <cstdio>
 #include <utility>
 
@@ -7,8 +7,7 @@
 #include "bench/run/text_format.h"
 #include "bench/run/run_config.h"
 #include "bench/run/run_snapshot.h"
-#include "bench/run/training_loop.h"
-#include "datasets/dataset_registry.h"
+#include "bench/run/run_configuration.h"
 
 namespace ablate::bench::cli {
 
@@ -25,8 +24,7 @@ int run_command(int argc, char** argv) {
   }
   run::RunConfig config = run::resolve_run_config(args);
   if (!config.out.empty()) run::check_writable(config.out);  // fail now, not after hours of training
-  datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
-  run::RunResult result = run::train_and_test(config, std::move(data));
+  run::RunResult result = run::run_configuration(config).result;
   if (result.config.rank != 0) return result.status == "completed" ? 0 : 3;  // --distributed: rank 0 reports
 
   const run::RunMetrics& m = result.metrics;
@@ -78,10 +76,7 @@ int run_command(int argc, char** argv) {
       std::printf("\n");
     }
   }
-  if (!config.out.empty()) {
-    run::append_record(config.out, run::to_json_line(result));
-    std::printf("  result appended to %s\n", config.out.c_str());
-  }
+  if (!config.out.empty()) std::printf("  result appended to %s\n", config.out.c_str());
   if (result.status != "completed") {
     std::fprintf(stderr, "error: training %s: %s\n", result.status.c_str(), result.error.c_str());
     if (result.status == "interrupted") return 128 + run::stop_signal();  // 130 for SIGINT, 143 for SIGTERM

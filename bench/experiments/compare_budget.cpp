@@ -10,7 +10,8 @@
 #include <stdexcept>
 
 #include "bench/run/evaluation_schedule.h"
-#include "bench/run/training_loop.h"
+#include "bench/run/prepared_run.h"
+#include "bench/run/test_pass.h"
 #include "datasets/dataset_registry.h"
 #include "datasets/loader.h"
 

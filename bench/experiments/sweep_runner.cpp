@@ -16,7 +16,7 @@
 #include "bench/run/json_writer.h"
 #include "bench/run/result_record.h"
 #include "bench/run/run_config.h"
-#include "bench/run/training_loop.h"
+#include "bench/run/run_configuration.h"
 #include "datasets/dataset_registry.h"
 #include "graph/distributed/communicator.h"
 #include "graph/distributed/work_queue.h"
@@ -110,15 +110,17 @@ std::string run_point(const SweepSpec& spec, const SweepPoint& point, bool verbo
         dist::leave_in_forked_child();  // a run of a distributed sweep is one process, outside the MPI job
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // and it ends with the sweep's process (the forking thread is its main one)
         if (::getppid() != sweep_process) throw std::runtime_error("the sweep's process ended before its run started");
-        datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
         std::string note;
-        run::RunConfig c = config;
-        c.validation_count = capped_validation(c.validation_count, data.train.count(), note);
-        cap_length(c, data.train.count() - c.validation_count, spec.max_iterations, note);
-        run::RunResult result = run::train_and_test(c, std::move(data));
-        const std::string record = with_sweep(run::to_json_line(result), spec, point, note, rank);
+        run::RunHooks hooks;
+        hooks.fit_to_data = [&](run::RunConfig& c, const datasets::TrainTest& data) {
+          c.validation_count = capped_validation(c.validation_count, data.train.count(), note);
+          cap_length(c, data.train.count() - c.validation_count, spec.max_iterations, note);
+        };
+        hooks.annotate = [&](const std::string& record) { return with_sweep(record, spec, point, note, rank); };
+        const run::RunOutcome done = run::run_configuration(config, hooks);  // config.out is empty: rank 0 appends
+        const run::RunResult& result = done.result;
         return outcome(result.status, note + (result.error.empty() ? "" : (note.empty() ? "" : "; ") + result.error),
-                       result.metrics.accuracy, result.metrics.train_time_s, record);
+                       result.metrics.accuracy, result.metrics.train_time_s, done.record);
       },
       serve);
   return o.ok ? o.text : outcome("failed", o.error);

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "bench/run/result_record.h"
-#include "bench/run/training_loop.h"
+#include "bench/run/prepared_run.h"
 
 namespace ablate::bench::run {
 

@@ -1,4 +1,4 @@
-// One pass over the test set (training_loop.h): the images in order, in batches of `batch`
+// One pass over the test set (test_pass.h): the images in order, in batches of `batch`
 // (the last one shorter), each through the run's test transform and the engine's evaluate;
 // accuracy and mean loss over the images, and the pass's wall time. Every framework's
 // evaluation protocol (test interval, batches, whole set or Caffe's test_iter) calls this.
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "bench/run/training_loop.h"
+#include "bench/run/test_pass.h"
 
 namespace ablate::bench::run {
 

@@ -1,0 +1,23 @@
+// One configuration end to end (run_configuration.h).
+#include "bench/run/run_configuration.h"
+
+#include <utility>
+
+#include "bench/run/training_loop.h"
+#include "datasets/dataset_registry.h"
+
+namespace ablate::bench::run {
+
+RunOutcome run_configuration(RunConfig config, const RunHooks& hooks) {
+  datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
+  if (hooks.fit_to_data) hooks.fit_to_data(config, data);
+  RunOutcome outcome;
+  outcome.result = train_and_test(std::move(config), std::move(data));
+  outcome.record = to_json_line(outcome.result);
+  if (hooks.annotate) outcome.record = hooks.annotate(outcome.record);
+  const RunConfig& done = outcome.result.config;
+  if (!done.out.empty() && done.rank == 0) append_record(done.out, outcome.record);
+  return outcome;
+}
+
+}  // namespace ablate::bench::run
