@@ -1,7 +1,6 @@
 // `ablate compare`: the study's first experiment. Trains the four frameworks with their
-// default recipes, one after another, each in its own process (child_process.h) and each
-// resolved by resolve_run_config exactly as `ablate run --framework F` would, then prints the
-// study's table: training time, testing time, accuracy, time to a target accuracy, peak RSS
+// default recipes, one after another, each in its own process and each resolved exactly as
+// `ablate run --framework F` would (experiments/compare_plan.h), then prints the study's table: training time, testing time, accuracy, time to a target accuracy, peak RSS
 // and mean CPU per framework, next to the study's published figures. `--budget quick`
 // shortens every length by one common factor (compare_budget.h); `--budget full` runs the
 // defaults as they are.
@@ -14,28 +13,21 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "bench/experiments/child_process.h"
-#include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
-#include "bench/experiments/compare_budget.h"
-#include "bench/experiments/compare_table.h"
+#include "bench/experiments/compare_plan.h"
 #include "bench/experiments/peer_process.h"
 #include "bench/experiments/peer_runner.h"
 #include "bench/experiments/peer_table.h"
+#include "bench/run/environment.h"
 #include "bench/run/run_config.h"
-#include "bench/run/run_configuration.h"
+#include "bench/run/text_format.h"
 #include "datasets/dataset_registry.h"
-#include "graph/engine.h"
-#include "models/embedded_files.h"
-#include "models/preset.h"
 
 namespace ablate::bench::cli {
 
 namespace {
 
-const std::vector<std::string> kFrameworks = {"caffe", "torch", "tensorflow", "theano"};
 constexpr double kQuickBudgetS = 480;  // about 8 minutes on the 2-core machine
-constexpr double kWarmupS = 1.0;       // timed training per framework's warm-up
 
 std::vector<run::OptionSpec> compare_options() {
   return {
@@ -62,136 +54,11 @@ std::vector<run::OptionSpec> compare_options() {
   };
 }
 
-// A target each framework's default should pass on the data set, so time-to-accuracy compares.
-double default_target(const std::string& dataset) {
-  if (dataset == "mnist") return 0.98;
-  if (dataset == "fashion-mnist") return 0.85;
-  if (dataset == "cifar10") return 0.70;
-  return 0.9;  // synthetic
-}
-
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) out.push_back(item);
   return out;
-}
-
-// One framework's place in the comparison.
-struct Plan {
-  experiments::CompareRow row;
-  bool runnable = false;
-  run::ParsedArgs args;     // as `ablate run` would get them
-  run::RunConfig unscaled;  // the default length
-  run::RunConfig config;    // the length to run
-};
-
-run::ParsedArgs run_args(const std::string& framework, const run::ParsedArgs& compare, double target) {
-  run::ParsedArgs a;
-  a.values_["framework"] = framework;
-  a.values_["dataset"] = compare.get("dataset", "fashion-mnist");
-  for (const char* k : {"data", "timing", "backend", "threads", "seed", "out"})
-    if (compare.has(k)) a.values_[k] = compare.get(k);
-  if (compare.has("quiet")) a.values_["quiet"] = "true";
-  a.values_["target-accuracy"] = run::number(target);
-  return a;
-}
-
-std::string command_of(const run::ParsedArgs& a) {
-  std::string cmd = "ablate run";
-  for (const char* k : {"framework", "dataset", "data", "backend", "threads", "scale", "target-accuracy", "timing", "seed",
-                        "out"})
-    if (a.has(k)) cmd += std::string(" --") + k + " " + a.get(k);
-  return cmd;
-}
-
-std::string length_text(const run::RunConfig& unscaled, const run::RunConfig& scaled) {
-  if (unscaled.epochs > 0) {
-    if (scaled.length_scale == 1) return run::number(unscaled.epochs) + " epochs";
-    return run::number(scaled.epochs) + " of " + run::number(unscaled.epochs) + " epochs";
-  }
-  if (scaled.length_scale == 1) return std::to_string(unscaled.iterations) + " iterations";
-  return std::to_string(scaled.iterations) + " of " + std::to_string(unscaled.iterations) + " iterations";
-}
-
-Plan plan_framework(const std::string& framework, const std::string& family, const run::ParsedArgs& compare, double target) {
-  Plan p;
-  p.row.framework = framework;
-  p.args = run_args(framework, compare, target);
-  const std::string preset = models::preset_name(framework, family);
-  if (!models::embedded_file("presets/" + preset + ".preset")) {
-    p.row.state = "not run";
-    p.row.note = "no preset " + preset + " in this build yet";
-    return p;
-  }
-  try {
-    p.unscaled = run::resolve_run_config(p.args);
-  } catch (const std::exception& e) {
-    p.row.state = "failed";
-    p.row.note = e.what();
-    return p;
-  }
-  if (!graph::strategy_built(p.unscaled.strategy)) {
-    p.row.state = "not run";
-    p.row.note = "the " + p.unscaled.strategy + " strategy is not built yet";
-    return p;
-  }
-  p.runnable = true;
-  return p;
-}
-
-// Sets every runnable plan's scaled configuration and command.
-void apply_factor(std::vector<Plan>& plans, double factor) {
-  for (auto& p : plans) {
-    if (!p.runnable) continue;
-    if (factor != 1) p.args.values_["scale"] = run::number(factor);
-    p.config = run::resolve_run_config(p.args);
-    p.row.command = command_of(p.args);
-    p.row.length = length_text(p.unscaled, p.config);
-  }
-}
-
-// --budget quick|SECONDS: warm every runnable framework up in its own process, then choose.
-experiments::FactorChoice budget_factor(std::vector<Plan>& plans, double budget_s, std::chrono::steady_clock::time_point t0) {
-  std::vector<run::RunConfig> configs;
-  std::vector<experiments::WarmupMeasure> measures;
-  for (auto& p : plans) {
-    if (!p.runnable) continue;
-    std::printf("warm-up %-10s ", p.row.framework.c_str());
-    std::fflush(stdout);
-    run::RunConfig quiet_config = p.unscaled;
-    quiet_config.quiet = true;
-    experiments::ChildOutcome o = experiments::run_in_child([&] { return experiments::to_text(experiments::measure_warmup(quiet_config, kWarmupS)); });
-    if (!o.ok) {
-      std::printf("failed: %s\n", o.error.c_str());
-      p.runnable = false;
-      p.row.state = "failed";
-      p.row.note = "warm-up: " + o.error;
-      continue;
-    }
-    experiments::WarmupMeasure m = experiments::warmup_from_text(o.text);
-    std::printf("%8.0f training images/s, %8.0f evaluation images/s, set-up %.1f s\n", m.train_images_per_s,
-                m.eval_images_per_s, m.setup_s);
-    configs.push_back(p.unscaled);
-    measures.push_back(m);
-  }
-  const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (configs.empty()) return {};
-  return experiments::choose_factor(configs, measures, std::max(1.0, budget_s - spent));
-}
-
-experiments::CompareRow run_plan(const Plan& p) {
-  experiments::CompareRow row = p.row;
-  const run::RunConfig config = p.config;
-  experiments::ChildOutcome o = experiments::run_in_child(
-      [&] { return experiments::to_text(experiments::row_from_result(run::run_configuration(config).result)); });
-  if (!o.ok) {
-    row.state = "failed";
-    row.note = o.error;
-    return row;
-  }
-  experiments::read_measurements(o.text, row);
-  return row;
 }
 
 }  // namespace
@@ -212,7 +79,8 @@ int compare_command(int argc, char** argv) {
   std::vector<std::string> frameworks = split_list(args.get("frameworks", "caffe,torch,tensorflow,theano"));
   if (frameworks.empty()) throw std::invalid_argument("--frameworks '': expected some of caffe, torch, tensorflow, theano");
   for (std::size_t i = 0; i < frameworks.size(); ++i) {
-    if (std::find(kFrameworks.begin(), kFrameworks.end(), frameworks[i]) == kFrameworks.end())
+    const auto& known = experiments::compare_frameworks();
+    if (std::find(known.begin(), known.end(), frameworks[i]) == known.end())
       throw std::invalid_argument("--frameworks " + args.get("frameworks") + ": '" + frameworks[i] +
                                   "' is not one of caffe, torch, tensorflow, theano");
     if (std::find(frameworks.begin(), frameworks.begin() + static_cast<long>(i), frameworks[i]) != frameworks.begin() + static_cast<long>(i))
@@ -222,7 +90,7 @@ int compare_command(int argc, char** argv) {
   summary.dataset = dataset;
   summary.family = family;
   summary.timing = args.get("timing", "uniform");
-  summary.target_accuracy = args.has("target-accuracy") ? args.get_double("target-accuracy", 0) : default_target(dataset);
+  summary.target_accuracy = args.has("target-accuracy") ? args.get_double("target-accuracy", 0) : experiments::default_target(dataset);
   if (!(summary.target_accuracy >= 0 && summary.target_accuracy <= 1))
     throw std::invalid_argument("--target-accuracy " + args.get("target-accuracy") + ": expected an accuracy in [0, 1]");
   if (summary.timing != "uniform" && summary.timing != "framework")
@@ -244,8 +112,8 @@ int compare_command(int argc, char** argv) {
   const experiments::PeerOptions peer_opts = experiments::peer_options(args);  // a bad --peer-threads fails before any run
   std::vector<experiments::PeerComparison> peers;
 
-  std::vector<Plan> plans;
-  for (const auto& f : frameworks) plans.push_back(plan_framework(f, family, args, summary.target_accuracy));
+  std::vector<experiments::ComparePlan> plans;
+  for (const auto& f : frameworks) plans.push_back(experiments::plan_framework(f, family, args, summary.target_accuracy));
 
   if (args.has("scale")) {
     summary.factor = args.get_double("scale", 1);
@@ -257,12 +125,12 @@ int compare_command(int argc, char** argv) {
     summary.factor_note = "the defaults as they are";
   } else {
     summary.budget = budget == "quick" ? "budget quick (" + run::number(budget_s) + " s)" : "budget " + run::number(budget_s) + " s";
-    experiments::FactorChoice choice = budget_factor(plans, budget_s, t0);
+    experiments::FactorChoice choice = experiments::budget_factor(plans, budget_s, t0);
     summary.factor = choice.factor;
     summary.factor_note = (choice.fits ? "estimated " : "the shortest lengths, still over budget: estimated ") +
                           run::number(std::round(choice.estimate_s)) + " s of runs from each framework's warm-up speed";
   }
-  apply_factor(plans, summary.factor);
+  experiments::apply_factor(plans, summary.factor);
 
   std::printf("ablate compare on %s, %s: length factor %s for every framework\n", dataset.c_str(),
               summary.budget.c_str(), run::number(summary.factor).c_str());
@@ -280,7 +148,7 @@ int compare_command(int argc, char** argv) {
       continue;
     }
     std::printf("\n[%zu/%zu] %s\n", index, plans.size(), p.row.command.c_str());
-    rows.push_back(run_plan(p));
+    rows.push_back(experiments::run_plan(p));
     if (with_peers) {
       std::printf("PyTorch yardstick for %s, %s thread(s)\n", p.row.framework.c_str(), args.get("peer-threads", "1,2").c_str());
       peers.push_back(experiments::compare_with_peer(p.config, rows.back(), peer_opts));
