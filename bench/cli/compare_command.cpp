@@ -89,12 +89,10 @@ int compare_command(int argc, char** argv) {
   experiments::CompareSummary summary;
   summary.dataset = dataset;
   summary.family = family;
-  summary.timing = args.get("timing", "uniform");
   summary.target_accuracy = args.has("target-accuracy") ? args.get_double("target-accuracy", 0) : experiments::default_target(dataset);
   if (!(summary.target_accuracy >= 0 && summary.target_accuracy <= 1))
     throw std::invalid_argument("--target-accuracy " + args.get("target-accuracy") + ": expected an accuracy in [0, 1]");
-  if (summary.timing != "uniform" && summary.timing != "framework")
-    throw std::invalid_argument("--timing " + summary.timing + ": expected uniform or framework");
+  summary.timing = run::parse_timing(args.get("timing", "uniform"), "--timing");
   args.get_int("seed", 1, 0);  // a malformed seed or thread count fails here, not in every row
   if (args.has("threads")) run::parse_thread_count(args.get("threads"), "--threads");
   const std::string budget = args.get("budget", "quick");

@@ -12,6 +12,7 @@
 #include "bench/run/arg_parser.h"
 #include "bench/cli/commands.h"
 #include "bench/run/run_config.h"
+#include "bench/run/strategy_switches.h"
 #include "graph/static/graph_dump.h"
 #include "graph/static/passes.h"
 #include "kernels/registry.h"
@@ -70,12 +71,8 @@ int graph_command(int argc, char** argv) {
   if (!args.has("dot") || args.get("dot").empty()) throw std::invalid_argument("--dot FILE is required (see ablate graph --help)");
   const run::RunConfig config = run::resolve_run_config(args);
   const models::ModelSpec spec = models::load_model(config.model);
-  graph::EngineOptions options;
-  options.batch = config.batch;
-  options.dtype = kernels::parse_dtype(config.precision);
-  options.seed = config.seed;
-  options.optimizer = config.optimizer;
-  options.disabled_passes = split_list(args.get("passes-off", ""));
+  graph::EngineOptions options = run::engine_options(config);
+  options.disabled_passes = split_list(args.get("passes-off", ""));  // this command's switch, not the preset's
   auto backend = kernels::make_backend("reference", 1);
   const auto dump = graph::static_graph::dump_training_graph(spec, options, *backend);
 

@@ -31,21 +31,22 @@ int run_command(int argc, char** argv) {
   std::printf("\nsummary: %s %s on %s (%s strategy, %s backend, %s threads, %s)\n", result.config.framework.c_str(),
               result.config.model.c_str(), result.config.dataset.c_str(), result.resolved["strategy"].c_str(),
               result.resolved["backend"].c_str(), result.resolved["threads_applied"].c_str(),
-              result.config.precision.c_str());
+              kernels::dtype_name(result.config.precision));
   std::printf("  status            %s%s%s\n", result.status.c_str(), result.error.empty() ? "" : ": ",
               result.error.c_str());
   std::printf("  iterations        %lld of batch %lld\n", static_cast<long long>(m.iterations_done),
               static_cast<long long>(result.config.batch));
-  std::printf("  timing            %s (printed)%s\n", m.timing.c_str(),
+  const bool framework_timing = m.timing == run::Timing::framework;
+  std::printf("  timing            %s (printed)%s\n", run::timing_name(m.timing),
               m.has_framework_timing ? "; both recorded" : "; the framework has no timing rule");
   std::printf("  training time     %.2f s (%.0f images/s)\n", m.train_time_s, m.images_per_s);
   std::printf("  testing time      %.2f s (%s; %.2f s in all %lld test passes)\n", m.test_time_s,
-              m.timing == "framework" ? "as the framework counted it" : "final pass", m.test_time_total_s,
+              framework_timing ? "as the framework counted it" : "final pass", m.test_time_total_s,
               static_cast<long long>(m.test_passes));
   if (m.has_framework_timing) {
-    const run::TimingFigures& other = m.timing == "framework" ? m.uniform : m.framework;
+    const run::TimingFigures& other = framework_timing ? m.uniform : m.framework;
     std::printf("  %-17s training %.2f s, testing %.2f s\n",
-                m.timing == "framework" ? "uniform timing" : "framework timing", other.train_s, other.test_s);
+                framework_timing ? "uniform timing" : "framework timing", other.train_s, other.test_s);
   }
   std::printf("  test accuracy     %.4f\n", m.accuracy);
   const run::TimeToAccuracy& t = m.time_to_accuracy;

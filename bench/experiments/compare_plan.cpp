@@ -8,7 +8,6 @@
 #include "bench/experiments/child_process.h"
 #include "bench/run/run_configuration.h"
 #include "bench/run/text_format.h"
-#include "graph/engine.h"
 #include "models/embedded_files.h"
 #include "models/preset.h"
 
@@ -76,11 +75,6 @@ ComparePlan plan_framework(const std::string& framework, const std::string& fami
   } catch (const std::exception& e) {
     p.row.state = "failed";
     p.row.note = e.what();
-    return p;
-  }
-  if (!graph::strategy_built(p.unscaled.strategy)) {
-    p.row.state = "not run";
-    p.row.note = "the " + p.unscaled.strategy + " strategy is not built yet";
     return p;
   }
   p.runnable = true;

@@ -48,8 +48,8 @@ Cells measured_cells(const CompareRow& r) {
 
 std::string target_header(double target) { return target > 0 ? "to " + run::fmt("%g", target) : "to target"; }
 
-std::string timing_line(const std::string& timing) {
-  if (timing == "framework")
+std::string timing_line(run::Timing timing) {
+  if (timing == run::Timing::framework)
     return "framework timing: each framework's times as its own script counted them (as the study's figures)";
   return "uniform timing: training = the training iterations alone (loader waits included, every evaluation "
          "excluded); testing = the final pass over the test set";
@@ -67,7 +67,7 @@ CompareRow row_from_result(const run::RunResult& r) {
   row.test_s = m.test_time_s;
   row.accuracy = m.accuracy;
   row.reached = m.time_to_accuracy.reached;
-  row.time_to_target_s = m.timing == "framework" ? m.time_to_accuracy.framework_train_s : m.time_to_accuracy.train_s;
+  row.time_to_target_s = m.timing == run::Timing::framework ? m.time_to_accuracy.framework_train_s : m.time_to_accuracy.train_s;
   row.target_iteration = m.time_to_accuracy.iteration;
   row.iterations = r.config.iterations;
   row.iterations_done = m.iterations_done;

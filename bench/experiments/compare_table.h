@@ -42,7 +42,7 @@ struct CompareSummary {
   std::string budget;       // "quick", "full", "120 s", "--scale 0.05"
   std::string factor_note;  // how the factor was chosen
   double factor = 1;
-  std::string timing = "uniform";
+  run::Timing timing = run::Timing::uniform;
   double target_accuracy = 0;
   double wall_s = 0;        // the whole comparison
 };

@@ -113,11 +113,12 @@ std::vector<std::string> peer_arguments(const run::RunConfig& c, const std::stri
       "--gamma", run::number(o.lr.gamma), "--power", run::number(o.lr.power), "--stepsize", std::to_string(o.lr.stepsize),
       "--stepvalues", o.lr.stepvalues, "--momentum", run::number(o.momentum), "--dampening", run::number(o.dampening),
       "--weight-decay", run::number(o.weight_decay), "--transform", c.transform, "--test-batch", std::to_string(c.test_batch),
-      "--test-iterations", std::to_string(c.test_iterations), "--precision", c.precision};
+      "--test-iterations", std::to_string(c.test_iterations), "--precision", kernels::dtype_name(c.precision)};
   if (!c.test_transform.empty()) a.insert(a.end(), {"--test-transform", c.test_transform});
   if (c.shuffle) a.push_back("--shuffle");
-  if (c.per_sample) a.push_back("--per-sample");
-  if (c.weight_average_decay > 0) a.insert(a.end(), {"--weight-average", run::number(c.weight_average_decay)});
+  if (c.switches.per_sample) a.push_back("--per-sample");
+  if (c.switches.weight_average_decay > 0)
+    a.insert(a.end(), {"--weight-average", run::number(c.switches.weight_average_decay)});
   return a;
 }
 
@@ -135,9 +136,9 @@ PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow&
   PeerComparison p;
   p.framework = config.framework;
   p.model = config.model;
-  p.ablate.backend = config.backend;
-  p.ablate.precision = config.precision;
-  p.ablate.threads = config.threads;
+  p.ablate.backend = config.backend.name;
+  p.ablate.precision = kernels::dtype_name(config.precision);
+  p.ablate.threads = config.backend.threads;
   if (!row.measured() || row.iterations_done <= 0 || row.uniform_train_s <= 0) {
     p.note = "no ablate run to compare with (" + row.state + (row.note.empty() ? "" : ": " + row.note) + ")";
     return p;

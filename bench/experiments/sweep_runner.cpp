@@ -20,7 +20,6 @@
 #include "datasets/dataset_registry.h"
 #include "graph/distributed/communicator.h"
 #include "graph/distributed/work_queue.h"
-#include "graph/engine.h"
 
 namespace ablate::bench::experiments {
 
@@ -101,7 +100,6 @@ std::string run_point(const SweepSpec& spec, const SweepPoint& point, bool verbo
   } catch (const std::exception& e) {
     return outcome("failed", e.what());
   }
-  if (!graph::strategy_built(config.strategy)) return outcome("not run", "the " + config.strategy + " strategy is not built yet");
   config.quiet = !verbose;
   config.out.clear();
   const pid_t sweep_process = ::getpid();

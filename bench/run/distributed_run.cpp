@@ -12,7 +12,7 @@ namespace ablate::bench::run {
 
 namespace dist = graph::distributed;
 
-void resolve_distributed(RunConfig& c, const ParsedArgs& args) {
+void read_distributed_flags(RunConfig& c, const ParsedArgs& args) {
   c.distributed = args.has("distributed");
   if (args.has("allreduce")) c.allreduce = args.get("allreduce");
   if (args.has("bucket-mb")) c.bucket_mb = args.get_double("bucket-mb", 25);
@@ -25,6 +25,10 @@ void resolve_distributed(RunConfig& c, const ParsedArgs& args) {
   dist::check_allreduce_name(c.allreduce, "--allreduce");
   if (!(c.bucket_mb > 0) || !std::isfinite(c.bucket_mb))
     throw std::invalid_argument("--bucket-mb " + std::to_string(c.bucket_mb) + ": expected a positive size in MiB");
+}
+
+void join_distributed(RunConfig& c) {
+  if (!c.distributed) return;
   dist::init();
   c.rank = dist::rank();
   c.ranks = dist::size();

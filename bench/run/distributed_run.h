@@ -16,9 +16,11 @@
 
 namespace ablate::bench::run {
 
-// Reads --distributed, --allreduce and --bucket-mb; with --distributed initializes MPI, sets
-// rank and ranks, checks that the global batch divides by the ranks, and quiets ranks > 0.
-void resolve_distributed(RunConfig& config, const ParsedArgs& args);
+// Reads and checks --distributed, --allreduce and --bucket-mb (resolution: no side effects).
+void read_distributed_flags(RunConfig& config, const ParsedArgs& args);
+// With --distributed, when the run starts: initializes MPI, sets rank and ranks, checks that the
+// global batch divides by the ranks, and quiets ranks > 0. Nothing without --distributed.
+void join_distributed(RunConfig& config);
 
 // The per-rank training batch.
 std::int64_t local_batch(const RunConfig& config);

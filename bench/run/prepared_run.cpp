@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/run/distributed_run.h"
 #include "bench/run/run_reporting.h"
+#include "bench/run/strategy_switches.h"
 #include "kernels/profiling_backend.h"
-#include "kernels/registry.h"
 
 namespace ablate::bench::run {
 
@@ -47,10 +46,7 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
   }
   resolve_length(cfg, run->data.train.count());
 
-  run->backend = kernels::make_backend(cfg.backend, cfg.threads);
-  if (cfg.deterministic && !run->backend->make_deterministic())
-    throw std::invalid_argument("--deterministic: backend '" + cfg.backend + "' cannot promise bit-identical runs (" +
-                                run->backend->library_version() + ")");
+  run->backend = make_backend(cfg.backend);
   run->spec = models::load_model(cfg.model);
   // Statistics of fitted rules (mean image, global standardisation) come from the training
   // part only: the validation images were held out above.
@@ -60,28 +56,16 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
                             : datasets::parse_transform(cfg.test_transform, run->data.train, cfg.seed);
   check_input_shape(run->spec, run->transform, run->data.train);
   check_input_shape(run->spec, run->test_transform, run->data.test);
-  run->dtype = kernels::parse_dtype(cfg.precision);
+  run->dtype = cfg.precision;
   check_memory(*run);
 
-  graph::EngineOptions options;
-  options.dtype = run->dtype;
-  options.batch = local_batch(cfg);  // --distributed: this rank's slice of the global batch
-  options.seed = cfg.seed;
-  options.first_sample = cfg.rank * local_batch(cfg);  // --distributed: the slice's dropout masks
-  options.optimizer = cfg.optimizer;
-  options.weight_average_decay = cfg.weight_average_decay;
-  options.caching_allocator = cfg.caching_allocator;
-  options.per_sample = cfg.per_sample;
-  options.disabled_passes = cfg.disabled_passes;
-  options.executor = cfg.executor;
-  options.inter_op_threads = cfg.inter_op_threads;
   kernels::Backend* engine_backend = run->backend.get();
   if (!cfg.profile.empty()) {
     run->trace = std::make_unique<kernels::TraceRecorder>();
     run->profiled = std::make_unique<kernels::ProfilingBackend>(*run->backend, *run->trace);
     engine_backend = run->profiled.get();
   }
-  run->engine = graph::make_engine(cfg.strategy, run->spec, *engine_backend, options);
+  run->engine = make_engine(cfg, run->spec, *engine_backend);
   return run;
 }
 

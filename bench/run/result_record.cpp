@@ -19,8 +19,9 @@ namespace {
 void write_config(JsonWriter& w, const RunConfig& c) {
   w.key("config").begin_object();
   w.field("framework", c.framework).field("preset", c.preset).field("dataset", c.dataset);
-  w.field("data_dir", c.data_dir).field("model", c.model).field("strategy", c.strategy);
-  w.field("backend", c.backend).field("threads", c.threads).field("precision", c.precision);
+  w.field("data_dir", c.data_dir).field("model", c.model).field("strategy", strategy_name(c.strategy));
+  w.field("backend", c.backend.name).field("threads", c.backend.threads);
+  w.field("precision", kernels::dtype_name(c.precision));
   w.key("optimizer").begin_object();
   w.field("type", c.optimizer.type).field("base_lr", c.optimizer.lr.base_lr);
   w.field("lr_policy", c.optimizer.lr.policy).field("gamma", c.optimizer.lr.gamma);
@@ -42,9 +43,10 @@ void write_config(JsonWriter& w, const RunConfig& c) {
   w.key("target_accuracy");
   if (c.target_accuracy > 0) w.value(c.target_accuracy);
   else w.null();
-  w.field("timing", c.timing).field("weight_average_decay", c.weight_average_decay);
-  w.field("caching_allocator", c.caching_allocator).field("per_sample", c.per_sample);
-  w.field("passes", c.passes).field("executor", c.executor).field("inter_op_threads", c.inter_op_threads);
+  const StrategySwitches& s = c.switches;
+  w.field("timing", timing_name(c.timing)).field("weight_average_decay", s.weight_average_decay);
+  w.field("caching_allocator", s.caching_allocator).field("per_sample", s.per_sample);
+  w.field("passes", s.passes).field("executor", executor_name(s.executor)).field("inter_op_threads", s.inter_op_threads);
   w.end_object();
 }
 
@@ -128,7 +130,7 @@ std::string to_json_line(const RunResult& r) {
   w.end_object();
   const auto& m = r.metrics;
   w.key("metrics").begin_object();
-  w.field("timing", m.timing);
+  w.field("timing", timing_name(m.timing));
   w.field("train_time_s", m.train_time_s).field("test_time_s", m.test_time_s);
   w.field("test_time_total_s", m.test_time_total_s).field("test_passes", m.test_passes);
   write_timings(w, m);

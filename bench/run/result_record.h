@@ -46,7 +46,7 @@ struct EarlyStoppingResult {
 };
 
 struct RunMetrics {
-  std::string timing = "uniform";  // which figures train_time_s and test_time_s hold
+  Timing timing = Timing::uniform;  // which figures train_time_s and test_time_s hold
   double train_time_s = 0, test_time_s = 0;
   double test_time_total_s = 0;    // every test pass
   TimingFigures uniform, framework;

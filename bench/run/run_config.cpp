@@ -13,7 +13,6 @@
 #include "bench/run/pass_spec.h"
 #include "bench/run/run_timing.h"
 #include "datasets/dataset_registry.h"
-#include "kernels/registry.h"
 #include "models/preset.h"
 
 namespace ablate::bench::run {
@@ -86,6 +85,12 @@ bool parse_switch(const std::string& text, const std::string& what) {
   throw std::invalid_argument(what + " " + text + ": expected on or off");
 }
 
+kernels::DType parse_precision(const std::string& text, const std::string& what) {
+  if (text == "f32") return kernels::DType::f32;
+  if (text == "f64") return kernels::DType::f64;
+  throw std::invalid_argument(what + " '" + text + "': expected f32 or f64");
+}
+
 namespace {
 
 // Where each value came from, keyed by its preset key: "--patience" or
@@ -104,7 +109,13 @@ class Origins {
   std::map<std::string, std::string> map_;
 };
 
-void apply_preset(RunConfig& c, const models::Preset& p, Origins& origins) {
+// Names checked once every source has applied (a preset's bad name that a flag replaces is no
+// error), then parsed into RunConfig's typed fields.
+struct Names {
+  std::string strategy, precision = "f32", executor = "sequential", timing = "uniform";
+};
+
+void apply_preset(RunConfig& c, Names& names, const models::Preset& p, Origins& origins) {
   auto where = [&](const std::string& key) {
     auto it = p.lines.find(key);
     return p.source + ":" + (it == p.lines.end() ? std::string("?") : std::to_string(it->second)) + ": " + key;
@@ -124,10 +135,10 @@ void apply_preset(RunConfig& c, const models::Preset& p, Origins& origins) {
   };
   text("framework", c.framework);
   text("model", c.model);
-  text("strategy", c.strategy);
-  text("backend", c.backend);
-  if (p.has("threads")) c.threads = parse_thread_count(p.get("threads"), where("threads"));
-  text("precision", c.precision);
+  text("strategy", names.strategy);
+  text("backend", c.backend.name);
+  if (p.has("threads")) c.backend.threads = parse_thread_count(p.get("threads"), where("threads"));
+  text("precision", names.precision);
   text("optimizer", c.optimizer.type);
   c.optimizer.lr.base_lr = num("base_lr", c.optimizer.lr.base_lr);
   text("lr_policy", c.optimizer.lr.policy);
@@ -157,17 +168,18 @@ void apply_preset(RunConfig& c, const models::Preset& p, Origins& origins) {
   c.patience_increase = num("patience_increase", c.patience_increase);
   c.improvement_threshold = num("improvement_threshold", c.improvement_threshold);
   c.target_accuracy = num("target_accuracy", c.target_accuracy);
-  c.weight_average_decay = num("weight_average_decay", c.weight_average_decay);
-  flag("per_sample", c.per_sample);
-  flag("caching_allocator", c.caching_allocator);
-  text("executor", c.executor);
-  if (p.has("inter_op_threads")) c.inter_op_threads = parse_thread_count(p.get("inter_op_threads"), where("inter_op_threads"));
-  text("passes", c.passes);
+  StrategySwitches& s = c.switches;
+  s.weight_average_decay = num("weight_average_decay", s.weight_average_decay);
+  flag("per_sample", s.per_sample);
+  flag("caching_allocator", s.caching_allocator);
+  text("executor", names.executor);
+  if (p.has("inter_op_threads")) s.inter_op_threads = parse_thread_count(p.get("inter_op_threads"), where("inter_op_threads"));
+  text("passes", s.passes);
   if (p.has("seed")) c.seed = static_cast<std::uint64_t>(count("seed", 1));
 }
 
 // Flags override the preset; each records its origin under the preset key it overrides.
-void apply_flags(RunConfig& c, const ParsedArgs& args, Origins& origins) {
+void apply_flags(RunConfig& c, Names& names, const ParsedArgs& args, Origins& origins) {
   auto given = [&](const std::string& flag, const std::string& key) {
     if (!args.has(flag)) return false;
     origins.set(key, "--" + flag);
@@ -175,10 +187,10 @@ void apply_flags(RunConfig& c, const ParsedArgs& args, Origins& origins) {
   };
   const std::int64_t any = -(1LL << 62);  // range checks come later, naming the origin
   if (given("model", "model")) c.model = args.get("model");
-  if (given("strategy", "strategy")) c.strategy = args.get("strategy");
-  if (given("backend", "backend")) c.backend = args.get("backend");
-  if (given("threads", "threads")) c.threads = parse_thread_count(args.get("threads"), "--threads");
-  if (given("precision", "precision")) c.precision = args.get("precision");
+  if (given("strategy", "strategy")) names.strategy = args.get("strategy");
+  if (given("backend", "backend")) c.backend.name = args.get("backend");
+  if (given("threads", "threads")) c.backend.threads = parse_thread_count(args.get("threads"), "--threads");
+  if (given("precision", "precision")) names.precision = args.get("precision");
   if (given("iterations", "iterations")) {
     c.iterations = args.get_int("iterations", 0, 0);
     c.epochs = 0;
@@ -215,15 +227,16 @@ void apply_flags(RunConfig& c, const ParsedArgs& args, Origins& origins) {
   if (given("target-accuracy", "target_accuracy")) c.target_accuracy = args.get_double("target-accuracy", 0);
   if (given("train-accuracy-interval", "train_accuracy_interval"))
     c.train_accuracy_interval = args.get_int("train-accuracy-interval", 0, 0);
-  if (given("timing", "timing")) c.timing = args.get("timing");
-  if (given("weight-average", "weight_average_decay")) c.weight_average_decay = args.get_double("weight-average", 0);
+  if (given("timing", "timing")) names.timing = args.get("timing");
+  StrategySwitches& s = c.switches;
+  if (given("weight-average", "weight_average_decay")) s.weight_average_decay = args.get_double("weight-average", 0);
   if (given("caching-allocator", "caching_allocator"))
-    c.caching_allocator = parse_switch(args.get("caching-allocator"), "--caching-allocator");
-  if (given("per-sample", "per_sample")) c.per_sample = true;
-  if (given("passes", "passes")) c.passes = args.get("passes");
-  if (given("executor", "executor")) c.executor = args.get("executor");
+    s.caching_allocator = parse_switch(args.get("caching-allocator"), "--caching-allocator");
+  if (given("per-sample", "per_sample")) s.per_sample = true;
+  if (given("passes", "passes")) s.passes = args.get("passes");
+  if (given("executor", "executor")) names.executor = args.get("executor");
   if (given("inter-op-threads", "inter_op_threads"))
-    c.inter_op_threads = parse_thread_count(args.get("inter-op-threads"), "--inter-op-threads");
+    s.inter_op_threads = parse_thread_count(args.get("inter-op-threads"), "--inter-op-threads");
   if (given("seed", "seed")) c.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0));
   c.out = args.get("out", "");
   c.profile = args.get("profile", "");
@@ -231,14 +244,14 @@ void apply_flags(RunConfig& c, const ParsedArgs& args, Origins& origins) {
   c.snapshot_every = args.get_int("snapshot-every", 0, 0);
   c.resume = args.get("resume", "");
   c.memory_check = !args.has("no-memory-check");
-  c.deterministic = args.has("deterministic");
+  c.backend.deterministic = args.has("deterministic");
   if (args.has("check-gradients"))
     c.optimizer.check_gradients = parse_switch(args.get("check-gradients"), "--check-gradients");
   c.quiet = args.has("quiet");
 }
 
 // Every value in range, and the combinations that make sense; errors name the origin.
-void check(RunConfig& c, Origins& origins) {
+void check(RunConfig& c, const Names& names, Origins& origins) {
   auto fail = [&](const std::string& key, const std::string& value, const std::string& expected) {
     throw std::invalid_argument(origins.of(key) + " " + value + ": " + expected);
   };
@@ -246,18 +259,9 @@ void check(RunConfig& c, Origins& origins) {
   if (c.test_batch <= 0) fail("test_batch", std::to_string(c.test_batch), "expected a positive count (test batch size)");
   if (c.optimizer.lr.base_lr <= 0 || !std::isfinite(c.optimizer.lr.base_lr))
     fail("base_lr", number(c.optimizer.lr.base_lr), "expected a positive learning rate");
-  if (c.precision != "f32" && c.precision != "f64") fail("precision", "'" + c.precision + "'", "expected f32 or f64");
-  const auto strategies = {"layerwise", "dynamic", "static"};
-  if (std::find(strategies.begin(), strategies.end(), c.strategy) == strategies.end())
-    fail("strategy", "'" + c.strategy + "'", "not known; the strategies are: layerwise, dynamic, static");
-  const auto backends = kernels::backend_names();
-  if (std::find(backends.begin(), backends.end(), c.backend) == backends.end()) {
-    try {
-      kernels::make_backend(c.backend);  // its error lists the known backends
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(origins.of("backend") + ": " + e.what());
-    }
-  }
+  c.precision = parse_precision(names.precision, origins.of("precision"));
+  c.strategy = parse_strategy(names.strategy, origins.of("strategy"));
+  check_backend_name(c.backend.name, origins.of("backend"));
   graph::validate(c.optimizer);
   if (c.test_interval_epochs < 0)
     fail("test_interval_epochs", number(c.test_interval_epochs), "expected a non-negative number of epochs");
@@ -266,12 +270,12 @@ void check(RunConfig& c, Origins& origins) {
     fail("improvement_threshold", number(c.improvement_threshold), "expected a factor in (0, 1]");
   if (!(c.target_accuracy >= 0 && c.target_accuracy <= 1))
     fail("target_accuracy", number(c.target_accuracy), "expected an accuracy in [0, 1] (a fraction; 0: none)");
-  if (!(c.weight_average_decay >= 0 && c.weight_average_decay < 1))
-    fail("weight_average_decay", number(c.weight_average_decay), "expected a decay in [0, 1) (0: off)");
-  if (c.executor != "sequential" && c.executor != "parallel")
-    fail("executor", "'" + c.executor + "'", "expected sequential or parallel");
-  if (c.timing != "uniform" && c.timing != "framework") fail("timing", "'" + c.timing + "'", "expected uniform or framework");
-  if (c.timing == "framework" && !has_framework_timing(c.framework))
+  StrategySwitches& s = c.switches;
+  if (!(s.weight_average_decay >= 0 && s.weight_average_decay < 1))
+    fail("weight_average_decay", number(s.weight_average_decay), "expected a decay in [0, 1) (0: off)");
+  s.executor = parse_executor(names.executor, origins.of("executor"));
+  c.timing = parse_timing(names.timing, origins.of("timing"));
+  if (c.timing == Timing::framework && !has_framework_timing(c.framework))
     fail("timing", "framework", "framework '" + c.framework + "' has no timing rule (known: caffe, tensorflow, torch, theano)");
   if (c.validation_interval > 0 && c.validation_count == 0)
     fail("validation_interval", std::to_string(c.validation_interval),
@@ -279,21 +283,17 @@ void check(RunConfig& c, Origins& origins) {
   if (c.patience > 0 && c.validation_interval == 0)
     fail("patience", std::to_string(c.patience),
          "early stopping needs validation passes, but " + origins.of("validation_interval") + " is 0");
-  c.disabled_passes = disabled_passes(parse_pass_spec(c.passes, origins.of("passes")), static_pass_names(),
+  s.disabled_passes = disabled_passes(parse_pass_spec(s.passes, origins.of("passes")), static_pass_names(),
                                       origins.of("passes"));
 
   // Strategy switches: a flag the strategy does not use is an error; a preset's is recorded.
-  struct Switch {
-    const char* key;
-    const char* strategy;
-  };
-  for (const Switch& s : {Switch{"caching_allocator", "dynamic"}, Switch{"per_sample", "dynamic"},
-                          Switch{"passes", "static"}, Switch{"executor", "static"}, Switch{"inter_op_threads", "static"}}) {
-    if (!origins.given(s.key) || c.strategy == s.strategy) continue;
-    if (origins.from_flag(s.key))
-      throw std::invalid_argument(origins.of(s.key) + ": the " + c.strategy + " strategy does not use it (only " +
-                                  s.strategy + " does)");
-    c.unused_options.push_back(s.key);
+  for (const std::string& key : strategy_switch_keys()) {
+    const Strategy owner = switch_strategy(key);
+    if (!origins.given(key) || c.strategy == owner) continue;
+    if (origins.from_flag(key))
+      throw std::invalid_argument(origins.of(key) + ": the " + strategy_name(c.strategy) + " strategy does not use it (only " +
+                                  strategy_name(owner) + " does)");
+    c.unused_options.push_back(key);
   }
 }
 
@@ -309,20 +309,21 @@ void apply_length_scale(RunConfig& c, double scale) {
 
 RunConfig resolve_run_config(const ParsedArgs& args) {
   RunConfig c;
+  Names names;
   Origins origins;
   c.framework = args.get("framework", "caffe");
   c.dataset = args.get("dataset", "fashion-mnist");
   c.data_dir = args.get("data", "");
   std::string family = datasets::dataset_family(c.dataset, c.data_dir);  // throws on an unknown data set
   c.preset = args.get("preset", models::preset_name(c.framework, family));
-  apply_preset(c, models::load_preset(c.preset), origins);
+  apply_preset(c, names, models::load_preset(c.preset), origins);
   if (c.framework == "tensorflow" && family == "mnist") {
     c.train_accuracy_interval = 100;  // mnist_deep.py: `if i % 100 == 0: train_accuracy = accuracy.eval(...)`
     origins.set("train_accuracy_interval", "train_accuracy_interval (TensorFlow's MNIST script)");
   }
-  apply_flags(c, args, origins);
-  check(c, origins);
-  resolve_distributed(c, args);
+  apply_flags(c, names, args, origins);
+  check(c, names, origins);
+  read_distributed_flags(c, args);
   if (args.has("scale")) apply_length_scale(c, args.get_double("scale", 1));
   return c;
 }

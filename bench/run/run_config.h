@@ -11,7 +11,11 @@
 #include <vector>
 
 #include "bench/run/arg_parser.h"
+#include "bench/run/backend_settings.h"
+#include "bench/run/run_timing.h"
+#include "bench/run/strategy_switches.h"
 #include "graph/optim/optimizer_config.h"
+#include "kernels/tensor.h"
 
 namespace ablate::bench::run {
 
@@ -20,9 +24,10 @@ struct RunConfig {
   std::string preset;            // name or file it came from
   std::string dataset = "fashion-mnist", data_dir;
   std::string model;             // zoo name or file
-  std::string strategy, backend;
-  int threads = 1;
-  std::string precision = "f32";
+  Strategy strategy = Strategy::layerwise;
+  StrategySwitches switches;     // the strategy's (strategy_switches.h)
+  BackendSettings backend;       // name, threads, determinism (backend_settings.h)
+  kernels::DType precision = kernels::DType::f32;
   graph::OptimizerConfig optimizer;
   std::int64_t batch = 64;
   std::int64_t iterations = 0;   // resolved from epochs when the preset counts epochs
@@ -46,39 +51,34 @@ struct RunConfig {
   // (inside its timed loop); 0: never. Derived from the framework: tensorflow on MNIST data.
   std::int64_t train_accuracy_interval = 0;
   double target_accuracy = 0;            // time-to-accuracy target (fraction); 0: none
-  std::string timing = "uniform";        // uniform | framework: which timing is printed
+  Timing timing = Timing::uniform;       // which timing is printed (run_timing.h)
 
-  // Strategy switches (graph/engine.h EngineOptions).
-  double weight_average_decay = 0;       // evaluate with an EMA of the weights; 0: off
-  bool caching_allocator = true;         // dynamic
-  bool per_sample = false;               // dynamic
-  std::string passes = "all";            // static: the --passes spec as given
-  std::vector<std::string> disabled_passes;  // static: resolved from `passes`
-  std::string executor = "sequential";   // static
-  int inter_op_threads = 1;              // static
   // Switches set by the preset that the chosen strategy does not use (recorded, not errors;
   // the same switch given as a flag is an error).
   std::vector<std::string> unused_options;
 
-  // Data-parallel training over MPI (bench/distributed_run.h): `batch` is the global batch.
+  // Data-parallel training over MPI (distributed_run.h): `batch` is the global batch.
   bool distributed = false;
   std::string allreduce = "mpi";    // mpi | ring
   double bucket_mb = 25;            // gradient bucket size in MiB (DDP's bucket_cap_mb)
-  int rank = 0, ranks = 1;          // this process's rank and the world size (from MPI)
+  // This process's rank and the world size: set when the run joins the MPI job
+  // (join_distributed), not by resolution.
+  int rank = 0, ranks = 1;
 
   std::string out;               // results file (.jsonl); empty: none
   std::string profile;           // Chrome trace file of every op and step; empty: no profiling
   std::string snapshot = "ablate-snapshot.ckpt";  // where snapshots go (every N, at the end, on a stop signal)
   std::int64_t snapshot_every = 0;  // iterations between snapshots; 0: only on a stop signal
   std::string resume;            // continue the run saved in this snapshot
-  bool memory_check = true;
-  bool deterministic = false;    // ask the backend for bit-identical repeated runs      // refuse a run whose memory estimate exceeds what is available
+  bool memory_check = true;      // refuse a run whose memory estimate exceeds what is available
   bool quiet = false;
 };
 
 // The options `ablate run` accepts (also used by its --help).
 std::vector<OptionSpec> run_options();
-// Preset first, then flags. Throws on a bad value, naming the flag or preset line.
+// Preset first, then flags, then the checks: a bad value throws naming the flag or preset
+// line. No side effects: a distributed run joins its MPI job when it starts
+// (run_configuration.h), not here.
 RunConfig resolve_run_config(const ParsedArgs& args);
 // Multiplies the training length by `scale` (> 0): epochs * scale, or iterations * scale
 // rounded and at least 1. Records the factor.
@@ -89,5 +89,7 @@ void resolve_length(RunConfig& config, std::int64_t train_count);
 // Values an option accepts, shared with `ablate compare`.
 int parse_thread_count(const std::string& text, const std::string& what);  // N or 'all'
 bool parse_switch(const std::string& text, const std::string& what);       // on/off, true/false, yes/no, 1/0
+// Throws "WHERE 'TEXT': expected f32 or f64".
+kernels::DType parse_precision(const std::string& text, const std::string& what);
 
 }  // namespace ablate::bench::run

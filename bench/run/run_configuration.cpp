@@ -3,12 +3,14 @@
 
 #include <utility>
 
+#include "bench/run/distributed_run.h"
 #include "bench/run/training_loop.h"
 #include "datasets/dataset_registry.h"
 
 namespace ablate::bench::run {
 
 RunOutcome run_configuration(RunConfig config, const RunHooks& hooks) {
+  join_distributed(config);  // --distributed: MPI starts here, after resolution
   datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
   if (hooks.fit_to_data) hooks.fit_to_data(config, data);
   RunOutcome outcome;

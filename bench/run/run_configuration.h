@@ -1,6 +1,6 @@
 // One configuration end to end, the way `ablate run`, each row of `ablate compare` and each
 // point of `ablate sweep` run it:
-//   load the data set -> assemble backend and engine (prepared_run.h) -> train and test
+//   join the MPI job (--distributed) -> load the data set -> assemble backend and engine (prepared_run.h) -> train and test
 //   (training_loop.h) -> the result record, appended to config.out unless that is empty.
 // Rank 0 alone writes the record of a distributed run (the ranks train one model).
 #pragma once

@@ -34,14 +34,15 @@ void fill_resolved(const PreparedRun& run, std::map<std::string, std::string>& r
   r["test_transform"] = run.test_transform.name;
   r["train_images"] = std::to_string(run.data.train.count());
   r["validation_images"] = std::to_string(run.validation.count());
-  r["timing"] = c.timing;
+  r["timing"] = timing_name(c.timing);
   r["timing_rule"] = framework_timing_rule(c.framework);
-  r["weight_average_decay"] = number(c.weight_average_decay);
-  r["caching_allocator"] = c.caching_allocator ? "true" : "false";
-  r["per_sample"] = c.per_sample ? "true" : "false";
-  r["disabled_passes"] = join(c.disabled_passes);
-  r["executor"] = c.executor;
-  r["inter_op_threads"] = std::to_string(c.inter_op_threads);
+  const StrategySwitches& s = c.switches;
+  r["weight_average_decay"] = number(s.weight_average_decay);
+  r["caching_allocator"] = s.caching_allocator ? "true" : "false";
+  r["per_sample"] = s.per_sample ? "true" : "false";
+  r["disabled_passes"] = join(s.disabled_passes);
+  r["executor"] = executor_name(s.executor);
+  r["inter_op_threads"] = std::to_string(s.inter_op_threads);
   r["unused_options"] = join(c.unused_options);
 }
 
@@ -51,7 +52,7 @@ void check_memory(const PreparedRun& run) {
   const double available = static_cast<double>(available_memory_bytes());
   if (!c.memory_check || available <= 0 || e.total() <= available) return;
   auto gib = [](double bytes) { return number(bytes / (1024.0 * 1024.0 * 1024.0)) + " GiB"; };
-  throw std::invalid_argument("batch " + std::to_string(c.batch) + " of model " + run.spec.name + " in " + c.precision +
+  throw std::invalid_argument("batch " + std::to_string(c.batch) + " of model " + run.spec.name + " in " + kernels::dtype_name(c.precision) +
                               " needs about " + gib(e.total()) + " (activations " + gib(e.activation_bytes) +
                               ", workspace " + gib(e.workspace_bytes) + ", parameters and state " +
                               gib(e.parameter_bytes + e.gradient_bytes + e.optimizer_bytes) + ") but only " +

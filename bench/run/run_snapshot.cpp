@@ -39,11 +39,12 @@ std::string exact(double v) {
 std::string snapshot_fingerprint(const RunConfig& c) {
   std::ostringstream s;
   s << "framework " << c.framework << "\ndataset " << c.dataset << "\nmodel " << c.model << "\nstrategy "
-    << c.strategy << "\nbackend " << c.backend << "\nprecision " << c.precision << "\nbatch " << c.batch
+    << strategy_name(c.strategy) << "\nbackend " << c.backend.name << "\nprecision " << kernels::dtype_name(c.precision)
+    << "\nbatch " << c.batch
     << "\nseed " << c.seed << "\noptimizer " << c.optimizer.type << "\nbase_lr " << exact(c.optimizer.lr.base_lr)
     << "\nlr_policy " << c.optimizer.lr.policy << "\nmomentum " << exact(c.optimizer.momentum) << "\nweight_decay "
     << exact(c.optimizer.weight_decay) << "\ntransform " << c.transform << "\nshuffle " << (c.shuffle ? "true" : "false")
-    << "\nvalidation_count " << c.validation_count << "\nweight_average_decay " << exact(c.weight_average_decay)
+    << "\nvalidation_count " << c.validation_count << "\nweight_average_decay " << exact(c.switches.weight_average_decay)
     << "\n";
   return s.str();
 }

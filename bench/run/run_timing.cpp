@@ -5,6 +5,14 @@
 
 namespace ablate::bench::run {
 
+const char* timing_name(Timing timing) { return timing == Timing::framework ? "framework" : "uniform"; }
+
+Timing parse_timing(const std::string& text, const std::string& where) {
+  if (text == "uniform") return Timing::uniform;
+  if (text == "framework") return Timing::framework;
+  throw std::invalid_argument(where + " " + text + ": expected uniform or framework");
+}
+
 TimingFigures uniform_timing(const TimingSegments& s) { return {s.train_s, s.final_test_s}; }
 
 bool has_framework_timing(const std::string& f) {

@@ -20,6 +20,12 @@
 
 namespace ablate::bench::run {
 
+// Which pair of figures a run prints and stores as train_time_s / test_time_s (--timing).
+enum class Timing { uniform, framework };
+const char* timing_name(Timing timing);  // "uniform", "framework"
+// Throws "WHERE TEXT: expected uniform or framework".
+Timing parse_timing(const std::string& text, const std::string& where);
+
 struct TimingSegments {
   double train_s = 0;         // training iterations, loader waits included
   double batch_eval_s = 0;    // evaluations of the batch about to be trained (TF MNIST)

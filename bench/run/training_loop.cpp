@@ -212,7 +212,7 @@ class Loop {
     m.has_framework_timing = has_framework_timing(cfg_.framework);
     if (m.has_framework_timing) m.framework = framework_timing(cfg_.framework, seg_);
     m.timing = cfg_.timing;
-    const TimingFigures& shown = cfg_.timing == "framework" ? m.framework : m.uniform;
+    const TimingFigures& shown = cfg_.timing == Timing::framework ? m.framework : m.uniform;
     m.train_time_s = shown.train_s;
     m.test_time_s = shown.test_s;
     m.test_time_total_s = test_total_s_;
@@ -369,7 +369,7 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   if (!cfg.quiet) {
     std::printf("training %s (%s) on %s: %s strategy, %s backend, %d thread(s), %s, batch %lld, %lld iterations%s\n",
                 run->spec.name.c_str(), cfg.framework.c_str(), run->data.train.name.c_str(), run->engine->strategy().c_str(),
-                run->backend->name().c_str(), run->backend->threads(), cfg.precision.c_str(),
+                run->backend->name().c_str(), run->backend->threads(), kernels::dtype_name(cfg.precision),
                 static_cast<long long>(cfg.batch), static_cast<long long>(cfg.iterations),
                 run->validation.count() > 0
                     ? (", " + std::to_string(run->validation.count()) + " images held out for validation").c_str()

@@ -105,7 +105,7 @@ TEST(PeerArguments, CarryTheResolvedRecipe) {
   c.optimizer.momentum = 0.9;
   c.optimizer.weight_decay = 0.0005;
   c.transform = "scale:0.00390625";
-  c.per_sample = true;
+  c.switches.per_sample = true;
   auto a = peer_arguments(c, "/m.model", "/d", 123, 2);
   auto value = [&](const std::string& flag) {
     auto it = std::find(a.begin(), a.end(), flag);

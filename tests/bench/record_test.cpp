@@ -40,7 +40,7 @@ TEST(ResultRecord, ARunRecordsResolvedSwitchesTimingsAndEarlyStopping) {
   c.validation_interval = 5;
   c.patience = 100;
   c.target_accuracy = 0.01;
-  c.weight_average_decay = 0;
+  c.switches.weight_average_decay = 0;
   c.unused_options = {"per_sample"};
   RunResult r = train_and_test(c, tiny::tiny_data());
   ASSERT_EQ(r.status, "completed") << r.error;

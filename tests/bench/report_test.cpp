@@ -23,8 +23,8 @@ namespace {
 std::string record(const std::string& framework, std::int64_t batch, int repeat, double seconds, double accuracy) {
   RunResult r;
   r.config.framework = framework;
-  r.config.strategy = framework == "caffe" ? "layerwise" : "dynamic";
-  r.config.backend = "eigen";
+  r.config.strategy = framework == "caffe" ? Strategy::layerwise : Strategy::dynamic;
+  r.config.backend.name = "eigen";
   r.config.batch = batch;
   r.metrics.train_time_s = seconds;
   r.metrics.test_time_s = 0.1;

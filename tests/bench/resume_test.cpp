@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "bench/run/run_snapshot.h"
+#include "bench/run/strategy_switches.h"
 #include "tiny_run.h"
 #include "graph/checkpoint_file.h"
 #include "graph/engine.h"
@@ -72,15 +73,8 @@ class Resume : public ::testing::Test {
   fs::path dir_;
 };
 
-std::vector<std::string> built_strategies() {
-  std::vector<std::string> out;
-  for (const auto& s : graph::strategy_names())
-    if (graph::strategy_built(s)) out.push_back(s);
-  return out;
-}
-
 TEST_F(Resume, KilledAndResumedRunEndsAsTheUninterruptedOne) {
-  for (const std::string& strategy : built_strategies()) {
+  for (const std::string& strategy : strategy_names()) {
     SCOPED_TRACE(strategy);
     const std::string whole = path(strategy + "-whole.ckpt"), cut = path(strategy + "-cut.ckpt");
     ASSERT_EQ(ablate(run_args(strategy, whole)), 0) << std::ifstream(path("err.txt")).rdbuf();

@@ -101,7 +101,7 @@ TEST(RunTiming, FrameworkTimingOfARealRunIsTheRuleAppliedToItsParts) {
   for (const char* framework : {"caffe", "torch", "theano", "tensorflow"}) {
     RunConfig c = tiny::tiny_config();
     c.framework = framework;
-    c.timing = "framework";
+    c.timing = Timing::framework;
     c.test_interval = 5;   // tests at 5 and 10; the final pass at 12 runs after the loop
     c.train_accuracy_interval = 4;
     RunResult r = train_and_test(c, tiny::tiny_data());

@@ -46,9 +46,9 @@ inline run::RunConfig tiny_config() {
   run::RunConfig c;
   c.framework = "caffe";
   c.model = tiny_model_path();
-  c.strategy = "layerwise";
-  c.backend = "eigen";
-  c.threads = 1;
+  c.strategy = run::Strategy::layerwise;
+  c.backend.name = "eigen";
+  c.backend.threads = 1;
   c.optimizer.type = "caffe_sgd";
   c.optimizer.lr.base_lr = 0.01;
   c.optimizer.momentum = 0.9;
