@@ -16,20 +16,27 @@ namespace {
 
 double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
-std::string point_of(const run::JsonValue& r) {
-  const run::JsonValue& p = r.at_path("sweep.point");
+// A record's field by dotted path, as text or as a number (run/results_reader.h).
+std::string text(const nlohmann::json& r, const std::string& path, const std::string& fallback = "") {
+  return run::text_of(run::field(r, path), fallback);
+}
+double num(const nlohmann::json& r, const std::string& path) { return run::number_of(run::field(r, path)); }
+
+std::string point_of(const nlohmann::json& r) {
+  const nlohmann::json& p = run::field(r, "sweep.point");
   std::string s;
-  for (const auto& [k, v] : p.members) s += (s.empty() ? "" : " ") + k + "=" + v.str();
-  return s.empty() && !r["sweep"].is_null() ? "(defaults)" : s;
+  if (p.is_object())
+    for (const auto& [k, v] : p.items()) s += (s.empty() ? "" : " ") + k + "=" + run::text_of(v);
+  return s.empty() && !run::field(r, "sweep").is_null() ? "(defaults)" : s;
 }
 
-bool completed(const run::JsonValue& r) { return r["status"].str() == "completed"; }
+bool completed(const nlohmann::json& r) { return text(r, "status") == "completed"; }
 
-std::string tta(const run::JsonValue& r) {
-  const run::JsonValue& t = r.at_path("metrics.time_to_accuracy");
-  if (t["target"].is_null()) return "—";
-  if (t["train_time_s"].is_null()) return "not reached (" + run::fmt("%g", t["target"].num()) + ")";
-  return run::fmt("%.2f s", t["train_time_s"].num()) + " (" + run::fmt("%g", t["target"].num()) + ")";
+std::string tta(const nlohmann::json& r) {
+  const nlohmann::json& t = run::field(r, "metrics.time_to_accuracy");
+  if (run::field(t, "target").is_null()) return "—";
+  if (run::field(t, "train_time_s").is_null()) return "not reached (" + run::fmt("%g", num(t, "target")) + ")";
+  return run::fmt("%.2f s", num(t, "train_time_s")) + " (" + run::fmt("%g", num(t, "target")) + ")";
 }
 
 struct Spread {
@@ -53,14 +60,14 @@ void runs_table(std::ostringstream& md, const run::ResultsFile& results) {
      << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   int i = 0;
   for (const auto& r : results.records) {
-    const run::JsonValue& c = r["config"];
-    const run::JsonValue& m = r["metrics"];
-    std::string status = r["status"].str("?");
-    md << "| " << ++i << " | " << c["framework"].str() << " | " << c["strategy"].str() << " | " << c["backend"].str()
-       << " | " << c["threads"].str() << " | " << c["batch"].str() << " | " << point_of(r) << " | " << status << " | "
-       << run::fmt("%.2f", m["train_time_s"].num()) << " | " << run::fmt("%.2f", m["test_time_s"].num()) << " | "
-       << run::fmt("%.4f", m["accuracy"].num()) << " | " << tta(r) << " | " << run::fmt("%.1f", mib(m["peak_rss_bytes"].num()))
-       << " | " << run::fmt("%.2f", m["cpu_util"].num()) << " |\n";
+    const nlohmann::json& c = run::field(r, "config");
+    const nlohmann::json& m = run::field(r, "metrics");
+    md << "| " << ++i << " | " << text(c, "framework") << " | " << text(c, "strategy") << " | " << text(c, "backend")
+       << " | " << text(c, "threads") << " | " << text(c, "batch") << " | " << point_of(r) << " | "
+       << text(r, "status", "?") << " | " << run::fmt("%.2f", num(m, "train_time_s")) << " | "
+       << run::fmt("%.2f", num(m, "test_time_s")) << " | " << run::fmt("%.4f", num(m, "accuracy")) << " | " << tta(r)
+       << " | " << run::fmt("%.1f", mib(num(m, "peak_rss_bytes"))) << " | " << run::fmt("%.2f", num(m, "cpu_util"))
+       << " |\n";
   }
   md << "\n";
 }
@@ -70,15 +77,15 @@ void sweep_tables(std::ostringstream& md, const run::ResultsFile& results) {
   std::map<std::string, std::vector<std::string>> order;
   std::map<std::string, std::map<std::string, std::array<Spread, 4>>> groups;
   for (const auto& r : results.records) {
-    if (r["sweep"].is_null() || !completed(r)) continue;
-    std::string label = r.at_path("sweep.base").str(), point = point_of(r);  // the label and fixed flags
+    if (run::field(r, "sweep").is_null() || !completed(r)) continue;
+    std::string label = text(r, "sweep.base"), point = point_of(r);  // the label and fixed flags
     auto& g = groups[label];
     if (!g.count(point)) order[label].push_back(point);
     auto& s = g[point];
-    s[0].v.push_back(r.at_path("metrics.train_time_s").num());
-    s[1].v.push_back(r.at_path("metrics.accuracy").num());
-    s[2].v.push_back(mib(r.at_path("metrics.peak_rss_bytes").num()));
-    s[3].v.push_back(r.at_path("metrics.cpu_util").num());
+    s[0].v.push_back(num(r, "metrics.train_time_s"));
+    s[1].v.push_back(num(r, "metrics.accuracy"));
+    s[2].v.push_back(mib(num(r, "metrics.peak_rss_bytes")));
+    s[3].v.push_back(num(r, "metrics.cpu_util"));
   }
   if (groups.empty()) return;
   md << "## Sweeps (mean ± sample standard deviation over repeats)\n\n";
@@ -97,9 +104,9 @@ void correlations(std::ostringstream& md, const run::ResultsFile& results) {
   std::vector<double> batch, rss, cpu;
   for (const auto& r : results.records) {
     if (!completed(r)) continue;
-    batch.push_back(r.at_path("config.batch").num());
-    rss.push_back(r.at_path("metrics.peak_rss_bytes").num());
-    cpu.push_back(r.at_path("metrics.cpu_util").num());
+    batch.push_back(num(r, "config.batch"));
+    rss.push_back(num(r, "metrics.peak_rss_bytes"));
+    cpu.push_back(num(r, "metrics.cpu_util"));
   }
   auto r_text = [](std::optional<double> r) { return r ? run::fmt("%+.3f", *r) : std::string("n/a (fewer than 3 runs or no variation)"); };
   md << "## Resource use against batch size\n\n"

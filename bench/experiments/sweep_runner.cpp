@@ -13,7 +13,6 @@
 #include <stdexcept>
 
 #include "bench/experiments/child_process.h"
-#include "bench/run/json_writer.h"
 #include "bench/run/result_record.h"
 #include "bench/run/run_config.h"
 #include "bench/run/run_configuration.h"
@@ -31,20 +30,15 @@ std::string identity(const std::string& label_base, const std::map<std::string, 
   return label_base + " | " + point_text(point) + " | " + std::to_string(repeat);
 }
 
-// The record's JSON line with the sweep member added before its closing brace.
-std::string with_sweep(const std::string& line, const SweepSpec& spec, const SweepPoint& point, const std::string& note,
-                       int rank) {
-  run::JsonWriter w;
-  w.begin_object().field("label", spec.label).field("base", base_key(spec));
-  w.key("point").begin_object();
-  for (const auto& [k, v] : point.values) w.field(k, v);
-  w.end_object();
-  w.field("repeat", point.repeat);
-  if (!note.empty()) w.field("note", note);
-  if (rank >= 0) w.field("rank", rank);  // a distributed sweep: the rank that trained it
-  w.end_object();
-  if (line.empty() || line.back() != '}') throw std::logic_error("a result record that is not a JSON object");
-  return line.substr(0, line.size() - 1) + ",\"sweep\":" + w.str() + "}";
+// The record's "sweep" member: {label, base, point, repeat[, note][, rank]}.
+void add_sweep(nlohmann::ordered_json& record, const SweepSpec& spec, const SweepPoint& point, const std::string& note,
+               int rank) {
+  nlohmann::ordered_json sweep = {{"label", spec.label}, {"base", base_key(spec)}};
+  sweep["point"] = nlohmann::ordered_json(point.values);
+  sweep["repeat"] = point.repeat;
+  if (!note.empty()) sweep["note"] = note;
+  if (rank >= 0) sweep["rank"] = rank;  // a distributed sweep: the rank that trained it
+  record["sweep"] = sweep;
 }
 
 // What a run hands back, from its process and in a distributed sweep from its rank to rank 0:
@@ -114,7 +108,7 @@ std::string run_point(const SweepSpec& spec, const SweepPoint& point, bool verbo
           c.validation_count = capped_validation(c.validation_count, data.train.count(), note);
           cap_length(c, data.train.count() - c.validation_count, spec.max_iterations, note);
         };
-        hooks.annotate = [&](const std::string& record) { return with_sweep(record, spec, point, note, rank); };
+        hooks.annotate = [&](nlohmann::ordered_json& record) { add_sweep(record, spec, point, note, rank); };
         const run::RunOutcome done = run::run_configuration(config, hooks);  // config.out is empty: rank 0 appends
         const run::RunResult& result = done.result;
         return outcome(result.status, note + (result.error.empty() ? "" : (note.empty() ? "" : "; ") + result.error),
@@ -273,12 +267,14 @@ void cap_length(run::RunConfig& config, std::int64_t train_count, std::int64_t m
   config.epochs = 0;
 }
 
-std::string run_identity(const run::JsonValue& record) {
-  const run::JsonValue& s = record["sweep"];
-  if (s.kind != run::JsonValue::Kind::object) return "";
+std::string run_identity(const nlohmann::json& record) {
+  const nlohmann::json& s = run::field(record, "sweep");
+  if (!s.is_object()) return "";
   std::map<std::string, std::string> point;
-  for (const auto& [k, v] : s["point"].members) point[k] = v.str();
-  return identity(s["base"].str(), point, static_cast<int>(s["repeat"].num(-1)));
+  const nlohmann::json& values = run::field(s, "point");
+  if (values.is_object())
+    for (const auto& [k, v] : values.items()) point[k] = run::text_of(v);
+  return identity(run::text_of(run::field(s, "base")), point, static_cast<int>(run::number_of(run::field(s, "repeat"), -1)));
 }
 
 std::string run_identity(const SweepSpec& spec, const SweepPoint& point) {

@@ -40,7 +40,7 @@ struct SweepTotals {
 };
 
 // The identity of a run in a results file, from the record's "sweep" member ("" without one).
-std::string run_identity(const run::JsonValue& record);
+std::string run_identity(const nlohmann::json& record);
 std::string run_identity(const SweepSpec& spec, const SweepPoint& point);
 
 // Whether this sweep is spread over the ranks of an MPI job (initializes MPI when started by a

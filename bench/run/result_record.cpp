@@ -10,169 +10,168 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "bench/run/json_writer.h"
+#include <nlohmann/json.hpp>
 
 namespace ablate::bench::run {
 
 namespace {
 
-void write_config(JsonWriter& w, const RunConfig& c) {
-  w.key("config").begin_object();
-  w.field("framework", c.framework).field("preset", c.preset).field("dataset", c.dataset);
-  w.field("data_dir", c.data_dir).field("model", c.model).field("strategy", strategy_name(c.strategy));
-  w.field("backend", c.backend.name).field("threads", c.backend.threads);
-  w.field("precision", kernels::dtype_name(c.precision));
-  w.key("optimizer").begin_object();
-  w.field("type", c.optimizer.type).field("base_lr", c.optimizer.lr.base_lr);
-  w.field("lr_policy", c.optimizer.lr.policy).field("gamma", c.optimizer.lr.gamma);
-  w.field("power", c.optimizer.lr.power).field("stepsize", c.optimizer.lr.stepsize);
-  w.field("stepvalues", c.optimizer.lr.stepvalues).field("momentum", c.optimizer.momentum);
-  w.field("weight_decay", c.optimizer.weight_decay).field("dampening", c.optimizer.dampening);
-  w.field("beta1", c.optimizer.beta1).field("beta2", c.optimizer.beta2).field("epsilon", c.optimizer.epsilon);
-  w.end_object();
-  w.field("batch", c.batch).field("iterations", c.iterations).field("epochs", c.epochs);
-  w.field("test_interval", c.test_interval).field("test_batch", c.test_batch);
-  w.field("test_iterations", c.test_iterations).field("transform", c.transform);
-  w.field("length_scale", c.length_scale).field("test_interval_epochs", c.test_interval_epochs);
-  w.field("test_transform", c.test_transform);
-  w.field("shuffle", c.shuffle).field("seed", static_cast<std::int64_t>(c.seed));
-  w.field("validation_count", c.validation_count).field("validation_interval", c.validation_interval);
-  w.field("patience", c.patience).field("patience_increase", c.patience_increase);
-  w.field("improvement_threshold", c.improvement_threshold);
-  w.field("train_accuracy_interval", c.train_accuracy_interval);
-  w.key("target_accuracy");
-  if (c.target_accuracy > 0) w.value(c.target_accuracy);
-  else w.null();
+using Json = nlohmann::ordered_json;
+
+Json number_or_null(bool present, double v) { return present ? Json(v) : Json(nullptr); }
+
+Json config_json(const RunConfig& c) {
+  const graph::OptimizerConfig& o = c.optimizer;
   const StrategySwitches& s = c.switches;
-  w.field("timing", timing_name(c.timing)).field("weight_average_decay", s.weight_average_decay);
-  w.field("caching_allocator", s.caching_allocator).field("per_sample", s.per_sample);
-  w.field("passes", s.passes).field("executor", executor_name(s.executor)).field("inter_op_threads", s.inter_op_threads);
-  w.end_object();
+  return {
+      {"framework", c.framework},
+      {"preset", c.preset},
+      {"dataset", c.dataset},
+      {"data_dir", c.data_dir},
+      {"model", c.model},
+      {"strategy", strategy_name(c.strategy)},
+      {"backend", c.backend.name},
+      {"threads", c.backend.threads},
+      {"precision", kernels::dtype_name(c.precision)},
+      {"optimizer",
+       {{"type", o.type}, {"base_lr", o.lr.base_lr}, {"lr_policy", o.lr.policy}, {"gamma", o.lr.gamma},
+        {"power", o.lr.power}, {"stepsize", o.lr.stepsize}, {"stepvalues", o.lr.stepvalues}, {"momentum", o.momentum},
+        {"weight_decay", o.weight_decay}, {"dampening", o.dampening}, {"beta1", o.beta1}, {"beta2", o.beta2},
+        {"epsilon", o.epsilon}}},
+      {"batch", c.batch},
+      {"iterations", c.iterations},
+      {"epochs", c.epochs},
+      {"test_interval", c.test_interval},
+      {"test_batch", c.test_batch},
+      {"test_iterations", c.test_iterations},
+      {"transform", c.transform},
+      {"length_scale", c.length_scale},
+      {"test_interval_epochs", c.test_interval_epochs},
+      {"test_transform", c.test_transform},
+      {"shuffle", c.shuffle},
+      {"seed", c.seed},
+      {"validation_count", c.validation_count},
+      {"validation_interval", c.validation_interval},
+      {"patience", c.patience},
+      {"patience_increase", c.patience_increase},
+      {"improvement_threshold", c.improvement_threshold},
+      {"train_accuracy_interval", c.train_accuracy_interval},
+      {"target_accuracy", number_or_null(c.target_accuracy > 0, c.target_accuracy)},
+      {"timing", timing_name(c.timing)},
+      {"weight_average_decay", s.weight_average_decay},
+      {"caching_allocator", s.caching_allocator},
+      {"per_sample", s.per_sample},
+      {"passes", s.passes},
+      {"executor", executor_name(s.executor)},
+      {"inter_op_threads", s.inter_op_threads},
+  };
 }
 
-void optional_number(JsonWriter& w, const std::string& k, bool present, double v) {
-  w.key(k);
-  if (present) w.value(v);
-  else w.null();
-}
-
-void write_timings(JsonWriter& w, const RunMetrics& m) {
-  w.key("timings").begin_object();
-  w.key("uniform").begin_object().field("train_time_s", m.uniform.train_s).field("test_time_s", m.uniform.test_s);
-  w.end_object();
-  w.key("framework");
-  if (m.has_framework_timing) {
-    w.begin_object().field("train_time_s", m.framework.train_s).field("test_time_s", m.framework.test_s);
-    w.end_object();
-  } else {
-    w.null();
+Json engine_json(const graph::EngineReport& report) {
+  Json counters = Json::object(), settings = Json::object();
+  for (const auto& [k, v] : report.counters) {
+    // Counters are mostly counts and bytes: written whole when they are whole.
+    if (v == std::floor(v) && std::fabs(v) < 9.0e15) counters[k] = static_cast<std::int64_t>(v);
+    else counters[k] = v;
   }
-  w.end_object();
+  for (const auto& [k, v] : report.settings) settings[k] = v;
+  return {{"counters", counters}, {"settings", settings}};
+}
+
+Json time_to_accuracy_json(const TimeToAccuracy& t) {
+  return {{"target", number_or_null(t.target > 0, t.target)},
+          {"iteration", t.reached ? Json(t.iteration) : Json(nullptr)},
+          {"train_time_s", number_or_null(t.reached, t.train_s)},
+          {"framework_train_time_s", number_or_null(t.reached, t.framework_train_s)},
+          {"accuracy", number_or_null(t.reached, t.accuracy)}};
+}
+
+Json early_stopping_json(const std::optional<EarlyStoppingResult>& e) {
+  if (!e) return nullptr;
+  return {{"best_validation_error", e->best_validation_error},
+          {"best_iteration", e->best_iteration},
+          {"test_accuracy_at_best", number_or_null(e->test_accuracy_at_best.has_value(), e->test_accuracy_at_best.value_or(0))},
+          {"stopped_early", e->stopped_early},
+          {"patience", e->patience},
+          {"validations", e->validations}};
+}
+
+Json metrics_json(const RunMetrics& m) {
   const TimingSegments& s = m.segments;
-  w.key("segments").begin_object();
-  w.field("train_s", s.train_s).field("batch_eval_s", s.batch_eval_s).field("validation_s", s.validation_s);
-  w.field("protocol_test_s", s.protocol_test_s).field("protocol_tests", s.protocol_tests);
-  w.field("loop_wall_s", s.loop_wall_s).field("final_test_s", s.final_test_s);
-  w.field("final_test_in_loop", s.final_test_in_loop);
-  w.end_object();
+  auto figures = [](const TimingFigures& f) { return Json{{"train_time_s", f.train_s}, {"test_time_s", f.test_s}}; };
+  Json metrics = {
+      {"timing", timing_name(m.timing)},
+      {"train_time_s", m.train_time_s},
+      {"test_time_s", m.test_time_s},
+      {"test_time_total_s", m.test_time_total_s},
+      {"test_passes", m.test_passes},
+      {"timings", {{"uniform", figures(m.uniform)}, {"framework", m.has_framework_timing ? figures(m.framework) : nullptr}}},
+      {"segments",
+       {{"train_s", s.train_s}, {"batch_eval_s", s.batch_eval_s}, {"validation_s", s.validation_s},
+        {"protocol_test_s", s.protocol_test_s}, {"protocol_tests", s.protocol_tests}, {"loop_wall_s", s.loop_wall_s},
+        {"final_test_s", s.final_test_s}, {"final_test_in_loop", s.final_test_in_loop}}},
+      {"time_to_accuracy", time_to_accuracy_json(m.time_to_accuracy)},
+      {"early_stopping", early_stopping_json(m.early_stopping)},
+      {"accuracy", m.accuracy},
+      {"test_loss", m.test_loss},
+      {"images_per_s", m.images_per_s},
+      {"iterations_done", m.iterations_done},
+      {"peak_rss_bytes", m.peak_rss_bytes},
+  };
+  if (m.peak_device_bytes >= 0) metrics["peak_device_bytes"] = m.peak_device_bytes;
+  metrics["cpu_util"] = m.cpu_util;
+  metrics["peak_tensor_bytes"] = m.peak_tensor_bytes;
+  metrics["tensor_allocations"] = m.tensor_allocations;
+  metrics["model_flops_per_step"] = m.model_flops_per_step;
+  metrics["achieved_flops"] = m.achieved_flops;
+  metrics["peak_flops"] = m.peak_flops;
+  metrics["mfu"] = m.mfu;
+  metrics["memory_estimate_bytes"] = m.memory_estimate_bytes;
+  return metrics;
 }
 
-void write_time_to_accuracy(JsonWriter& w, const TimeToAccuracy& t) {
-  w.key("time_to_accuracy").begin_object();
-  optional_number(w, "target", t.target > 0, t.target);
-  w.key("iteration");
-  if (t.reached) w.value(t.iteration);
-  else w.null();
-  optional_number(w, "train_time_s", t.reached, t.train_s);
-  optional_number(w, "framework_train_time_s", t.reached, t.framework_train_s);
-  optional_number(w, "accuracy", t.reached, t.accuracy);
-  w.end_object();
+Json curve_point_json(const CurvePoint& p) {
+  Json j = {{"iteration", p.iteration}, {"elapsed_s", p.elapsed_s}, {"loss", p.loss}};
+  if (p.test_accuracy) j["test_accuracy"] = *p.test_accuracy;
+  if (p.validation_error) j["validation_error"] = *p.validation_error;
+  if (p.train_accuracy) j["train_accuracy"] = *p.train_accuracy;
+  return j;
 }
 
-void write_early_stopping(JsonWriter& w, const std::optional<EarlyStoppingResult>& e) {
-  w.key("early_stopping");
-  if (!e) {
-    w.null();
-    return;
-  }
-  w.begin_object();
-  w.field("best_validation_error", e->best_validation_error).field("best_iteration", e->best_iteration);
-  optional_number(w, "test_accuracy_at_best", e->test_accuracy_at_best.has_value(), e->test_accuracy_at_best.value_or(0));
-  w.field("stopped_early", e->stopped_early).field("patience", e->patience).field("validations", e->validations);
-  w.end_object();
+Json resource_json(const ResourceSample& s) {
+  Json j = {{"elapsed_s", s.elapsed_s}, {"cpu_util", s.cpu_util}, {"rss_bytes", s.rss_bytes}, {"threads", s.threads}};
+  if (s.device_bytes >= 0) j["device_bytes"] = s.device_bytes;
+  return j;
 }
 
 }  // namespace
 
-std::string to_json_line(const RunResult& r) {
-  JsonWriter w;
-  w.begin_object();
-  w.field("status", r.status);
-  if (!r.error.empty()) w.field("error", r.error);
-  write_config(w, r.config);
-  w.key("resolved").begin_object();
-  for (const auto& [k, v] : r.resolved) w.field(k, v);
-  w.end_object();
-  w.key("engine").begin_object();
-  w.key("counters").begin_object();
-  for (const auto& [k, v] : r.engine.counters) {
-    // Counters are mostly counts and bytes: written whole when they are whole.
-    if (v == std::floor(v) && std::fabs(v) < 9.0e15) w.field(k, static_cast<std::int64_t>(v));
-    else w.field(k, v);
-  }
-  w.end_object();
-  w.key("settings").begin_object();
-  for (const auto& [k, v] : r.engine.settings) w.field(k, v);
-  w.end_object();
-  w.end_object();
-  w.key("environment").begin_object();
-  for (const auto& [k, v] : r.environment.values) w.field(k, v);
-  w.end_object();
-  const auto& m = r.metrics;
-  w.key("metrics").begin_object();
-  w.field("timing", timing_name(m.timing));
-  w.field("train_time_s", m.train_time_s).field("test_time_s", m.test_time_s);
-  w.field("test_time_total_s", m.test_time_total_s).field("test_passes", m.test_passes);
-  write_timings(w, m);
-  write_time_to_accuracy(w, m.time_to_accuracy);
-  write_early_stopping(w, m.early_stopping);
-  w.field("accuracy", m.accuracy);
-  w.field("test_loss", m.test_loss).field("images_per_s", m.images_per_s);
-  w.field("iterations_done", m.iterations_done).field("peak_rss_bytes", m.peak_rss_bytes);
-  if (m.peak_device_bytes >= 0) w.field("peak_device_bytes", m.peak_device_bytes);
-  w.field("cpu_util", m.cpu_util).field("peak_tensor_bytes", m.peak_tensor_bytes);
-  w.field("tensor_allocations", m.tensor_allocations);
-  w.field("model_flops_per_step", m.model_flops_per_step).field("achieved_flops", m.achieved_flops);
-  w.field("peak_flops", m.peak_flops).field("mfu", m.mfu);
-  w.field("memory_estimate_bytes", m.memory_estimate_bytes);
-  w.end_object();
+Json to_json(const RunResult& r) {
+  Json record = {{"status", r.status}};
+  if (!r.error.empty()) record["error"] = r.error;
+  record["config"] = config_json(r.config);
+  record["resolved"] = Json(r.resolved);
+  record["engine"] = engine_json(r.engine);
+  record["environment"] = Json(r.environment.values);
+  record["metrics"] = metrics_json(r.metrics);
   if (!r.profile.empty()) {
-    w.key("profile").begin_array();
+    Json ops = Json::array();
     for (const auto& op : r.profile)
-      w.begin_object().field("op", op.name).field("calls", op.calls).field("seconds", op.seconds).field("flops", op.flops).end_object();
-    w.end_array();
-    w.field("profile_step_coverage", r.profile_step_coverage);
+      ops.push_back({{"op", op.name}, {"calls", op.calls}, {"seconds", op.seconds}, {"flops", op.flops}});
+    record["profile"] = ops;
+    record["profile_step_coverage"] = r.profile_step_coverage;
   }
-  w.key("curve").begin_array();
-  for (const auto& p : r.curve) {
-    w.begin_object().field("iteration", p.iteration).field("elapsed_s", p.elapsed_s).field("loss", p.loss);
-    if (p.test_accuracy) w.field("test_accuracy", *p.test_accuracy);
-    if (p.validation_error) w.field("validation_error", *p.validation_error);
-    if (p.train_accuracy) w.field("train_accuracy", *p.train_accuracy);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("resources").begin_array();
-  for (const auto& s : r.resources) {
-    w.begin_object().field("elapsed_s", s.elapsed_s).field("cpu_util", s.cpu_util);
-    w.field("rss_bytes", s.rss_bytes).field("threads", s.threads);
-    if (s.device_bytes >= 0) w.field("device_bytes", s.device_bytes);
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-  return w.str();
+  Json curve = Json::array(), resources = Json::array();
+  for (const auto& p : r.curve) curve.push_back(curve_point_json(p));
+  for (const auto& s : r.resources) resources.push_back(resource_json(s));
+  record["curve"] = curve;
+  record["resources"] = resources;
+  return record;
 }
+
+std::string json_line(const Json& record) { return record.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+std::string to_json_line(const RunResult& result) { return json_line(to_json(result)); }
 
 namespace {
 int open_append(const std::string& path) {

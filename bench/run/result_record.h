@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "bench/run/environment.h"
 #include "bench/run/resource_monitor.h"
 #include "bench/run/run_config.h"
@@ -92,7 +94,13 @@ struct RunResult {
   std::string error;
 };
 
-std::string to_json_line(const RunResult& result);
+// The record as a JSON object, its members in the order above (nlohmann::ordered_json), numbers
+// that round-trip exactly, a number that is not finite as null.
+nlohmann::ordered_json to_json(const RunResult& result);
+// One line of JSON: the object without line breaks; bytes that are not UTF-8 (a path or an error
+// message quoting a file) become U+FFFD, so a record is always written.
+std::string json_line(const nlohmann::ordered_json& record);
+std::string to_json_line(const RunResult& result);  // json_line(to_json(result))
 
 // Appends one line to `path` atomically: one write(2) on an O_APPEND descriptor under an
 // exclusive flock, then fsync, so concurrent writers never interleave and a crash never

@@ -1,39 +1,29 @@
-// Reader of results files (.jsonl, one result record per line, as result_record.h writes them):
-// a small strict JSON parser (objects, arrays, strings with the usual escapes, numbers, true,
-// false, null) and a line reader that skips a damaged line (a partial last line after a crash,
-// garbage) and reports it by line number instead of failing, so sweeps can resume and reports
-// can be written from what is intact.
+// Reader of results files (.jsonl, one result record per line, as result_record.h writes them),
+// parsed by nlohmann-json (strict JSON). A damaged line (a partial last line after a crash,
+// garbage) is skipped and reported by line number instead of failing, so sweeps can resume and
+// reports can be written from what is intact. Fields are read by dotted path
+// ("metrics.accuracy"), a missing one as null.
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace ablate::bench::run {
 
-class JsonValue {
- public:
-  enum class Kind { null, boolean, number, string, array, object };
-  Kind kind = Kind::null;
-  bool boolean = false;
-  double number = 0;
-  std::string text;
-  std::vector<JsonValue> items;               // array
-  std::map<std::string, JsonValue> members;   // object
+// Parses one JSON document; throws std::invalid_argument "JSON at offset N: ..." naming what
+// was wrong.
+nlohmann::json parse_json(const std::string& text);
 
-  bool is_null() const { return kind == Kind::null; }
-  // Member `key` of an object; a null value when absent or when this is not an object.
-  const JsonValue& operator[](const std::string& key) const;
-  // Follows a dotted path: "metrics.accuracy".
-  const JsonValue& at_path(const std::string& path) const;
-  double num(double fallback = 0) const { return kind == Kind::number ? number : fallback; }
-  std::string str(const std::string& fallback = "") const;  // strings as they are, numbers as %g
-};
-
-// Parses one JSON document; throws std::invalid_argument naming the offset and what was expected.
-JsonValue parse_json(const std::string& text);
+// The value at a dotted path of an object ("sweep.point.batch"); null when a step is absent
+// or not an object.
+const nlohmann::json& field(const nlohmann::json& value, const std::string& path);
+// A value as a number (the fallback unless it is one), or as text: strings as they are, numbers
+// as %g, booleans as true or false (the fallback for null, arrays and objects).
+double number_of(const nlohmann::json& value, double fallback = 0);
+std::string text_of(const nlohmann::json& value, const std::string& fallback = "");
 
 struct DamagedLine {
   std::int64_t line = 0;  // 1-based
@@ -41,7 +31,7 @@ struct DamagedLine {
 };
 
 struct ResultsFile {
-  std::vector<JsonValue> records;
+  std::vector<nlohmann::json> records;     // each a JSON object
   std::vector<std::int64_t> record_lines;  // the line of each record
   std::vector<DamagedLine> damaged;
 };

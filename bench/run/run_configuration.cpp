@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "bench/run/distributed_run.h"
 #include "bench/run/training_loop.h"
 #include "datasets/dataset_registry.h"
@@ -15,8 +17,9 @@ RunOutcome run_configuration(RunConfig config, const RunHooks& hooks) {
   if (hooks.fit_to_data) hooks.fit_to_data(config, data);
   RunOutcome outcome;
   outcome.result = train_and_test(std::move(config), std::move(data));
-  outcome.record = to_json_line(outcome.result);
-  if (hooks.annotate) outcome.record = hooks.annotate(outcome.record);
+  nlohmann::ordered_json record = to_json(outcome.result);
+  if (hooks.annotate) hooks.annotate(record);
+  outcome.record = json_line(record);
   const RunConfig& done = outcome.result.config;
   if (!done.out.empty() && done.rank == 0) append_record(done.out, outcome.record);
   return outcome;

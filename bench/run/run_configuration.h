@@ -8,6 +8,8 @@
 #include <functional>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "bench/run/result_record.h"
 #include "bench/run/run_config.h"
 #include "datasets/image_set.h"
@@ -19,9 +21,8 @@ struct RunHooks {
   // Called once the data set is loaded, before anything is built: `ablate sweep` fits the
   // validation split and the length to a small data set here, noting what it changed.
   std::function<void(RunConfig& config, const datasets::TrainTest& data)> fit_to_data;
-  // Called with the record's JSON line; returns the line to write (`ablate sweep` adds its
-  // "sweep" member).
-  std::function<std::string(const std::string& record)> annotate;
+  // Adds members to the record before it is written (`ablate sweep`: its "sweep" member).
+  std::function<void(nlohmann::ordered_json& record)> annotate;
 };
 
 struct RunOutcome {

@@ -102,7 +102,7 @@ class DistributedSweep : public ::testing::Test {
 };
 
 // On rank 0: the file's records, checking that every line is whole and every run there once.
-std::vector<bench::run::JsonValue> records_checked(const std::string& path) {
+std::vector<nlohmann::json> records_checked(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -126,7 +126,7 @@ TEST_F(DistributedSweep, FourRunsOverTwoRanksWriteFourRecordsAndAResumeRunsOnlyT
     const auto records = records_checked(out);
     ASSERT_EQ(records.size(), 4u);
     std::set<int> ranks;
-    for (const auto& r : records) ranks.insert(static_cast<int>(r.at_path("sweep.rank").num(-1)));
+    for (const auto& r : records) ranks.insert(static_cast<int>(bench::run::number_of(bench::run::field(r, "sweep.rank"), -1)));
     EXPECT_EQ(ranks.size(), static_cast<std::size_t>(std::min(size(), 4))) << "every rank trained a run";
     EXPECT_EQ(*ranks.begin(), 0) << "each record names its rank";
     std::ifstream in(out);
@@ -147,7 +147,7 @@ TEST_F(DistributedSweep, FourRunsOverTwoRanksWriteFourRecordsAndAResumeRunsOnlyT
   const auto records = records_checked(out);
   ASSERT_EQ(records.size(), 4u);
   std::set<std::string> batches;
-  for (const auto& r : records) batches.insert(r.at_path("sweep.point.batch").str());
+  for (const auto& r : records) batches.insert(bench::run::text_of(bench::run::field(r, "sweep.point.batch")));
   EXPECT_EQ(batches, (std::set<std::string>{"8", "16", "24", "32"}));
   std::ifstream in(out);
   std::string head(kept.size(), '\0');
