@@ -11,7 +11,7 @@
 #include <sstream>
 #include <vector>
 
-#include "bench/run/arg_parser.h"
+#include "bench/run/flags.h"
 #include "bench/cli/commands.h"
 #include "graph/distributed/communicator.h"
 #include "models/parameters.h"
@@ -54,20 +54,7 @@ double time_allreduce(const std::string& algorithm, std::int64_t count, int warm
   std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
   return times[times.size() / 2];
 }
-}  // namespace
-
-int allreduce_bench_command(int argc, char** argv) {
-  run::ArgParser parser("ablate allreduce-bench",
-                   "Times one all-reduce of each default model's gradient (f32), MPI_Allreduce against our ring.\n"
-                   "Run under MPI: mpirun -np 2 ablate allreduce-bench",
-                   {{"models", "LIST", "comma-separated zoo names or files (default: the eight zoo models)"},
-                    {"repeats", "N", "timed calls per size and algorithm (default 30; the median is printed)"},
-                    {"warmup", "N", "untimed calls first (default 3)"}});
-  run::ParsedArgs args = parser.parse(argc, argv, 0);
-  if (args.help) {
-    std::fputs(parser.help().c_str(), stdout);
-    return 0;
-  }
+int allreduce_bench_main(const run::Flags& args) {
   const std::vector<std::string> names = split(args.get(
       "models", "lenet,cifar10_quick,tf-mnist,tf-cifar10,theano-lenet5,theano-cifar10,torch-mnist,torch-cifar10"));
   const int repeats = static_cast<int>(args.get_int("repeats", 30, 1));
@@ -94,6 +81,21 @@ int allreduce_bench_command(int argc, char** argv) {
                 algo(ring), bus * algo(ring), mpi > 0 ? ring / mpi : 0);
   }
   return 0;
+}
+
+}  // namespace
+
+Command allreduce_bench_command() {
+  return {"allreduce-bench",
+          "gradient all-reduce times under MPI (mpirun -np N), MPI_Allreduce vs our ring",
+          "Times one all-reduce of each default model's gradient (f32), MPI_Allreduce against our ring.\n"
+          "Run under MPI: mpirun -np 2 ablate allreduce-bench",
+          {
+              {"models", "LIST", "comma-separated zoo names or files (default: the eight zoo models)"},
+              {"repeats", "N", "timed calls per size and algorithm (default 30; the median is printed)"},
+              {"warmup", "N", "untimed calls first (default 3)"},
+          },
+          allreduce_bench_main};
 }
 
 }  // namespace ablate::bench::cli

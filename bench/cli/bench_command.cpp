@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "bench/run/arg_parser.h"
+#include "bench/run/flags.h"
 #include "bench/cli/commands.h"
 #include "bench/experiments/peer_process.h"
 #include "datasets/synthetic.h"
@@ -104,33 +104,7 @@ double measure_pytorch(const std::string& script, const std::string& model_file,
   return std::stod(output.substr(pos + 13));
 }
 
-}  // namespace
-
-int bench_command(int argc, char** argv) {
-  run::ArgParser parser(
-      "ablate bench",
-      "Training images/s of a model for every backend at each thread count, medians of repeats,\n"
-      "rounds interleaved so that all configurations share the machine's state. Synthetic data.",
-      {
-          {"model", "NAME|FILE", "model (default lenet)"},
-          {"batch", "N", "batch size (default 64)"},
-          {"backends", "LIST", "comma-separated backends (default: all built)"},
-          {"threads", "LIST", "comma-separated thread counts (default 1,2)"},
-          {"strategy", "NAME", "execution strategy (default layerwise)"},
-          {"precision", "f32|f64", "default f32"},
-          {"warmup", "N", "untimed iterations before each measurement (default 3)"},
-          {"iterations", "N", "timed iterations per measurement (default 30)"},
-          {"repeats", "N", "rounds; the median is reported (default 5)"},
-          {"with-pytorch", "", "also train the model with PyTorch (/usr/bin/python3, python3-torch) each round"},
-          {"peer-as-installed", "", "run PyTorch as installed (default: its best found setting, "
-                                    "OPENBLAS_NUM_THREADS=1 and glibc malloc kept)"},
-          {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
-      });
-  run::ParsedArgs args = parser.parse(argc, argv, 0);
-  if (args.help) {
-    std::fputs(parser.help().c_str(), stdout);
-    return 0;
-  }
+int bench_main(const run::Flags& args) {
   std::string model = args.get("model", "lenet");
   std::int64_t batch = args.get_int("batch", 64, 1);
   std::int64_t warmup = args.get_int("warmup", 3, 0);
@@ -219,6 +193,31 @@ int bench_command(int argc, char** argv) {
                 torch_version.c_str(), args.has("peer-as-installed") ? "as installed" : experiments::kPeerBestEnv,
                 best_torch.c_str(), best_torch_ips, best_ablate_ips / best_torch_ips);
   return 0;
+}
+
+}  // namespace
+
+Command bench_command() {
+  return {"bench",
+          "training images/s of a model for every backend and thread count, side by side",
+          "Training images/s of a model for every backend at each thread count, medians of repeats,\n"
+          "rounds interleaved so that all configurations share the machine's state. Synthetic data.",
+          {
+              {"model", "NAME|FILE", "model (default lenet)"},
+              {"batch", "N", "batch size (default 64)"},
+              {"backends", "LIST", "comma-separated backends (default: all built)"},
+              {"threads", "LIST", "comma-separated thread counts (default 1,2)"},
+              {"strategy", "NAME", "execution strategy (default layerwise)"},
+              {"precision", "f32|f64", "default f32"},
+              {"warmup", "N", "untimed iterations before each measurement (default 3)"},
+              {"iterations", "N", "timed iterations per measurement (default 30)"},
+              {"repeats", "N", "rounds; the median is reported (default 5)"},
+              {"with-pytorch", "", "also train the model with PyTorch (/usr/bin/python3, python3-torch) each round"},
+              {"peer-as-installed", "",
+               "run PyTorch as installed (default: its best found setting, OPENBLAS_NUM_THREADS=1 and glibc malloc kept)"},
+              {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
+          },
+          bench_main};
 }
 
 }  // namespace ablate::bench::cli

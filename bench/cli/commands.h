@@ -1,16 +1,24 @@
-// The ablate subcommands. Each takes argv after its name and returns the exit status.
+// The ablate subcommands, each in its own file: its options, its help and what it runs
+// (command_line.h registers them with CLI11).
 #pragma once
+
+#include <vector>
+
+#include "bench/cli/command_line.h"
 
 namespace ablate::bench::cli {
 
-int run_command(int argc, char** argv);    // ablate run: train and test one configuration
-int bench_command(int argc, char** argv);  // ablate bench: training images/s per backend and threads
-int list_command(int argc, char** argv);   // ablate list: backends, strategies, models, presets, data sets
-int compare_command(int argc, char** argv);  // ablate compare: the four frameworks' defaults, the study's table
-int graph_command(int argc, char** argv);  // ablate graph: the static strategy's graph before and after its passes, as dot
-int allreduce_bench_command(int argc, char** argv);  // ablate allreduce-bench: MPI all-reduce timings
-int sweep_command(int argc, char** argv);   // ablate sweep: a resumable grid over run flags
-int paper_command(int argc, char** argv);   // ablate paper: the study's experiment families
-int report_command(int argc, char** argv);  // ablate report: Markdown tables and PNG plots of a results file
+Command run_command();              // ablate run: train and test one configuration
+Command compare_command();          // ablate compare: the four frameworks' defaults, the study's table
+Command bench_command();            // ablate bench: training images/s per backend and threads
+Command graph_command();            // ablate graph: the static strategy's graph before and after its passes, as dot
+Command list_command();             // ablate list: backends, strategies, models, presets, data sets
+Command allreduce_bench_command();  // ablate allreduce-bench: MPI all-reduce timings
+Command sweep_command();            // ablate sweep: a resumable grid over run flags
+Command paper_command();            // ablate paper: the study's experiment families
+Command report_command();           // ablate report: Markdown tables and PNG plots of a results file
+
+// Every command, in the order `ablate --help` lists them.
+std::vector<Command> all_commands();
 
 }  // namespace ablate::bench::cli

@@ -29,7 +29,7 @@ namespace {
 
 constexpr double kQuickBudgetS = 480;  // about 8 minutes on the 2-core machine
 
-std::vector<run::OptionSpec> compare_options() {
+std::vector<run::FlagSpec> compare_options() {
   return {
       {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic, synthetic-cifar10"},
       {"data", "DIR", "directory of the data files"},
@@ -61,18 +61,7 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-}  // namespace
-
-int compare_command(int argc, char** argv) {
-  run::ArgParser parser("ablate compare",
-                   "Trains the four frameworks with their default recipes one after another, each in its own\n"
-                   "process, and prints the study's table next to the study's published figures.",
-                   compare_options());
-  run::ParsedArgs args = parser.parse(argc, argv, 0);
-  if (args.help) {
-    std::fputs(parser.help().c_str(), stdout);
-    return 0;
-  }
+int compare_main(const run::Flags& args) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string dataset = args.get("dataset", "fashion-mnist");
   const std::string family = datasets::dataset_family(dataset, args.get("data", ""));  // throws naming an unknown data set
@@ -177,6 +166,15 @@ int compare_command(int argc, char** argv) {
     return 3;
   }
   return 0;
+}
+
+}  // namespace
+
+Command compare_command() {
+  return {"compare", "train the four frameworks' defaults one after another; the study's table",
+          "Trains the four frameworks with their default recipes one after another, each in its own\n"
+          "process, and prints the study's table next to the study's published figures.",
+          compare_options(), compare_main};
 }
 
 }  // namespace ablate::bench::cli

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "bench/run/arg_parser.h"
+#include "bench/run/flags.h"
 #include "bench/cli/commands.h"
 #include "bench/run/run_config.h"
 #include "bench/run/strategy_switches.h"
@@ -45,29 +45,7 @@ void write_file(const std::string& path, const std::string& text) {
   std::filesystem::rename(temporary, path);
 }
 
-}  // namespace
-
-int graph_command(int argc, char** argv) {
-  run::ArgParser parser("ablate graph",
-                   "Writes the static-graph strategy's training graph of a model before and after the graph\n"
-                   "passes as Graphviz dot: FILE.before.dot and FILE.after.dot (a trailing .dot of FILE is dropped).",
-                   {{"framework", "NAME", "the framework whose preset gives the model and optimizer (default caffe)"},
-                    {"dataset", "NAME", "data set whose family picks the preset (default fashion-mnist)"},
-                    {"preset", "NAME|FILE", "training recipe (default: FRAMEWORK-FAMILY)"},
-                    {"model", "NAME|FILE", "model file or zoo name (default: the preset's)"},
-                    {"batch", "N", "batch size of the graph (default: the preset's)"},
-                    {"precision", "f32|f64", "floating-point type (default: the preset's)"},
-                    {"passes-off", "LIST", "comma-separated passes to switch off: " + [] {
-                       std::string names;
-                       for (const auto& p : graph::static_graph::pass_names()) names += (names.empty() ? "" : ", ") + p;
-                       return names;
-                     }()},
-                    {"dot", "FILE", "where to write the two graphs (required)"}});
-  run::ParsedArgs args = parser.parse(argc, argv, 0);
-  if (args.help) {
-    std::fputs(parser.help().c_str(), stdout);
-    return 0;
-  }
+int graph_main(const run::Flags& args) {
   if (!args.has("dot") || args.get("dot").empty()) throw std::invalid_argument("--dot FILE is required (see ablate graph --help)");
   const run::RunConfig config = run::resolve_run_config(args);
   const models::ModelSpec spec = models::load_model(config.model);
@@ -91,6 +69,28 @@ int graph_command(int argc, char** argv) {
               static_cast<double>(s.unplanned_bytes) / (1 << 20));
   std::printf("wrote %s.before.dot and %s.after.dot\n", stem.c_str(), stem.c_str());
   return 0;
+}
+
+}  // namespace
+
+Command graph_command() {
+  std::string passes;
+  for (const auto& p : graph::static_graph::pass_names()) passes += (passes.empty() ? "" : ", ") + p;
+  return {"graph",
+          "the static strategy's graph of a model before and after its passes, as Graphviz dot",
+          "Writes the static-graph strategy's training graph of a model before and after the graph\n"
+          "passes as Graphviz dot: FILE.before.dot and FILE.after.dot (a trailing .dot of FILE is dropped).",
+          {
+              {"framework", "NAME", "the framework whose preset gives the model and optimizer (default caffe)"},
+              {"dataset", "NAME", "data set whose family picks the preset (default fashion-mnist)"},
+              {"preset", "NAME|FILE", "training recipe (default: FRAMEWORK-FAMILY)"},
+              {"model", "NAME|FILE", "model file or zoo name (default: the preset's)"},
+              {"batch", "N", "batch size of the graph (default: the preset's)"},
+              {"precision", "f32|f64", "floating-point type (default: the preset's)"},
+              {"passes-off", "LIST", "comma-separated passes to switch off: " + passes},
+              {"dot", "FILE", "where to write the two graphs (required)"},
+          },
+          graph_main};
 }
 
 }  // namespace ablate::bench::cli

@@ -2,7 +2,7 @@
 // zoo models, presets and data sets.
 #include <cstdio>
 
-#include "bench/run/arg_parser.h"
+#include "bench/run/flags.h"
 #include "bench/cli/commands.h"
 #include "datasets/dataset_registry.h"
 #include "bench/run/strategy_switches.h"
@@ -11,13 +11,9 @@
 
 namespace ablate::bench::cli {
 
-int list_command(int argc, char** argv) {
-  run::ArgParser parser("ablate list", "Lists the backends, strategies, models, presets and data sets of this build.", {});
-  run::ParsedArgs args = parser.parse(argc, argv, 0);
-  if (args.help) {
-    std::fputs(parser.help().c_str(), stdout);
-    return 0;
-  }
+namespace {
+
+int list_main(const run::Flags&) {
   std::printf("backends:\n");
   for (const auto& name : kernels::backend_names()) {
     try {
@@ -38,6 +34,13 @@ int list_command(int argc, char** argv) {
     std::printf("  %-14s %s\n", d.c_str(), dir.empty() ? where : dir.c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+Command list_command() {
+  return {"list", "the backends, strategies, models, presets and data sets this build knows",
+          "Lists the backends, strategies, models, presets and data sets of this build.", {}, list_main};
 }
 
 }  // namespace ablate::bench::cli

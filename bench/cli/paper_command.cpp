@@ -7,42 +7,17 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "bench/run/arg_parser.h"
+#include "bench/run/flags.h"
 #include "bench/cli/commands.h"
 #include "bench/experiments/paper_families.h"
 #include "bench/experiments/sweep_runner.h"
 
 namespace ablate::bench::cli {
 
-int paper_command(int argc, char** argv) {
-  run::ArgParser parser("ablate paper",
-                   "Runs one of the study's experiment families (ablate paper --list) through the sweep\n"
-                   "machinery: usage ablate paper NAME --out FILE [--dataset D] [--scale X].",
-                   {
-                       {"list", "", "name every experiment family and what it runs"},
-                       {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic"},
-                       {"data", "DIR", "directory of the data files"},
-                       {"scale", "X", "every run's length x X (default 1: the defaults' lengths)"},
-                       {"frameworks", "LIST", "comma-separated (default: caffe,torch,tensorflow,theano)"},
-                       {"limit", "N", "only the first N values of each varied factor (small variants)"},
-                       {"repeats", "N", "runs per point (default 1)"},
-                       {"max-iterations", "N", "every run at most N training iterations (quick checks; in sweep.note)"},
-                       {"threads", "N", "every run at this thread count unless the family varies it"},
-                       {"test-iterations", "N", "every run tests N batches per test pass (default: each preset's)"},
-                       {"out", "FILE", "the results file (required to run; read to resume)"},
-                       {"verbose", "", "the runs print their progress lines"},
-                   });
-  std::string name;
-  int first = 0;
-  if (argc > 0 && argv[0][0] != '-') {
-    name = argv[0];
-    first = 1;
-  }
-  run::ParsedArgs args = parser.parse(argc, argv, first);
-  if (args.help) {
-    std::fputs(parser.help().c_str(), stdout);
-    return 0;
-  }
+namespace {
+
+int paper_main(const run::Flags& args) {
+  const std::string name = args.get("family");
   if (args.has("list") || name.empty()) {
     std::printf("The study's experiment families (ablate paper NAME --out FILE [--scale X]):\n");
     for (const auto& f : experiments::paper_families()) std::printf("  %-18s %s\n", f.name.c_str(), f.description.c_str());
@@ -72,6 +47,31 @@ int paper_command(int argc, char** argv) {
   std::printf("paper %s done: %d run, %d skipped (already in %s), %d not run, %d failed\n", name.c_str(), totals.runs,
               totals.skipped, args.get("out").c_str(), totals.not_run, totals.failed);
   return 0;
+}
+
+}  // namespace
+
+Command paper_command() {
+  return {"paper",
+          "the study's experiment families by name (ablate paper --list)",
+          "Runs one of the study's experiment families (ablate paper --list) through the sweep\n"
+          "machinery: usage ablate paper NAME --out FILE [--dataset D] [--scale X].",
+          {
+              {"family", "NAME", "the experiment family (see --list)", false, true},
+              {"list", "", "name every experiment family and what it runs"},
+              {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic"},
+              {"data", "DIR", "directory of the data files"},
+              {"scale", "X", "every run's length x X (default 1: the defaults' lengths)"},
+              {"frameworks", "LIST", "comma-separated (default: caffe,torch,tensorflow,theano)"},
+              {"limit", "N", "only the first N values of each varied factor (small variants)"},
+              {"repeats", "N", "runs per point (default 1)"},
+              {"max-iterations", "N", "every run at most N training iterations (quick checks; in sweep.note)"},
+              {"threads", "N", "every run at this thread count unless the family varies it"},
+              {"test-iterations", "N", "every run tests N batches per test pass (default: each preset's)"},
+              {"out", "FILE", "the results file (required to run; read to resume)"},
+              {"verbose", "", "the runs print their progress lines"},
+          },
+          paper_main};
 }
 
 }  // namespace ablate::bench::cli

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "bench/run/arg_parser.h"
+#include "bench/run/flags.h"
 #include "bench/cli/commands.h"
 #include "bench/experiments/report_tables.h"
 #include "bench/run/results_reader.h"
@@ -45,28 +45,8 @@ std::string draw_plots(const std::string& python, const std::string& script, con
   return "";
 }
 
-}  // namespace
-
-int report_command(int argc, char** argv) {
-  run::ArgParser parser("ablate report",
-                   "Writes DIR/report.md (a row per run, sweep points with the spread of repeats, the correlation\n"
-                   "of CPU and memory with batch size) and PNG plots: usage ablate report RESULTS.jsonl --out DIR.",
-                   {
-                       {"out", "DIR", "the report's directory (required)"},
-                       {"python", "PATH", "the Python with matplotlib (default /usr/bin/python3)"},
-                       {"plot-script", "FILE", "default: bench/report/plots.py of the source tree"},
-                   });
-  std::string results;
-  int first = 0;
-  if (argc > 0 && argv[0][0] != '-') {
-    results = argv[0];
-    first = 1;
-  }
-  run::ParsedArgs args = parser.parse(argc, argv, first);
-  if (args.help) {
-    std::fputs(parser.help().c_str(), stdout);
-    return 0;
-  }
+int report_main(const run::Flags& args) {
+  const std::string results = args.get("results");
   if (results.empty()) throw std::invalid_argument("ablate report: expected the results file first (ablate report RESULTS.jsonl --out DIR)");
   if (!std::filesystem::exists(results)) throw std::invalid_argument("ablate report " + results + ": no such results file");
   if (!args.has("out")) throw std::invalid_argument("ablate report " + results + ": --out DIR is required");
@@ -100,6 +80,22 @@ int report_command(int argc, char** argv) {
   if (!out) throw std::runtime_error("report " + path.string() + ": cannot write");
   std::printf("report written to %s (%zu runs)\n", path.string().c_str(), file.records.size());
   return 0;
+}
+
+}  // namespace
+
+Command report_command() {
+  return {"report",
+          "Markdown tables and PNG plots of a results file",
+          "Writes DIR/report.md (a row per run, sweep points with the spread of repeats, the correlation\n"
+          "of CPU and memory with batch size) and PNG plots: usage ablate report RESULTS.jsonl --out DIR.",
+          {
+              {"results", "RESULTS.jsonl", "the results file", false, true},
+              {"out", "DIR", "the report's directory (required)"},
+              {"python", "PATH", "the Python with matplotlib (default /usr/bin/python3)"},
+              {"plot-script", "FILE", "default: bench/report/plots.py of the source tree"},
+          },
+          report_main};
 }
 
 }  // namespace ablate::bench::cli

@@ -6,22 +6,15 @@
 #include "bench/cli/commands.h"
 #include "bench/run/text_format.h"
 #include "bench/run/run_config.h"
+#include "bench/run/run_flags.h"
 #include "bench/run/run_snapshot.h"
 #include "bench/run/run_configuration.h"
 
 namespace ablate::bench::cli {
 
+namespace {
 
-int run_command(int argc, char** argv) {
-  run::ArgParser parser("ablate run",
-                   "Trains one framework's model with its default recipe (every flag overrides one factor),\n"
-                   "tests it, prints a summary and appends one JSON record to --out.",
-                   run::run_options());
-  run::ParsedArgs args = parser.parse(argc, argv, 0);
-  if (args.help) {
-    std::fputs(parser.help().c_str(), stdout);
-    return 0;
-  }
+int run_main(const run::Flags& args) {
   run::RunConfig config = run::resolve_run_config(args);
   if (!config.out.empty()) run::check_writable(config.out);  // fail now, not after hours of training
   run::RunResult result = run::run_configuration(config).result;
@@ -84,6 +77,15 @@ int run_command(int argc, char** argv) {
     return 3;
   }
   return 0;
+}
+
+}  // namespace
+
+Command run_command() {
+  return {"run", "train and test one framework's default configuration (any factor overridable)",
+          "Trains one framework's model with its default recipe (every flag overrides one factor),\n"
+          "tests it, prints a summary and appends one JSON record to --out.",
+          run::run_flags(), run_main};
 }
 
 }  // namespace ablate::bench::cli

@@ -17,18 +17,18 @@ namespace {
 
 constexpr double kWarmupS = 1.0;  // timed training per framework's warm-up
 
-run::ParsedArgs run_args(const std::string& framework, const run::ParsedArgs& compare, double target) {
-  run::ParsedArgs a;
-  a.values_["framework"] = framework;
-  a.values_["dataset"] = compare.get("dataset", "fashion-mnist");
+run::Flags run_args(const std::string& framework, const run::Flags& compare, double target) {
+  run::Flags a;
+  a.set("framework", framework);
+  a.set("dataset", compare.get("dataset", "fashion-mnist"));
   for (const char* k : {"data", "timing", "backend", "threads", "seed", "out"})
-    if (compare.has(k)) a.values_[k] = compare.get(k);
-  if (compare.has("quiet")) a.values_["quiet"] = "true";
-  a.values_["target-accuracy"] = run::number(target);
+    if (compare.has(k)) a.set(k, compare.get(k));
+  if (compare.has("quiet")) a.set("quiet", "true");
+  a.set("target-accuracy", run::number(target));
   return a;
 }
 
-std::string command_of(const run::ParsedArgs& a) {
+std::string command_of(const run::Flags& a) {
   std::string cmd = "ablate run";
   for (const char* k : {"framework", "dataset", "data", "backend", "threads", "scale", "target-accuracy", "timing", "seed",
                         "out"})
@@ -59,7 +59,7 @@ double default_target(const std::string& dataset) {
   return 0.9;  // synthetic
 }
 
-ComparePlan plan_framework(const std::string& framework, const std::string& family, const run::ParsedArgs& compare,
+ComparePlan plan_framework(const std::string& framework, const std::string& family, const run::Flags& compare,
                            double target) {
   ComparePlan p;
   p.row.framework = framework;
@@ -88,7 +88,7 @@ void apply_factor(std::vector<ComparePlan>& plans, double factor) {
     p.config = p.unscaled;
     if (factor != 1) {
       const std::string scale = run::number(factor);  // as the command that runs it alone says it
-      p.args.values_["scale"] = scale;
+      p.args.set("scale", scale);
       run::apply_length_scale(p.config, run::parse_double(scale, "--scale"));
     }
     p.row.command = command_of(p.args);

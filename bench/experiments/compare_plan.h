@@ -11,7 +11,7 @@
 
 #include "bench/experiments/compare_budget.h"
 #include "bench/experiments/compare_table.h"
-#include "bench/run/arg_parser.h"
+#include "bench/run/flags.h"
 #include "bench/run/run_config.h"
 
 namespace ablate::bench::experiments {
@@ -25,14 +25,14 @@ double default_target(const std::string& dataset);
 struct ComparePlan {
   CompareRow row;
   bool runnable = false;    // false: row says why ("not run", "failed")
-  run::ParsedArgs args;     // as `ablate run` would get them
+  run::Flags args;     // as `ablate run` would get them
   run::RunConfig unscaled;  // the default length
   run::RunConfig config;    // the length to run
 };
 
 // `compare` holds the comparison's flags; those every run shares (data, timing, backend,
 // threads, seed, out, quiet) go to the framework's run flags with the target accuracy.
-ComparePlan plan_framework(const std::string& framework, const std::string& family, const run::ParsedArgs& compare,
+ComparePlan plan_framework(const std::string& framework, const std::string& family, const run::Flags& compare,
                            double target);
 // Shortens every runnable plan by `factor` (its configuration, command and length text).
 void apply_factor(std::vector<ComparePlan>& plans, double factor);

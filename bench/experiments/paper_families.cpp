@@ -39,8 +39,8 @@ struct Planner {
     return b;
   }
   run::RunConfig defaults_of(const std::string& framework) const {
-    run::ParsedArgs a;
-    a.values_ = base(framework, false);
+    run::Flags a;
+    for (const auto& [k, v] : base(framework, false)) a.set(k, v);
     return run::resolve_run_config(a);
   }
   SweepFactor factor(const std::string& key, std::vector<std::string> values) const {

@@ -78,7 +78,7 @@ PeerMeasure parse_peer_output(const std::string& output, int exit_code) {
   return m;
 }
 
-PeerOptions peer_options(const run::ParsedArgs& args) {
+PeerOptions peer_options(const run::Flags& args) {
   PeerOptions o;
   o.script = args.get("peer-script", default_peer_script());
   o.as_installed = args.has("peer-as-installed");

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/run/arg_parser.h"
+#include "bench/run/flags.h"
 #include "bench/experiments/compare_table.h"
 #include "bench/run/run_config.h"
 
@@ -56,7 +56,7 @@ struct PeerOptions {
   bool as_installed = false;  // false: PyTorch's best environment (kPeerBestEnv)
 };
 // --peer-threads LIST, --peer-script FILE, --peer-as-installed; throws naming a bad value.
-PeerOptions peer_options(const run::ParsedArgs& args);
+PeerOptions peer_options(const run::Flags& args);
 
 // The script's arguments for the recipe of `config`, trained for `iterations` steps at
 // `threads` on the IDX files in `data_dir`.

@@ -6,17 +6,9 @@
 #include <stdexcept>
 
 #include "bench/run/run_config.h"
+#include "bench/run/run_flags.h"
 
 namespace ablate::bench::experiments {
-
-namespace {
-const run::OptionSpec* run_option(const std::string& key) {
-  static const std::vector<run::OptionSpec> options = run::run_options();
-  for (const auto& o : options)
-    if (o.name == key) return &o;
-  return nullptr;
-}
-}  // namespace
 
 SweepFactor parse_vary(const std::string& text) {
   auto eq = text.find('=');
@@ -25,7 +17,7 @@ SweepFactor parse_vary(const std::string& text) {
   SweepFactor f;
   f.key = text.substr(0, eq);
   if (f.key.rfind("--", 0) == 0) f.key = f.key.substr(2);
-  if (f.key == "out" || f.key == "quiet" || !run_option(f.key))
+  if (f.key == "out" || f.key == "quiet" || !run::find_run_flag(f.key))
     throw std::invalid_argument("--vary " + text + ": '" + f.key +
                                 "' is not a run flag that can vary (see ablate run --help; not out or quiet)");
   std::stringstream in(text.substr(eq + 1));
@@ -82,36 +74,19 @@ std::string point_text(const std::map<std::string, std::string>& values) {
   return s;
 }
 
-run::ParsedArgs point_args(const SweepSpec& spec, const SweepPoint& point) {
-  run::ParsedArgs a;
-  a.values_ = spec.base;
+run::Flags point_args(const SweepSpec& spec, const SweepPoint& point) {
+  run::Flags a;
+  for (const auto& [k, v] : spec.base) a.set(k, v);
   for (const auto& [k, v] : point.values) {
-    const run::OptionSpec* o = run_option(k);
+    const run::FlagSpec* o = run::find_run_flag(k);
     if (o && o->metavar.empty()) {  // a flag without a value: on or off
-      if (run::parse_switch(v, "--vary " + k)) a.values_[k] = "true";
-      else a.values_.erase(k);
+      if (run::parse_switch(v, "--vary " + k)) a.set(k, "true");
+      else a.erase(k);
     } else {
-      a.values_[k] = v;
+      a.set(k, v);
     }
   }
   return a;
-}
-
-std::vector<std::string> take_repeated(int argc, char** argv, const std::string& name, std::vector<char*>& rest) {
-  std::vector<std::string> taken;
-  const std::string flag = "--" + name, prefix = flag + "=";
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == flag) {
-      if (i + 1 >= argc) throw std::invalid_argument(flag + ": expected a value (KEY=V1,V2,...)");
-      taken.push_back(argv[++i]);
-    } else if (a.rfind(prefix, 0) == 0) {
-      taken.push_back(a.substr(prefix.size()));
-    } else {
-      rest.push_back(argv[i]);
-    }
-  }
-  return taken;
 }
 
 }  // namespace ablate::bench::experiments

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/run/arg_parser.h"
+#include "bench/run/flags.h"
 
 namespace ablate::bench::experiments {
 
@@ -44,9 +44,6 @@ std::string base_key(const SweepSpec& spec);
 // "batch=16 threads=2"; "(defaults)" for a point of no factor.
 std::string point_text(const std::map<std::string, std::string>& values);
 // The arguments `ablate run` would get for this point (flags without a value: on/off).
-run::ParsedArgs point_args(const SweepSpec& spec, const SweepPoint& point);
-
-// Takes every `--vary X` (or --vary=X) out of argv[0..argc) and returns them; `rest` keeps the others.
-std::vector<std::string> take_repeated(int argc, char** argv, const std::string& name, std::vector<char*>& rest);
+run::Flags point_args(const SweepSpec& spec, const SweepPoint& point);
 
 }  // namespace ablate::bench::experiments

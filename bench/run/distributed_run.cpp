@@ -12,7 +12,7 @@ namespace ablate::bench::run {
 
 namespace dist = graph::distributed;
 
-void read_distributed_flags(RunConfig& c, const ParsedArgs& args) {
+void read_distributed_flags(RunConfig& c, const Flags& args) {
   c.distributed = args.has("distributed");
   if (args.has("allreduce")) c.allreduce = args.get("allreduce");
   if (args.has("bucket-mb")) c.bucket_mb = args.get_double("bucket-mb", 25);

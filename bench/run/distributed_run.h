@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "bench/run/arg_parser.h"
+#include "bench/run/flags.h"
 #include "bench/run/result_record.h"
 #include "bench/run/run_config.h"
 #include "graph/distributed/data_parallel.h"
@@ -17,7 +17,7 @@
 namespace ablate::bench::run {
 
 // Reads and checks --distributed, --allreduce and --bucket-mb (resolution: no side effects).
-void read_distributed_flags(RunConfig& config, const ParsedArgs& args);
+void read_distributed_flags(RunConfig& config, const Flags& args);
 // With --distributed, when the run starts: initializes MPI, sets rank and ranks, checks that the
 // global batch divides by the ranks, and quiets ranks > 0. Nothing without --distributed.
 void join_distributed(RunConfig& config);

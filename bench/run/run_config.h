@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/run/arg_parser.h"
+#include "bench/run/flags.h"
 #include "bench/run/backend_settings.h"
 #include "bench/run/run_timing.h"
 #include "bench/run/strategy_switches.h"
@@ -74,21 +74,16 @@ struct RunConfig {
   bool quiet = false;
 };
 
-// The options `ablate run` accepts (also used by its --help).
-std::vector<OptionSpec> run_options();
 // Preset first, then flags, then the checks: a bad value throws naming the flag or preset
 // line. No side effects: a distributed run joins its MPI job when it starts
 // (run_configuration.h), not here.
-RunConfig resolve_run_config(const ParsedArgs& args);
+RunConfig resolve_run_config(const Flags& flags);
 // Multiplies the training length by `scale` (> 0): epochs * scale, or iterations * scale
 // rounded and at least 1. Records the factor.
 void apply_length_scale(RunConfig& config, double scale);
 // Fills `iterations` from `epochs` once the training set's size is known.
 void resolve_length(RunConfig& config, std::int64_t train_count);
 
-// Values an option accepts, shared with `ablate compare`.
-int parse_thread_count(const std::string& text, const std::string& what);  // N or 'all'
-bool parse_switch(const std::string& text, const std::string& what);       // on/off, true/false, yes/no, 1/0
 // Throws "WHERE 'TEXT': expected f32 or f64".
 kernels::DType parse_precision(const std::string& text, const std::string& what);
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cli/commands.h"
 #include "bench/run/pass_spec.h"
 #include "bench/run/strategy_switches.h"
 #include "graph/distributed/communicator.h"
@@ -20,11 +21,9 @@ using namespace ablate::bench::run;
 
 namespace {
 
-ParsedArgs parse(std::vector<std::string> words) {
-  ArgParser parser("ablate run", "test", run_options());
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  return parser.parse(static_cast<int>(argv.size()), argv.data(), 0);
+// The words as `ablate run` parses them (bench/cli: CLI11 with the run flags).
+Flags parse(const std::vector<std::string>& words) {
+  return ablate::bench::cli::parse_options(ablate::bench::cli::run_command(), words);
 }
 
 RunConfig resolve(std::vector<std::string> words) {
