@@ -229,7 +229,7 @@ TEST(StaticEngine, EveryLayerTypeOfTheCatalogBuildsATrainingGraph) {
   std::set<std::string> used;
   for (const auto& l : spec.layers) used.insert(l.type);
   used.insert("softmax_loss");  // the other loss: every test model above ends with it
-  for (const auto& info : models::layer_catalog()) EXPECT_TRUE(used.count(info.type)) << info.type;
+  for (const auto* info : models::layer_catalog()) EXPECT_TRUE(used.count(info->name)) << info->name;
   auto tg = static_graph::build_training_graph(spec, 2, testing::caffe_sgd_options(2, kernels::DType::f32));
   EXPECT_EQ(tg.parameters.size(), 9u);  // c1 w b, m1 w b, b1 b, ip1 w b, ip2 w b
   bool has_map = false;
