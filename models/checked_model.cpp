@@ -34,7 +34,10 @@ CheckedModel::CheckedModel(ModelSpec spec) : spec_(std::move(spec)) {
   if (spec_.classes < 1)
     throw std::invalid_argument(model + " has classes " + std::to_string(spec_.classes) + "; expected at least 1");
   if (spec_.layers.empty()) throw std::invalid_argument(model + " has no layers");
-  for (const LayerSpec& layer : spec_.layers) types_.push_back(&layer_type_of(layer));
+  for (const LayerSpec& layer : spec_.layers) {
+    types_.push_back(&layer_type_of(layer));
+    check_layer_keys(layer, *types_.back());
+  }
   link_layers(spec_);
   std::map<std::string, int> index;
   for (std::size_t i = 0; i < spec_.layers.size(); ++i) {

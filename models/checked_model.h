@@ -3,7 +3,8 @@
 // previous layer, as the parser writes it, so a spec built in code may leave it empty),
 // resolves each layer's type in the catalogue and checks, with errors naming the layer:
 //   the model has an input shape C H W, at least one layer and at least one class;
-//   every type is known; names are unique; every input names a layer defined before it;
+//   every type is known and accepts the layer's keys and values (the parser's checks, for a
+//   spec built in code); names are unique; every input names a layer defined before it;
 //   the last layer, and only the last, is a loss;
 //   every layer's shape rule accepts its input (shape inference at batch 1, so geometry and
 //   the loss's [N, classes] input are checked before any strategy builds anything).

@@ -9,10 +9,16 @@
 namespace ablate::models {
 namespace {
 
-// Function-local, so that registrations from any file's static initializer find it built.
-std::map<std::string, LayerType>& registered() {
-  static std::map<std::string, LayerType> types;
-  return types;
+// The registered types by name, and the same as a list in name order. Function-local, so
+// that registrations from any file's static initializer find it built.
+struct Catalogue {
+  std::map<std::string, LayerType> types;
+  std::vector<const LayerType*> ordered;
+};
+
+Catalogue& catalogue() {
+  static Catalogue c;
+  return c;
 }
 
 std::string join(const std::vector<std::string>& items, const char* separator) {
@@ -26,21 +32,19 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
 bool register_layer_type(LayerType type) {
   if (type.name.empty() || !type.shape)
     throw std::logic_error("layer type '" + type.name + "': a layer type needs a name and a shape rule");
+  if (type.backward_reads_input && (type.in_place || !type.activation))
+    throw std::logic_error("layer type '" + type.name + "': only an activation's backward reads its input, and it cannot run in place");
   type.keys.push_back({"input", ValueRule{ValueKind::word, {}}});  // every type reads one input
   const std::string name = type.name;
-  if (!registered().emplace(name, std::move(type)).second)
+  Catalogue& c = catalogue();
+  if (!c.types.emplace(name, std::move(type)).second)
     throw std::logic_error("layer type '" + name + "' is registered twice");
+  c.ordered.clear();
+  for (const auto& [key, registered] : c.types) c.ordered.push_back(&registered);
   return true;
 }
 
-const std::vector<const LayerType*>& layer_catalog() {
-  static const std::vector<const LayerType*> catalog = [] {
-    std::vector<const LayerType*> out;
-    for (const auto& [name, type] : registered()) out.push_back(&type);
-    return out;
-  }();
-  return catalog;
-}
+const std::vector<const LayerType*>& layer_catalog() { return catalogue().ordered; }
 
 const LayerType* find_layer_type(const std::string& type) {
   for (const LayerType* info : layer_catalog())
@@ -63,6 +67,22 @@ const KeyRule* find_key(const LayerType& info, const std::string& key) {
 bool is_loss_type(const std::string& type) {
   const LayerType* info = find_layer_type(type);
   return info && info->loss;
+}
+
+void check_key_value(const LayerSpec& layer, const LayerType& type, const std::string& key, const std::string& value) {
+  const KeyRule* rule = find_key(type, key);
+  if (!rule) {
+    std::vector<std::string> accepted;
+    for (const KeyRule& r : type.keys) accepted.push_back(r.key);
+    layer.fail("unknown key '" + key + "' (accepted: " + join(accepted, ", ") + ")");
+  }
+  const std::string problem = value_problem(rule->rule, value);
+  if (!problem.empty()) layer.fail("key '" + key + "' " + problem);
+}
+
+void check_layer_keys(const LayerSpec& layer, const LayerType& type) {
+  for (const auto& [key, value] : layer.params) check_key_value(layer, type, key, value);
+  if (type.check_keys) type.check_keys(layer);
 }
 
 std::string loss_type_names() {

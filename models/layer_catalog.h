@@ -16,6 +16,11 @@ const LayerType* find_layer_type(const std::string& type);  // nullptr if unknow
 const LayerType& layer_type_of(const LayerSpec& layer);
 const KeyRule* find_key(const LayerType& info, const std::string& key);  // nullptr if not accepted
 bool is_loss_type(const std::string& type);
+// Throws naming the layer when its type does not accept `key` ("unknown key 'k' (accepted:
+// ...)") or `value` breaks the key's rule ("key 'k' expects ..., got ...").
+void check_key_value(const LayerSpec& layer, const LayerType& type, const std::string& key, const std::string& value);
+// Every key of the layer (check_key_value), then its type's check of keys that go together.
+void check_layer_keys(const LayerSpec& layer, const LayerType& type);
 // "nll_loss or softmax_loss": the loss types, for messages.
 std::string loss_type_names();
 // "bias, conv_map, convolution, ...": every type name, for messages.

@@ -91,9 +91,13 @@ struct LayerType {
   // down is non-zero: false.
   bool backward_reads_output = false;
   // An element-wise activation: the Backend activation of a layer of this type (forward
-  // activation_forward, backward activation_backward from the output). Every strategy runs
-  // such a type through its one activation builder. Null: not an activation.
+  // activation_forward, backward activation_backward). Every strategy runs such a type
+  // through its one activation builder. Null: not an activation.
   std::function<kernels::Activation(const LayerSpec&)> activation;
+  // An activation whose backward reads its input x rather than its output y (GELU): every
+  // strategy hands Backend::activation_backward x instead of y. Such a type cannot run in
+  // place (its output would overwrite the x its backward reads).
+  bool backward_reads_input = false;
 };
 
 // Adds a type to the catalogue (ABLATE_LAYER_TYPE does it at start-up). A second type of

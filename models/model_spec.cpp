@@ -87,12 +87,9 @@ LayerSpec parse_layer_line(const TextLine& line, const std::string& source) {
     if (eq == std::string::npos || eq == 0 || eq + 1 == token.size())
       fail(source, line.number, prefix + "expected key=value, got '" + token + "'");
     std::string key = token.substr(0, eq), value = token.substr(eq + 1);
-    const KeyRule* rule = find_key(*info, key);
-    if (!rule) fail(source, line.number, prefix + "unknown key '" + key + "' (accepted: " + join(layer_types().at(layer.type)) + ")");
+    check_key_value(layer, *info, key, value);
     if (layer.params.count(key) || (key == "input" && !layer.input.empty()))
       fail(source, line.number, prefix + "key '" + key + "' is given twice");
-    std::string problem = value_problem(rule->rule, value);
-    if (!problem.empty()) fail(source, line.number, prefix + "key '" + key + "' " + problem);
     if (key == "input")
       layer.input = value;
     else

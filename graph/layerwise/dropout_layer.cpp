@@ -1,5 +1,6 @@
 // Dropout forward and backward through Backend::dropout_mask and mul (see dropout_layer.h).
 #include "graph/layerwise/dropout_layer.h"
+#include "graph/layerwise/layer_factory.h"
 
 #include "graph/dropout_seed.h"
 #include "models/layer_params.h"
@@ -36,5 +37,7 @@ void DropoutLayer::backward(const std::vector<Blob*>& top, bool propagate_down, 
   else if (top[0] != bottom[0])
     backend_.copy(top[0]->diff(), bottom[0]->diff());
 }
+
+ABLATE_LAYERWISE_LAYER(dropout, DropoutLayer);
 
 }  // namespace ablate::graph::layerwise

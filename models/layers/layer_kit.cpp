@@ -42,6 +42,13 @@ void require_rank(const LayerSpec& layer, const Dims& input, std::size_t rank, c
 
 void same_shape(const LayerSpec&, const ModelSpec&, LayerShapes& s) { s.output = s.input; }
 
+decltype(LayerType::shape) same_shape_of_rank(std::size_t rank, const char* expected) {
+  return [rank, expected](const LayerSpec& layer, const ModelSpec&, LayerShapes& s) {
+    require_rank(layer, s.input, rank, expected);
+    s.output = s.input;
+  };
+}
+
 LayerType activation_type(const std::string& name, kernels::Activation a) {
   LayerType t;
   t.name = name;

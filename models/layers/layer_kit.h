@@ -25,6 +25,8 @@ void require_rank(const LayerSpec& layer, const Dims& input, std::size_t rank, c
 
 // The shape rule of an element-wise layer: output = input.
 void same_shape(const LayerSpec& layer, const ModelSpec& model, LayerShapes& s);
+// output = input, an input of `rank` dimensions (`expected` names them: "[N, C, H, W]").
+decltype(LayerType::shape) same_shape_of_rank(std::size_t rank, const char* expected);
 // An element-wise activation type: same shape, the Backend activation `a`.
 LayerType activation_type(const std::string& name, kernels::Activation a);
 // A loss type: input [N, classes] of the model, output [1] (the batch mean).

@@ -9,10 +9,7 @@ namespace {
 LayerType describe() {
   LayerType t;
   t.name = "log_softmax";
-  t.shape = [](const LayerSpec& layer, const ModelSpec&, LayerShapes& s) {
-    require_rank(layer, s.input, 2, "[N, F]");
-    s.output = s.input;
-  };
+  t.shape = same_shape_of_rank(2, "[N, F]");
   t.backward_reads_output = true;
   return t;
 }

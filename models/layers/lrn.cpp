@@ -13,10 +13,7 @@ LayerType describe() {
             {"alpha", kind(ValueKind::non_negative_real)},
             {"beta", kind(ValueKind::non_negative_real)},
             {"k", kind(ValueKind::positive_real)}};
-  t.shape = [](const LayerSpec& layer, const ModelSpec&, LayerShapes& s) {
-    require_rank(layer, s.input, 4, "[N, C, H, W]");
-    s.output = s.input;
-  };
+  t.shape = same_shape_of_rank(4, "[N, C, H, W]");
   t.backward_reads_output = true;
   return t;
 }
