@@ -47,9 +47,7 @@ Variable LrnModule::forward(const Variable& x, const ForwardContext&) {
   return lrn(x, params_);
 }
 
-DropoutModule::DropoutModule(const models::LayerSpec& spec) : Module(spec, {}), keep_(models::dropout_keep(spec)) {
-  if (!(keep_ > 0 && keep_ <= 1)) fail("keep=" + std::to_string(keep_) + ": expected a probability in (0, 1]");
-}
+DropoutModule::DropoutModule(const models::LayerSpec& spec) : Module(spec, {}), keep_(models::dropout_keep(spec)) {}
 
 Variable DropoutModule::forward(const Variable& x, const ForwardContext& context) {
   if (!context.train) return x;

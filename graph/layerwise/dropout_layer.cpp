@@ -10,9 +10,7 @@ namespace ablate::graph::layerwise {
 DropoutLayer::DropoutLayer(const models::LayerSpec& spec, kernels::Backend& backend, kernels::DType dtype)
     : Layer(spec, backend, dtype),
       keep_(models::dropout_keep(spec)),
-      mask_(spec.name + ".mask", dtype, backend.allocator(), /*with_diff=*/false) {
-  if (!(keep_ > 0 && keep_ <= 1)) fail("keep=" + std::to_string(keep_) + ": expected a probability in (0, 1]");
-}
+      mask_(spec.name + ".mask", dtype, backend.allocator(), /*with_diff=*/false) {}
 
 void DropoutLayer::reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) {
   if (top[0] != bottom[0]) top[0]->reshape(bottom[0]->shape());
