@@ -131,11 +131,6 @@ Plan plan_framework(const std::string& framework, const std::string& family, con
     p.row.note = e.what();
     return p;
   }
-  if (!graph::strategy_built(p.unscaled.strategy)) {
-    p.row.state = "not run";
-    p.row.note = "the " + p.unscaled.strategy + " strategy is not built yet";
-    return p;
-  }
   p.runnable = true;
   return p;
 }

@@ -28,8 +28,7 @@ int list_command(int argc, char** argv) {
     }
   }
   std::printf("strategies:\n");
-  for (const auto& s : graph::strategy_names())
-    std::printf("  %-10s %s\n", s.c_str(), graph::strategy_built(s) ? "" : "(not built yet)");
+  for (const auto& s : graph::strategy_names()) std::printf("  %-10s \n", s.c_str());
   std::printf("models and presets (embedded):\n");
   for (const auto& f : models::embedded_file_names()) std::printf("  %s\n", f.c_str());
   std::printf("data sets:\n");

@@ -13,6 +13,7 @@
 #include "bench/pass_spec.h"
 #include "bench/run_timing.h"
 #include "datasets/dataset_registry.h"
+#include "graph/engine.h"
 #include "kernels/registry.h"
 #include "models/preset.h"
 
@@ -247,9 +248,11 @@ void check(RunConfig& c, Origins& origins) {
   if (c.optimizer.lr.base_lr <= 0 || !std::isfinite(c.optimizer.lr.base_lr))
     fail("base_lr", number(c.optimizer.lr.base_lr), "expected a positive learning rate");
   if (c.precision != "f32" && c.precision != "f64") fail("precision", "'" + c.precision + "'", "expected f32 or f64");
-  const auto strategies = {"layerwise", "dynamic", "static"};
-  if (std::find(strategies.begin(), strategies.end(), c.strategy) == strategies.end())
-    fail("strategy", "'" + c.strategy + "'", "not known; the strategies are: layerwise, dynamic, static");
+  try {
+    graph::find_strategy(c.strategy);  // its error lists the strategies
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(origins.of("strategy") + ": " + e.what());
+  }
   const auto backends = kernels::backend_names();
   if (std::find(backends.begin(), backends.end(), c.backend) == backends.end()) {
     try {
@@ -268,8 +271,7 @@ void check(RunConfig& c, Origins& origins) {
     fail("target_accuracy", number(c.target_accuracy), "expected an accuracy in [0, 1] (a fraction; 0: none)");
   if (!(c.weight_average_decay >= 0 && c.weight_average_decay < 1))
     fail("weight_average_decay", number(c.weight_average_decay), "expected a decay in [0, 1) (0: off)");
-  if (c.executor != "sequential" && c.executor != "parallel")
-    fail("executor", "'" + c.executor + "'", "expected sequential or parallel");
+  graph::parse_executor(c.executor, origins.of("executor"));
   if (c.timing != "uniform" && c.timing != "framework") fail("timing", "'" + c.timing + "'", "expected uniform or framework");
   if (c.timing == "framework" && !has_framework_timing(c.framework))
     fail("timing", "framework", "framework '" + c.framework + "' has no timing rule (known: caffe, tensorflow, torch, theano)");
@@ -282,19 +284,16 @@ void check(RunConfig& c, Origins& origins) {
   c.disabled_passes = disabled_passes(parse_pass_spec(c.passes, origins.of("passes")), static_pass_names(),
                                       origins.of("passes"));
 
-  // Strategy switches: a flag the strategy does not use is an error; a preset's is recorded.
-  struct Switch {
-    const char* key;
-    const char* strategy;
-  };
-  for (const Switch& s : {Switch{"caching_allocator", "dynamic"}, Switch{"per_sample", "dynamic"},
-                          Switch{"passes", "static"}, Switch{"executor", "static"}, Switch{"inter_op_threads", "static"}}) {
-    if (!origins.given(s.key) || c.strategy == s.strategy) continue;
-    if (origins.from_flag(s.key))
-      throw std::invalid_argument(origins.of(s.key) + ": the " + c.strategy + " strategy does not use it (only " +
-                                  s.strategy + " does)");
-    c.unused_options.push_back(s.key);
-  }
+  // Strategy switches (the table of strategies, graph/engine.h): a flag the strategy does not
+  // use is an error; a preset's is recorded.
+  for (const graph::StrategyInfo& s : graph::strategies())
+    for (const graph::StrategySwitch& sw : s.switches) {
+      if (!origins.given(sw.key) || c.strategy == s.name) continue;
+      if (origins.from_flag(sw.key))
+        throw std::invalid_argument(origins.of(sw.key) + ": the " + c.strategy + " strategy does not use it (only " +
+                                    s.name + " does)");
+      c.unused_options.push_back(sw.key);
+    }
 }
 
 }  // namespace

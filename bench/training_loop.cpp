@@ -393,7 +393,7 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
   options.caching_allocator = cfg.caching_allocator;
   options.per_sample = cfg.per_sample;
   options.disabled_passes = cfg.disabled_passes;
-  options.executor = cfg.executor;
+  options.executor = graph::parse_executor(cfg.executor);
   options.inter_op_threads = cfg.inter_op_threads;
   kernels::Backend* engine_backend = run->backend.get();
   if (!cfg.profile.empty()) {
