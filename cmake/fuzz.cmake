@@ -26,7 +26,9 @@ if(ABLATE_FUZZ)
   add_custom_target(fuzzers)
   # fuzz/NAME_fuzzer.cpp -> fuzz_NAME
   foreach(name idx cifar10 image_folder model_spec preset checkpoint)
-    add_executable(fuzz_${name} fuzz/${name}_fuzzer.cpp)
+    # The layer types register themselves (models/layer_type.h): compiled into each fuzzer
+    # itself, not taken from the readers' archive, so the linker keeps them.
+    add_executable(fuzz_${name} fuzz/${name}_fuzzer.cpp ${ABLATE_MODEL_LAYER_SOURCES})
     target_link_libraries(fuzz_${name} PRIVATE ablate_fuzz_readers ablate_fuzz_support)
     target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
     add_dependencies(fuzzers fuzz_${name})

@@ -1,6 +1,9 @@
 // Engine: what every execution strategy (layer-wise as Caffe, dynamic tape as Torch,
 // static graph as TensorFlow and Theano) offers the training loop. An engine is built from a
-// ModelSpec over one Backend and owns its parameters, gradients and optimizer state.
+// checked model (models::CheckedModel) over one Backend and owns its parameters, gradients
+// and optimizer state. The table of strategies (engine_registry.cpp, as kernels/registry.cpp
+// is the table of backends) names each strategy, its builder and the switches it uses; it
+// checks the options once, before any strategy builds.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +14,7 @@
 
 #include "graph/optim/optimizer_config.h"
 #include "kernels/backend.h"
-#include "models/model_spec.h"
+#include "models/checked_model.h"
 
 namespace ablate::graph {
 
@@ -25,6 +28,13 @@ struct Parameter {
   kernels::Tensor value, grad;
   double lr_mult = 1.0, decay_mult = 1.0;
 };
+
+// The static strategy's executor: one node after another (Theano's VM, TF with one inter-op
+// thread), or TensorFlow's inter-op thread pool (graph/static/executor.h).
+enum class ExecutorKind { sequential, parallel };
+const char* executor_name(ExecutorKind kind);  // "sequential", "parallel"
+// Throws std::invalid_argument "<what> 'x' is not known; expected sequential or parallel".
+ExecutorKind parse_executor(const std::string& text, const std::string& what = "executor");
 
 struct EngineOptions {
   kernels::DType dtype = kernels::DType::f32;
@@ -45,9 +55,9 @@ struct EngineOptions {
   bool per_sample = false;        // Torch's CIFAR-10 script: forward/backward one sample at a
                                   // time, gradients accumulated over the batch, one update
   // --- static strategy (TensorFlow, Theano) ---
-  std::vector<std::string> disabled_passes;  // graph passes switched off by name
-  std::string executor = "sequential";       // sequential | parallel (inter-op pool)
-  int inter_op_threads = 1;
+  std::vector<std::string> disabled_passes;  // graph passes switched off by name (graph/static/passes.h)
+  ExecutorKind executor = ExecutorKind::sequential;
+  int inter_op_threads = 1;                  // threads of the parallel executor, >= 1
 };
 
 // What an engine wants in the result record beyond the common metrics: counters (a caching
@@ -89,10 +99,42 @@ class Engine {
   virtual bool own_state(OwnState&) { return false; }
 };
 
-std::vector<std::string> strategy_names();
-// Whether this build has the engine of `strategy` yet.
-bool strategy_built(const std::string& strategy);
-// Builds the engine of `strategy`; an unknown or not yet built strategy throws naming it.
+// --- the table of strategies (engine_registry.cpp) ---------------------------------------
+// Options every strategy uses: dtype (f32 or f64), batch (>= 1), seed, first_sample, the
+// optimizer and weight averaging. A switch is an option only some strategies use; its key is
+// its preset key and result-record field, its flag the command line's.
+struct StrategySwitch {
+  std::string key;   // "caching_allocator"
+  std::string flag;  // "caching-allocator"
+};
+
+struct StrategyInfo {
+  std::string name;     // "static"
+  std::string mirrors;  // "TensorFlow 1.x, Theano"
+  std::vector<StrategySwitch> switches;
+  std::unique_ptr<Engine> (*build)(const models::CheckedModel& model, kernels::Backend& backend,
+                                   const EngineOptions& options);
+  // Throws std::invalid_argument for a bad value of one of its switches; null: none to check.
+  void (*check_options)(const EngineOptions& options);
+  // The catalogued layer types it has no builder for (graph/layer_registry.h): none in a
+  // correct build.
+  std::vector<std::string> (*missing_builders)();
+};
+
+const std::vector<StrategyInfo>& strategies();
+std::vector<std::string> strategy_names();  // layerwise, dynamic, static
+// Throws std::invalid_argument "strategy 'x' is not known; the strategies are: ...".
+const StrategyInfo& find_strategy(const std::string& name);
+// The strategies that use switch `key`; empty when no strategy lists it.
+std::vector<std::string> strategies_using(const std::string& key);
+// The checks of make_engine: the options every strategy uses, then the strategy's switches.
+void check_engine_options(const std::string& strategy, const EngineOptions& options);
+// Builds the engine of `strategy` after check_engine_options; an unknown strategy throws
+// naming it. A catalogued layer type the strategy has no builder for (a registration the
+// linker dropped) is a logic_error naming it, whatever the model.
+std::unique_ptr<Engine> make_engine(const std::string& strategy, const models::CheckedModel& model,
+                                    kernels::Backend& backend, const EngineOptions& options);
+// The same from a ModelSpec, checked once here.
 std::unique_ptr<Engine> make_engine(const std::string& strategy, const models::ModelSpec& spec,
                                     kernels::Backend& backend, const EngineOptions& options);
 

@@ -9,43 +9,13 @@
 namespace ablate::models {
 namespace {
 
-[[noreturn]] void fail(const LayerSpec& layer, const std::string& what) {
-  throw std::invalid_argument(layer.source + ": layer '" + layer.name + "' (" + layer.type + "): " + what);
-}
-
 std::string size2(int h, int w) { return std::to_string(h) + "x" + std::to_string(w); }
-
-void require(const LayerSpec& layer, const char* key) {
-  if (!layer.has(key)) fail(layer, std::string("needs key '") + key + "'");
-}
 
 kernels::PoolKind pool_kind(const LayerSpec& layer) {
   return layer.get_string("mode", "max") == "avg" ? kernels::PoolKind::avg : kernels::PoolKind::max;
 }
 
 }  // namespace
-
-void check_layer_keys(const LayerSpec& layer) {
-  const std::string& type = layer.type;
-  if (type == "convolution") {
-    require(layer, "outputs");
-    if (!layer.has("kernel") && !(layer.has("kernel_h") && layer.has("kernel_w")))
-      fail(layer, "needs key 'kernel' (or both 'kernel_h' and 'kernel_w')");
-    if (layer.has("pad") && layer.get_string("padding", "explicit") != "explicit")
-      fail(layer, "'pad' applies only to padding=explicit, not padding=" + layer.get_string("padding", ""));
-  } else if (type == "conv_map") {
-    for (const char* key : {"outputs", "kernel", "fan_in"}) require(layer, key);
-  } else if (type == "pooling") {
-    require(layer, "kernel");
-    if (layer.has("pad") && layer.get_string("padding", "valid") == "tf_same")
-      fail(layer, "'pad' does not apply to padding=tf_same (TF SAME computes its own padding)");
-  } else if (type == "inner_product") {
-    require(layer, "outputs");
-  }
-  if (layer.get_string("bias", "true") == "false")
-    for (const char* key : {"bias_init", "bias_lr_mult", "bias_decay_mult"})
-      if (layer.has(key)) fail(layer, std::string("'") + key + "' given but bias=false");
-}
 
 ConvGeometry conv_geometry(const LayerSpec& layer, int in_h, int in_w) {
   ConvGeometry g;
@@ -60,7 +30,7 @@ ConvGeometry conv_geometry(const LayerSpec& layer, int in_h, int in_w) {
     try {
       g.params = kernels::make_same_conv2d_params(g.kernel_h, g.kernel_w, stride, in_h, in_w);
     } catch (const std::invalid_argument& e) {
-      fail(layer, e.what());
+      layer.fail(e.what());
     }
   } else {
     const int pad = padding == "explicit" ? layer.get_int("pad", 0) : 0;
@@ -71,14 +41,14 @@ ConvGeometry conv_geometry(const LayerSpec& layer, int in_h, int in_w) {
   const std::int64_t padded_h = std::int64_t{in_h} + g.params.pad_top + g.params.pad_bottom;
   const std::int64_t padded_w = std::int64_t{in_w} + g.params.pad_left + g.params.pad_right;
   if (g.kernel_h > padded_h || g.kernel_w > padded_w)
-    fail(layer, "kernel " + size2(g.kernel_h, g.kernel_w) + " is larger than its padded input " +
+    layer.fail("kernel " + size2(g.kernel_h, g.kernel_w) + " is larger than its padded input " +
                     std::to_string(padded_h) + "x" + std::to_string(padded_w) + " (input " + size2(in_h, in_w) +
                     ", padding " + padding + ")");
   try {
     g.out_h = kernels::conv2d_out_size(in_h, g.kernel_h, stride, g.params.pad_top, g.params.pad_bottom);
     g.out_w = kernels::conv2d_out_size(in_w, g.kernel_w, stride, g.params.pad_left, g.params.pad_right);
   } catch (const std::invalid_argument& e) {
-    fail(layer, e.what());  // the kernels' own geometry checks, named after this layer
+    layer.fail(e.what());  // the kernels' own geometry checks, named after this layer
   }
   return g;
 }
@@ -91,13 +61,13 @@ kernels::Pool2dParams pool_params(const LayerSpec& layer, int in_h, int in_w) {
   const kernels::PoolPadding padding = kernels::parse_pool_padding(padding_name);
   const std::int64_t padded_h = in_h + 2 * std::int64_t{pad}, padded_w = in_w + 2 * std::int64_t{pad};
   if (padding != kernels::PoolPadding::tf_same && (kernel > padded_h || kernel > padded_w))
-    fail(layer, "kernel " + size2(kernel, kernel) + " is larger than its padded input " + std::to_string(padded_h) +
+    layer.fail("kernel " + size2(kernel, kernel) + " is larger than its padded input " + std::to_string(padded_h) +
                     "x" + std::to_string(padded_w) + " (input " + size2(in_h, in_w) + ", padding " + padding_name + ")");
   kernels::Pool2dParams p;
   try {
     p = kernels::make_pool2d_params(pool_kind(layer), kernel, stride, pad, padding, in_h, in_w);
   } catch (const std::invalid_argument& e) {
-    fail(layer, e.what());  // the kernels' own geometry checks, named after this layer
+    layer.fail(e.what());  // the kernels' own geometry checks, named after this layer
   }
   return p;
 }
@@ -115,7 +85,7 @@ std::vector<std::int32_t> connection_table(const LayerSpec& layer, int in_channe
   const int outputs = layer.require_int("outputs");
   const int fan_in = layer.require_int("fan_in");
   if (fan_in > in_channels)
-    fail(layer, "fan_in " + std::to_string(fan_in) + " is more than the " + std::to_string(in_channels) +
+    layer.fail("fan_in " + std::to_string(fan_in) + " is more than the " + std::to_string(in_channels) +
                     " input planes");
   std::mt19937_64 rng(static_cast<std::uint64_t>(layer.get_int("table_seed", 1)));
   // A permutation of the input planes, redrawn once its whole chunks of fan_in are used up.
@@ -145,20 +115,14 @@ double dropout_keep(const LayerSpec& layer) { return layer.get_double("keep", 0.
 
 int layer_outputs(const LayerSpec& layer) { return layer.require_int("outputs"); }
 
-bool layer_has_bias(const LayerSpec& layer) {
-  if (layer.type == "bias") return true;
-  if (layer.type != "convolution" && layer.type != "conv_map" && layer.type != "inner_product") return false;
-  return layer.get_string("bias", "true") == "true";
+bool layer_has_bias(const LayerSpec& layer) { return layer.get_string("bias", "true") == "true"; }
+
+ParamSettings param_settings(const LayerSpec& layer, const std::string& suffix) {
+  return {layer.get_string(suffix + "_init", suffix == "weight" ? "xavier" : "constant:0"),
+          layer.get_double(suffix + "_lr_mult", 1.0), layer.get_double(suffix + "_decay_mult", 1.0)};
 }
 
-ParamSettings weight_settings(const LayerSpec& layer) {
-  return {layer.get_string("weight_init", "xavier"), layer.get_double("weight_lr_mult", 1.0),
-          layer.get_double("weight_decay_mult", 1.0)};
-}
-
-ParamSettings bias_settings(const LayerSpec& layer) {
-  return {layer.get_string("bias_init", "constant:0"), layer.get_double("bias_lr_mult", 1.0),
-          layer.get_double("bias_decay_mult", 1.0)};
-}
+ParamSettings weight_settings(const LayerSpec& layer) { return param_settings(layer, "weight"); }
+ParamSettings bias_settings(const LayerSpec& layer) { return param_settings(layer, "bias"); }
 
 }  // namespace ablate::models

@@ -17,12 +17,6 @@
 
 namespace ablate::models {
 
-// Checks that a layer's keys fit together (run by parse_model): convolution needs outputs
-// and kernel (or kernel_h and kernel_w); pooling needs kernel; inner_product needs outputs;
-// pad only with explicit convolution padding or non-tf_same pooling; no bias_* keys when
-// bias=false. Throws naming the layer's source line.
-void check_layer_keys(const LayerSpec& layer);
-
 // Convolution of an in_h x in_w input: output [N, outputs, out_h, out_w].
 //   explicit  pad on every side; out = (in + 2 pad - k) / stride + 1
 //   valid     no padding
@@ -50,14 +44,17 @@ kernels::LrnParams lrn_params(const LayerSpec& layer);
 // layer is conv_geometry's (explicit padding).
 std::vector<std::int32_t> connection_table(const LayerSpec& layer, int in_channels);
 double dropout_keep(const LayerSpec& layer);
-int layer_outputs(const LayerSpec& layer);  // convolution, inner_product: `outputs`
-bool layer_has_bias(const LayerSpec& layer);  // convolution, inner_product (`bias`), bias: true
+int layer_outputs(const LayerSpec& layer);  // convolution, conv_map, inner_product: `outputs`
+bool layer_has_bias(const LayerSpec& layer);  // convolution, conv_map, inner_product: the `bias` key
 
-// Initializer and multipliers of a layer's weight or bias.
+// Initializer and multipliers of a layer's parameter, from the keys <suffix>_init,
+// <suffix>_lr_mult and <suffix>_decay_mult: a weight defaults to xavier, a bias to
+// constant:0, every multiplier to 1.
 struct ParamSettings {
   std::string init;
   double lr_mult = 1.0, decay_mult = 1.0;
 };
+ParamSettings param_settings(const LayerSpec& layer, const std::string& suffix);  // "weight" or "bias"
 ParamSettings weight_settings(const LayerSpec& layer);
 ParamSettings bias_settings(const LayerSpec& layer);
 

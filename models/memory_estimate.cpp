@@ -1,9 +1,10 @@
-// The memory estimate of a training configuration (see memory_estimate.h).
+// The memory estimate of a training configuration (see memory_estimate.h); the workspace
+// is the largest scratch a layer type states (the convolution's im2col buffer).
 #include "models/memory_estimate.h"
 
 #include <algorithm>
 
-#include "models/layer_params.h"
+#include "models/layer_catalog.h"
 #include "models/shape_inference.h"
 
 namespace ablate::models {
@@ -19,13 +20,9 @@ MemoryEstimate estimate_training_memory(const ModelSpec& spec, std::int64_t batc
     const LayerShapes& s = shapes[i];
     for (const auto& p : s.params) e.parameter_bytes += static_cast<double>(kernels::shape_numel(p)) * bytes;
     e.activation_bytes += 2 * static_cast<double>(kernels::shape_numel(s.output)) * bytes;
-    const std::string& type = spec.layers[i].type;
-    if (type == "convolution") {
-      // im2col of the whole batch: [N, C*KH*KW, OH*OW] = N x (weight per plane) x OH*OW
-      const auto& w = s.params[0];
-      const double columns = static_cast<double>(batch * w[1] * w[2] * w[3] * s.output[2] * s.output[3]);
-      e.workspace_bytes = std::max(e.workspace_bytes, columns * bytes);
-    }
+    const LayerType& type = layer_type_of(spec.layers[i]);
+    if (type.workspace_elements)
+      e.workspace_bytes = std::max(e.workspace_bytes, type.workspace_elements(spec.layers[i], s) * bytes);
   }
   e.gradient_bytes = e.parameter_bytes;
   e.optimizer_bytes = state_tensors * e.parameter_bytes;

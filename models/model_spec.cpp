@@ -5,11 +5,10 @@
 
 #include <cctype>
 #include <climits>
-#include <set>
 #include <stdexcept>
 
+#include "models/checked_model.h"
 #include "models/layer_catalog.h"
-#include "models/layer_params.h"
 #include "models/number_parse.h"
 #include "models/source_resolver.h"
 #include "models/text_lines.h"
@@ -80,12 +79,7 @@ LayerSpec parse_layer_line(const TextLine& line, const std::string& source) {
   layer.source = where(source, line.number);
   if (!valid_name(layer.name))
     fail(source, line.number, "layer name '" + layer.name + "' must be letters, digits, '_' or '-'");
-  const LayerTypeInfo* info = find_layer_type(layer.type);
-  if (!info) {
-    std::vector<std::string> known;
-    for (const auto& t : layer_catalog()) known.push_back(t.type);
-    fail(source, line.number, "layer '" + layer.name + "': unknown layer type '" + layer.type + "' (known types: " + join(known) + ")");
-  }
+  const LayerType* info = &layer_type_of(layer);
   std::string prefix = "layer '" + layer.name + "' (" + layer.type + "): ";
   for (std::size_t i = 3; i < line.tokens.size(); ++i) {
     const std::string& token = line.tokens[i];
@@ -93,42 +87,16 @@ LayerSpec parse_layer_line(const TextLine& line, const std::string& source) {
     if (eq == std::string::npos || eq == 0 || eq + 1 == token.size())
       fail(source, line.number, prefix + "expected key=value, got '" + token + "'");
     std::string key = token.substr(0, eq), value = token.substr(eq + 1);
-    const KeyRule* rule = find_key(*info, key);
-    if (!rule) fail(source, line.number, prefix + "unknown key '" + key + "' (accepted: " + join(layer_types().at(layer.type)) + ")");
+    check_key_value(layer, *info, key, value);
     if (layer.params.count(key) || (key == "input" && !layer.input.empty()))
       fail(source, line.number, prefix + "key '" + key + "' is given twice");
-    std::string problem = value_problem(rule->rule, value);
-    if (!problem.empty()) fail(source, line.number, prefix + "key '" + key + "' " + problem);
     if (key == "input")
       layer.input = value;
     else
       layer.params[key] = value;
   }
-  check_layer_keys(layer);
+  if (info->check_keys) info->check_keys(layer);
   return layer;
-}
-
-// Links each layer to its input, and checks that names are unique and the loss comes last.
-void link_layers(ModelSpec& spec, const std::string& source, int end_line) {
-  if (spec.layers.empty()) fail(source, end_line, "model '" + spec.name + "' has no layers");
-  std::set<std::string> defined;
-  for (std::size_t i = 0; i < spec.layers.size(); ++i) {
-    LayerSpec& layer = spec.layers[i];
-    if (defined.count(layer.name)) fail(source, layer.line, "duplicate layer name '" + layer.name + "'");
-    if (layer.input.empty()) {
-      layer.input = i == 0 ? "" : spec.layers[i - 1].name;
-    } else if (!defined.count(layer.input)) {
-      fail(source, layer.line, "layer '" + layer.name + "': input '" + layer.input +
-                                   "' is not a layer defined before it");
-    }
-    bool last = i + 1 == spec.layers.size();
-    if (is_loss_type(layer.type) && !last)
-      fail(source, layer.line, "layer '" + layer.name + "' (" + layer.type + ") is a loss and must be the last layer");
-    if (!is_loss_type(layer.type) && last)
-      fail(source, layer.line, "model '" + spec.name + "' must end with a loss layer (softmax_loss or nll_loss); last layer '" +
-                                   layer.name + "' is " + layer.type);
-    defined.insert(layer.name);
-  }
 }
 
 [[noreturn]] void bad_value(const LayerSpec& layer, const std::string& key, const std::string& value, const char* expected) {
@@ -173,6 +141,12 @@ double LayerSpec::require_double(const std::string& key) const {
   return get_double(key, 0);
 }
 
+std::string LayerSpec::where() const {
+  return (source.empty() ? "" : source + ": ") + "layer '" + name + "' (" + type + ")";
+}
+
+void LayerSpec::fail(const std::string& what) const { throw std::invalid_argument(where() + ": " + what); }
+
 const LayerSpec& ModelSpec::layer(const std::string& layer_name) const {
   for (const auto& l : layers)
     if (l.name == layer_name) return l;
@@ -199,7 +173,8 @@ ModelSpec parse_model(const std::string& text, const std::string& source) {
   if (!seen.has_model) fail(source, end, "missing 'model NAME' line");
   if (!seen.has_input) fail(source, end, "missing 'input C H W' line");
   if (!seen.has_classes) fail(source, end, "missing 'classes K' line");
-  link_layers(spec, source, end);
+  if (spec.layers.empty()) fail(source, end, "model '" + spec.name + "' has no layers");
+  link_layers(spec);
   return spec;
 }
 

@@ -36,6 +36,10 @@ struct LayerSpec {
   // The same, but a missing key throws.
   int require_int(const std::string& key) const;
   double require_double(const std::string& key) const;
+  // "lenet.model:5: layer 'conv1' (convolution)" (without the source when it is empty), the
+  // prefix of every error about the layer; fail() throws std::invalid_argument with it.
+  std::string where() const;
+  [[noreturn]] void fail(const std::string& what) const;
 };
 
 struct ModelSpec {

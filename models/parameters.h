@@ -19,12 +19,9 @@ struct InitialParameter {
   double lr_mult = 1.0, decay_mult = 1.0;  // from weight_lr_mult / bias_lr_mult etc.
 };
 
-// Shapes: convolution weight [K, C, KH, KW] and bias [K]; inner_product weight [O, I] and
-// bias [O]; bias layer [C]. Layers without parameters contribute nothing.
-// Fans: a weight's own (initializers.h); a bias takes its layer's weight fans (Torch's
-// reset() draws the bias with the weight's 1/sqrt(fan_in)); a bias layer's [C] its own.
-// A convolution read by a pooling layer has fan_out = K * KH * KW / (pool kernel)^2, which
-// only glorot uses (Theano's LeNetConvPoolLayer).
+// Shapes and fans are each layer type's (models/layer_type.h, models/layers/<type>.cpp):
+// convolution weight [K, C, KH, KW] and bias [K]; inner_product weight [O, I] and bias [O];
+// bias layer [C]. Layers without parameters contribute nothing.
 std::vector<InitialParameter> make_initial_parameters(const ModelSpec& spec, kernels::DType dtype,
                                                       std::uint64_t seed);
 

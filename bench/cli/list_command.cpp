@@ -2,10 +2,10 @@
 // zoo models, presets and data sets.
 #include <cstdio>
 
-#include "bench/run/flags.h"
 #include "bench/cli/commands.h"
+#include "bench/run/flags.h"
 #include "datasets/dataset_registry.h"
-#include "bench/run/strategy_switches.h"
+#include "graph/engine.h"
 #include "kernels/registry.h"
 #include "models/embedded_files.h"
 
@@ -24,7 +24,7 @@ int list_main(const run::Flags&) {
     }
   }
   std::printf("strategies:\n");
-  for (const auto& s : run::strategy_names()) std::printf("  %s\n", s.c_str());
+  for (const auto& s : graph::strategy_names()) std::printf("  %-10s \n", s.c_str());
   std::printf("models and presets (embedded):\n");
   for (const auto& f : models::embedded_file_names()) std::printf("  %s\n", f.c_str());
   std::printf("data sets:\n");

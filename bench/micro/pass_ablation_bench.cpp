@@ -52,7 +52,7 @@ const models::ModelSpec& tf_cifar10() {
 struct Configuration {
   std::string name;
   std::vector<std::string> disabled;
-  std::string executor = "sequential";
+  graph::ExecutorKind executor = graph::ExecutorKind::sequential;
 };
 
 double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
@@ -89,7 +89,7 @@ void run_configuration(benchmark::State& state, const Configuration& c) {
 const bool registered = [] {
   std::vector<Configuration> configurations{{"all_passes", {}}};
   for (const std::string& pass : graph::static_graph::pass_names()) configurations.push_back({"no_" + pass, {pass}});
-  configurations.push_back({"all_passes_parallel_executor", {}, "parallel"});
+  configurations.push_back({"all_passes_parallel_executor", {}, graph::ExecutorKind::parallel});
   for (const Configuration& c : configurations)
     benchmark::RegisterBenchmark(("pass_ablation/tf_cifar10_b128/" + c.name).c_str(),
                                  [c](benchmark::State& state) { run_configuration(state, c); })

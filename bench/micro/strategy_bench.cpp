@@ -1,7 +1,7 @@
 // The cost of the execution strategy itself, side by side on one backend:
 //   strategy/lenet_train/<strategy>/<backend>/threads:T   Caffe's LeNet (the zoo) trained at
-//       batch 64 with Caffe's solver through Engine::train_step of every strategy that
-//       graph::strategy_built() says this build has: counter images_per_s.
+//       batch 64 with Caffe's solver through Engine::train_step of every strategy:
+//       counter images_per_s.
 //   strategy/tiny_net/<strategy>/<backend>   a 1x1x4 input through inner_product 4, 16 tanh
 //       layers and softmax_loss at batch 1 (train_step: forward, backward, update): counter
 //       ns_per_layer (of 18 layers), where the per-layer overhead of each strategy dominates.
@@ -179,7 +179,6 @@ void register_strategy_benchmarks() {
                                                {Way::tape_forward_backward, "tape_forward_backward"}};
   for (const std::string& backend : kernels::backend_names()) {
     for (const std::string& strategy : graph::strategy_names()) {
-      if (!graph::strategy_built(strategy)) continue;
       if (backend != "reference")  // LeNet on the plain loops takes seconds per step
         benchmark::RegisterBenchmark(("strategy/lenet_train/" + strategy + "/" + backend).c_str(),
                                      [=](benchmark::State& s) { engine_benchmark(s, strategy, backend, lenet, kLenetBatch, true); })

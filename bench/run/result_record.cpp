@@ -29,7 +29,7 @@ Json config_json(const RunConfig& c) {
       {"dataset", c.dataset},
       {"data_dir", c.data_dir},
       {"model", c.model},
-      {"strategy", strategy_name(c.strategy)},
+      {"strategy", c.strategy},
       {"backend", c.backend.name},
       {"threads", c.backend.threads},
       {"precision", kernels::dtype_name(c.precision)},
@@ -62,7 +62,7 @@ Json config_json(const RunConfig& c) {
       {"caching_allocator", s.caching_allocator},
       {"per_sample", s.per_sample},
       {"passes", s.passes},
-      {"executor", executor_name(s.executor)},
+      {"executor", graph::executor_name(s.executor)},
       {"inter_op_threads", s.inter_op_threads},
   };
 }

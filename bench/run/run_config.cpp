@@ -12,6 +12,7 @@
 #include "bench/run/pass_spec.h"
 #include "bench/run/run_timing.h"
 #include "datasets/dataset_registry.h"
+#include "graph/engine.h"
 #include "models/preset.h"
 
 namespace ablate::bench::run {
@@ -204,7 +205,7 @@ void check(RunConfig& c, const Names& names, Origins& origins) {
   StrategySwitches& s = c.switches;
   if (!(s.weight_average_decay >= 0 && s.weight_average_decay < 1))
     fail("weight_average_decay", number(s.weight_average_decay), "expected a decay in [0, 1) (0: off)");
-  s.executor = parse_executor(names.executor, origins.of("executor"));
+  s.executor = graph::parse_executor(names.executor, origins.of("executor"));
   c.timing = parse_timing(names.timing, origins.of("timing"));
   if (c.timing == Timing::framework && !has_framework_timing(c.framework))
     fail("timing", "framework", "framework '" + c.framework + "' has no timing rule (known: caffe, tensorflow, torch, theano)");
@@ -217,15 +218,16 @@ void check(RunConfig& c, const Names& names, Origins& origins) {
   s.disabled_passes = disabled_passes(parse_pass_spec(s.passes, origins.of("passes")), static_pass_names(),
                                       origins.of("passes"));
 
-  // Strategy switches: a flag the strategy does not use is an error; a preset's is recorded.
-  for (const std::string& key : strategy_switch_keys()) {
-    const Strategy owner = switch_strategy(key);
-    if (!origins.given(key) || c.strategy == owner) continue;
-    if (origins.from_flag(key))
-      throw std::invalid_argument(origins.of(key) + ": the " + strategy_name(c.strategy) + " strategy does not use it (only " +
-                                  strategy_name(owner) + " does)");
-    c.unused_options.push_back(key);
-  }
+  // Strategy switches (the table of strategies, graph/engine.h): a flag the strategy does not
+  // use is an error; a preset's is recorded.
+  for (const graph::StrategyInfo& info : graph::strategies())
+    for (const graph::StrategySwitch& sw : info.switches) {
+      if (!origins.given(sw.key) || c.strategy == info.name) continue;
+      if (origins.from_flag(sw.key))
+        throw std::invalid_argument(origins.of(sw.key) + ": the " + c.strategy + " strategy does not use it (only " +
+                                    info.name + " does)");
+      c.unused_options.push_back(sw.key);
+    }
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ struct RunConfig {
   std::string preset;            // name or file it came from
   std::string dataset = "fashion-mnist", data_dir;
   std::string model;             // zoo name or file
-  Strategy strategy = Strategy::layerwise;
+  std::string strategy;          // a strategy of graph's table (strategy_switches.h)
   StrategySwitches switches;     // the strategy's (strategy_switches.h)
   BackendSettings backend;       // name, threads, determinism (backend_settings.h)
   kernels::DType precision = kernels::DType::f32;

@@ -41,7 +41,7 @@ void fill_resolved(const PreparedRun& run, std::map<std::string, std::string>& r
   r["caching_allocator"] = s.caching_allocator ? "true" : "false";
   r["per_sample"] = s.per_sample ? "true" : "false";
   r["disabled_passes"] = join(s.disabled_passes);
-  r["executor"] = executor_name(s.executor);
+  r["executor"] = graph::executor_name(s.executor);
   r["inter_op_threads"] = std::to_string(s.inter_op_threads);
   r["unused_options"] = join(c.unused_options);
 }

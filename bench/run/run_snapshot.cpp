@@ -39,7 +39,7 @@ std::string exact(double v) {
 std::string snapshot_fingerprint(const RunConfig& c) {
   std::ostringstream s;
   s << "framework " << c.framework << "\ndataset " << c.dataset << "\nmodel " << c.model << "\nstrategy "
-    << strategy_name(c.strategy) << "\nbackend " << c.backend.name << "\nprecision " << kernels::dtype_name(c.precision)
+    << c.strategy << "\nbackend " << c.backend.name << "\nprecision " << kernels::dtype_name(c.precision)
     << "\nbatch " << c.batch
     << "\nseed " << c.seed << "\noptimizer " << c.optimizer.type << "\nbase_lr " << exact(c.optimizer.lr.base_lr)
     << "\nlr_policy " << c.optimizer.lr.policy << "\nmomentum " << exact(c.optimizer.momentum) << "\nweight_decay "

@@ -1,5 +1,6 @@
 // Element-wise ops of the tape whose backward reads the output or a mask: relu, tanh,
-// sigmoid (backward from y, as Backend::activation_backward), log_softmax (dx = dy -
+// sigmoid (backward from y, as Backend::activation_backward; an activation whose backward
+// reads x keeps x instead), log_softmax (dx = dy -
 // exp(y) sum dy), and dropout (y = x * mask, dx = dy * mask; the mask is Backend::dropout_mask,
 // the same counter-based draw as the layer-wise engine's for the same seed).
 #include "graph/dropout_seed.h"
@@ -11,12 +12,12 @@ namespace {
 
 struct ActivationNode final : Node {
   kernels::Activation a = kernels::Activation::relu;
-  kernels::Tensor y;
+  kernels::Tensor saved;  // y, or x for an activation whose backward reads its input
   const char* name() const override { return kernels::activation_name(a); }
   void backward(const kernels::Tensor& dy, InputGrads& g) override {
-    g.backend().activation_backward(a, y, dy, g.out(0, y));
+    g.backend().activation_backward(a, saved, dy, g.out(0, saved));
   }
-  void release() override { y = {}; }
+  void release() override { saved = {}; }
 };
 
 struct LogSoftmaxNode final : Node {
@@ -37,14 +38,14 @@ struct DropoutNode final : Node {
 
 }  // namespace
 
-Variable activation(const Variable& x, kernels::Activation a) {
+Variable activation(const Variable& x, kernels::Activation a, bool backward_from_input) {
   Context& c = op_context(kernels::activation_name(a), {&x});
   kernels::Tensor y = c.empty(x.shape(), x.dtype());
   c.backend().activation_forward(a, x.value(), y);
   return op_output(c, y, {&x}, [&] {
     auto node = std::make_shared<ActivationNode>();
     node->a = a;
-    node->y = y;
+    node->saved = backward_from_input ? x.value() : y;
     return node;
   });
 }

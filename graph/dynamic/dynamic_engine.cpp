@@ -10,50 +10,39 @@
 // time, each sample's gradient scaled by 1/B so the accumulated gradient is the batch mean's,
 // and one update per batch; the loss returned is the batch mean.
 // EngineOptions::weight_average_decay > 0 evaluates on the shared WeightAverage's shadows
-// (TF's ExponentialMovingAverage), updated after every step, as the layer-wise engine does.
+// (TF's ExponentialMovingAverage), updated after every step; evaluation and its top-1 count
+// are every engine's (graph/evaluation.h).
 #include "graph/dynamic/dynamic_engine.h"
 
-#include <cmath>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "graph/batch_check.h"
 #include "graph/dynamic/autograd.h"
 #include "graph/dynamic/caching_allocator.h"
+#include "graph/dynamic/module_factory.h"
 #include "graph/dynamic/sequential.h"
-#include "graph/layerwise/accuracy.h"
+#include "graph/evaluation.h"
 #include "graph/optim/divergence_error.h"
 #include "graph/optim/optimizer.h"
-#include "graph/optim/weight_average.h"
 
 namespace ablate::graph::dynamic {
 namespace {
 
-
-const EngineOptions& checked(const EngineOptions& options) {
-  if (options.batch <= 0)
-    throw std::invalid_argument("batch size " + std::to_string(options.batch) + ": expected a positive count");
-  return options;
-}
-
 class DynamicEngine final : public Engine {
  public:
-  DynamicEngine(const models::ModelSpec& spec, kernels::Backend& backend, const EngineOptions& options)
-      : options_(checked(options)),
+  DynamicEngine(const models::CheckedModel& model, kernels::Backend& backend, const EngineOptions& options)
+      : options_(options),
         backend_(backend),
         allocator_(backend.allocator(), options.caching_allocator),
         host_allocator_(kernels::cpu_allocator(), options.caching_allocator),
         context_(backend, allocator_, backend.device() == kernels::Device::cpu ? allocator_ : host_allocator_),
-        model_(spec, context_, options.dtype, options.seed),
+        model_(model, context_, options.dtype, options.seed),
         optimizer_(options.optimizer, backend) {
     for (ModelParameter& p : model_.parameters())
       parameters_.push_back({p.name, p.variable.value(), p.variable.grad(), p.lr_mult, p.decay_mult});
     for (Parameter& p : parameters_) pointers_.push_back(&p);
-    if (options.weight_average_decay > 0) {
-      average_ = std::make_unique<WeightAverage>(options.weight_average_decay, backend);
-      average_->begin(pointers_);
-    }
+    average_ = make_weight_average(options, backend, pointers_);
   }
 
   std::string strategy() const override { return "dynamic"; }
@@ -62,7 +51,7 @@ class DynamicEngine final : public Engine {
     if (iteration < 0)
       throw std::invalid_argument("train step at iteration " + std::to_string(iteration) +
                                   "; expected an iteration >= 0");
-    const std::int64_t n = check_batch(model_.spec(), x, labels, "train_step");
+    const std::int64_t n = check_batch(model_.model().spec(), x, labels, "train_step");
     const kernels::Tensor input = context_.to_device(x, options_.dtype);
     const kernels::Tensor targets = context_.to_device(labels, kernels::DType::i32);
     for (ModelParameter& p : model_.parameters()) p.variable.zero_grad();
@@ -89,19 +78,19 @@ class DynamicEngine final : public Engine {
   }
 
   EvalResult evaluate(const kernels::Tensor& x, const kernels::Tensor& labels) override {
-    const std::int64_t n = check_batch(model_.spec(), x, labels, "evaluate");
+    const std::int64_t n = check_batch(model_.model().spec(), x, labels, "evaluate");
     NoGradGuard no_grad(context_);
-    std::optional<WeightAverage::Swap> averaged;  // TF's evaluation on the moving averages
-    if (average_) averaged.emplace(*average_, pointers_);
-    ForwardContext fc;
-    fc.train = false;
-    fc.labels = context_.to_device(labels, kernels::DType::i32);
-    Sequential::Output out = model_.forward(Variable(context_, context_.to_device(x, options_.dtype)), fc);
-    kernels::Tensor predictions({n}, kernels::DType::i32, &context_.host_allocator());
-    EvalResult result;
-    result.loss = out.loss.value().data<double>()[0];
-    result.correct = layerwise::count_correct(backend_, out.scores.value(), labels, predictions);
-    return result;
+    return evaluate_averaged(average_.get(), pointers_, [&] {
+      ForwardContext fc;
+      fc.train = false;
+      fc.labels = context_.to_device(labels, kernels::DType::i32);
+      Sequential::Output out = model_.forward(Variable(context_, context_.to_device(x, options_.dtype)), fc);
+      kernels::Tensor predictions({n}, kernels::DType::i32, &context_.host_allocator());
+      EvalResult result;
+      result.loss = out.loss.value().data<double>()[0];
+      result.correct = count_correct(backend_, out.scores.value(), labels, predictions);
+      return result;
+    });
   }
 
   std::vector<Parameter*> parameters() override { return pointers_; }
@@ -156,9 +145,11 @@ class DynamicEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_dynamic_engine(const models::ModelSpec& spec, kernels::Backend& backend,
+std::unique_ptr<Engine> make_dynamic_engine(const models::CheckedModel& model, kernels::Backend& backend,
                                             const EngineOptions& options) {
-  return std::make_unique<DynamicEngine>(spec, backend, options);
+  return std::make_unique<DynamicEngine>(model, backend, options);
 }
+
+std::vector<std::string> missing_builders() { return module_registry().missing_builders(); }
 
 }  // namespace ablate::graph::dynamic

@@ -2,6 +2,7 @@
 #include "graph/dynamic/function_modules.h"
 
 #include "graph/dropout_seed.h"
+#include "graph/dynamic/module_factory.h"
 #include "graph/dynamic/ops.h"
 #include "models/layer_params.h"
 
@@ -22,19 +23,22 @@ Variable PoolingModule::forward(const Variable& x, const ForwardContext&) {
   return pool2d(x, params_);
 }
 
-ActivationModule::ActivationModule(const models::LayerSpec& spec, kernels::Activation activation)
-    : Module(spec, {}), activation_(activation) {}
+ActivationModule::ActivationModule(const models::LayerSpec& spec, kernels::Activation activation,
+                                   bool backward_from_input)
+    : Module(spec, {}), activation_(activation), backward_from_input_(backward_from_input) {}
 
 const char* ActivationModule::type() const {
   switch (activation_) {
     case kernels::Activation::relu: return "ReLU";
     case kernels::Activation::tanh: return "Tanh";
     case kernels::Activation::sigmoid: return "Sigmoid";
+    default: return kernels::activation_name(activation_);
   }
-  return "?";
 }
 
-Variable ActivationModule::forward(const Variable& x, const ForwardContext&) { return activation(x, activation_); }
+Variable ActivationModule::forward(const Variable& x, const ForwardContext&) {
+  return activation(x, activation_, backward_from_input_);
+}
 
 LrnModule::LrnModule(const models::LayerSpec& spec) : Module(spec, {}), params_(models::lrn_params(spec)) {}
 
@@ -43,9 +47,7 @@ Variable LrnModule::forward(const Variable& x, const ForwardContext&) {
   return lrn(x, params_);
 }
 
-DropoutModule::DropoutModule(const models::LayerSpec& spec) : Module(spec, {}), keep_(models::dropout_keep(spec)) {
-  if (!(keep_ > 0 && keep_ <= 1)) fail("keep=" + std::to_string(keep_) + ": expected a probability in (0, 1]");
-}
+DropoutModule::DropoutModule(const models::LayerSpec& spec) : Module(spec, {}), keep_(models::dropout_keep(spec)) {}
 
 Variable DropoutModule::forward(const Variable& x, const ForwardContext& context) {
   if (!context.train) return x;
@@ -75,5 +77,21 @@ Variable LossModule::forward(const Variable& x, const ForwardContext& context) {
   if (context.labels.empty()) fail("forward without labels");
   return kind_ == Kind::nll ? nll_loss(x, context.labels) : softmax_cross_entropy(x, context.labels);
 }
+
+ABLATE_DYNAMIC_MODULE(pooling, module_maker<PoolingModule>());
+ABLATE_DYNAMIC_MODULE(lrn, module_maker<LrnModule>());
+ABLATE_DYNAMIC_MODULE(dropout, module_maker<DropoutModule>());
+ABLATE_DYNAMIC_MODULE(log_softmax, module_maker<LogSoftmaxModule>());
+ABLATE_DYNAMIC_MODULE(softmax_loss, [](const models::LayerSpec& spec, const models::LayerType&, std::vector<Variable>) {
+  return std::unique_ptr<Module>(std::make_unique<LossModule>(spec, LossModule::Kind::softmax_cross_entropy));
+});
+ABLATE_DYNAMIC_MODULE(nll_loss, [](const models::LayerSpec& spec, const models::LayerType&, std::vector<Variable>) {
+  return std::unique_ptr<Module>(std::make_unique<LossModule>(spec, LossModule::Kind::nll));
+});
+ABLATE_REGISTER_ACTIVATION_BUILDER(module_registry(), [](const models::LayerSpec& spec, const models::LayerType& type,
+                                                         std::vector<Variable>) {
+  return std::unique_ptr<Module>(
+      std::make_unique<ActivationModule>(spec, type.activation(spec), type.backward_reads_input));
+});
 
 }  // namespace ablate::graph::dynamic

@@ -1,6 +1,6 @@
-// The modules without parameters, one per layer type of models/layer_catalog.cpp:
+// The modules without parameters, each registered for its layer type (module_factory.h):
 //   pooling       nn.SpatialMaxPooling / SpatialAveragePooling with the layer's padding rule
-//   relu, tanh, sigmoid  nn.ReLU, nn.Tanh, nn.Sigmoid
+//   relu, tanh, sigmoid  nn.ReLU, nn.Tanh, nn.Sigmoid: every activation type
 //   lrn           nn.SpatialCrossMapLRN
 //   dropout       nn.Dropout (inverted; identity when evaluating)
 //   log_softmax   nn.LogSoftMax
@@ -26,12 +26,14 @@ class PoolingModule final : public Module {
 
 class ActivationModule final : public Module {
  public:
-  ActivationModule(const models::LayerSpec& spec, kernels::Activation activation);
+  // `backward_from_input`: models::LayerType::backward_reads_input.
+  ActivationModule(const models::LayerSpec& spec, kernels::Activation activation, bool backward_from_input = false);
   const char* type() const override;
   Variable forward(const Variable& x, const ForwardContext& context) override;
 
  private:
   kernels::Activation activation_;
+  bool backward_from_input_;
 };
 
 class LrnModule final : public Module {
@@ -71,7 +73,6 @@ class LossModule final : public Module {
   enum class Kind { softmax_cross_entropy, nll };
   LossModule(const models::LayerSpec& spec, Kind kind) : Module(spec, {}), kind_(kind) {}
   const char* type() const override;
-  bool is_loss() const override { return true; }
   Variable forward(const Variable& x, const ForwardContext& context) override;
 
  private:

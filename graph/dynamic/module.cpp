@@ -8,12 +8,9 @@ namespace ablate::graph::dynamic {
 Module::Module(const models::LayerSpec& spec, std::vector<Variable> parameters)
     : spec_(spec), parameters_(std::move(parameters)) {}
 
-std::string Module::where() const {
-  std::string prefix = spec_.source.empty() ? "" : spec_.source + ": ";
-  return prefix + "layer '" + spec_.name + "' (" + spec_.type + ")";
-}
+std::string Module::where() const { return spec_.where(); }
 
-void Module::fail(const std::string& what) const { throw std::invalid_argument(where() + ": " + what); }
+void Module::fail(const std::string& what) const { spec_.fail(what); }
 
 void Module::expect_parameters(std::size_t count) const {
   if (parameters_.size() != count)

@@ -35,7 +35,6 @@ class Module {
   const std::string& name() const { return spec_.name; }
   const models::LayerSpec& spec() const { return spec_; }
   virtual const char* type() const = 0;  // the Torch class it mirrors: "SpatialConvolutionMM", ...
-  virtual bool is_loss() const { return false; }
   // Loss modules return the batch-mean loss (a host scalar) of x against context.labels.
   virtual Variable forward(const Variable& x, const ForwardContext& context) = 0;
   // Weight, then bias: the canonical order of models::make_initial_parameters.

@@ -1,19 +1,40 @@
-// The one place that maps model-file layer types to the dynamic strategy's modules.
+// The dynamic strategy's registry of modules by layer type: each module file registers the
+// maker of its types with ABLATE_DYNAMIC_MODULE (as Caffe's REGISTER_LAYER_CLASS);
+// ActivationModule serves every activation type (graph/layer_registry.h).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "graph/dynamic/module.h"
+#include "graph/layer_registry.h"
 
 namespace ablate::graph::dynamic {
 
-// The layer types that have a module, in models/layer_catalog.cpp's order.
-std::vector<std::string> module_types();
-// Throws std::invalid_argument naming the layer when its type has no module.
-void check_module_type(const models::LayerSpec& spec);
-// The module of a layer with its parameters (weight, then bias, as the layer's spec says).
-std::unique_ptr<Module> make_module(const models::LayerSpec& spec, std::vector<Variable> parameters);
+using ModuleMaker = std::function<std::unique_ptr<Module>(const models::LayerSpec&, const models::LayerType&,
+                                                          std::vector<Variable> parameters)>;
+LayerRegistry<ModuleMaker>& module_registry();
+
+// The module of a checked layer spec of type `type` with its parameters (weight, then bias,
+// as its shapes say).
+std::unique_ptr<Module> make_module(const models::LayerSpec& spec, const models::LayerType& type,
+                                    std::vector<Variable> parameters);
+
+// The maker of a module constructed as M(spec, parameters), or M(spec) for one without.
+template <class M>
+ModuleMaker module_maker() {
+  return [](const models::LayerSpec& spec, const models::LayerType&, std::vector<Variable> parameters) {
+    if constexpr (std::is_constructible_v<M, const models::LayerSpec&, std::vector<Variable>>)
+      return std::unique_ptr<Module>(std::make_unique<M>(spec, std::move(parameters)));
+    else
+      return std::unique_ptr<Module>(std::make_unique<M>(spec));
+  };
+}
 
 }  // namespace ablate::graph::dynamic
+
+// Registers `maker` (a ModuleMaker) for model-file type `type`, at start-up.
+#define ABLATE_DYNAMIC_MODULE(type, maker) \
+  ABLATE_REGISTER_LAYER_BUILDER(::ablate::graph::dynamic::module_registry(), type, maker)

@@ -27,7 +27,8 @@ Variable bias_add(const Variable& x, const Variable& b);
 // max or average (p.kind) with the padding convention resolved into p (models::pool_params)
 Variable pool2d(const Variable& x, const kernels::Pool2dParams& p);
 Variable lrn(const Variable& x, const kernels::LrnParams& p);
-Variable activation(const Variable& x, kernels::Activation a);
+// backward from y (relu, tanh, sigmoid), or from x when `backward_from_input` (GELU)
+Variable activation(const Variable& x, kernels::Activation a, bool backward_from_input = false);
 Variable relu(const Variable& x);
 Variable tanh(const Variable& x);
 Variable sigmoid(const Variable& x);

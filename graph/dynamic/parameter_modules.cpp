@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "graph/dynamic/module_factory.h"
 #include "graph/dynamic/ops.h"
 
 namespace ablate::graph::dynamic {
@@ -65,5 +66,10 @@ BiasModule::BiasModule(const models::LayerSpec& spec, std::vector<Variable> para
 }
 
 Variable BiasModule::forward(const Variable& x, const ForwardContext&) { return bias_add(x, parameter(0)); }
+
+ABLATE_DYNAMIC_MODULE(convolution, module_maker<ConvolutionModule>());
+ABLATE_DYNAMIC_MODULE(conv_map, module_maker<ConvMapModule>());
+ABLATE_DYNAMIC_MODULE(inner_product, module_maker<InnerProductModule>());
+ABLATE_DYNAMIC_MODULE(bias, module_maker<BiasModule>());
 
 }  // namespace ablate::graph::dynamic

@@ -1,4 +1,4 @@
-// The modules that own parameters, one per learnable layer type of models/layer_catalog.cpp:
+// The modules that own parameters, each registered for its layer type (module_factory.h):
 //   convolution    nn.SpatialConvolutionMM (and Caffe's, TF's conv2d SAME/VALID): conv2d
 //   conv_map       nn.SpatialConvolutionMap over the layer's seeded connection table: conv2d_map
 //   inner_product  nn.View(-1) + nn.Linear: flatten, linear

@@ -1,4 +1,4 @@
-// Sequential: a ModelSpec as a container of modules run in file order, as Torch7's
+// Sequential: a checked model as a container of modules run in file order, as Torch7's
 // nn.Sequential followed by its criterion. Each module reads the output of the layer its spec
 // names (input=; by default the previous layer, and the model input for the first), so an
 // output read by two layers is one Variable used twice and the tape adds its gradients. The
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "graph/dynamic/module.h"
-#include "models/model_spec.h"
+#include "models/checked_model.h"
 
 namespace ablate::graph::dynamic {
 
@@ -25,8 +25,7 @@ struct ModelParameter {
 
 class Sequential {
  public:
-  // Throws std::invalid_argument naming the layer for a model it cannot run.
-  Sequential(const models::ModelSpec& spec, Context& context, kernels::DType dtype, std::uint64_t seed);
+  Sequential(const models::CheckedModel& model, Context& context, kernels::DType dtype, std::uint64_t seed);
 
   struct Output {
     Variable loss;    // host scalar, the batch mean
@@ -34,18 +33,16 @@ class Sequential {
   };
   Output forward(const Variable& x, const ForwardContext& context);
 
-  const models::ModelSpec& spec() const { return spec_; }  // with every input named
+  const models::CheckedModel& model() const { return model_; }
   const std::vector<std::unique_ptr<Module>>& modules() const { return modules_; }
   // Canonical order: layers in file order, weight then bias.
   std::vector<ModelParameter>& parameters() { return parameters_; }
 
  private:
-  void check_layers() const;
   void make_parameters(Context& context, kernels::DType dtype, std::uint64_t seed);
 
-  models::ModelSpec spec_;
+  models::CheckedModel model_;
   std::vector<std::unique_ptr<Module>> modules_;
-  std::vector<int> input_index_;  // per module: the module whose output it reads; -1: the model input
   std::vector<ModelParameter> parameters_;
 };
 

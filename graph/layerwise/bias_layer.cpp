@@ -1,5 +1,6 @@
 // Bias forward and backward through Backend::bias_add and bias_backward (see bias_layer.h).
 #include "graph/layerwise/bias_layer.h"
+#include "graph/layerwise/layer_factory.h"
 
 namespace ablate::graph::layerwise {
 
@@ -25,5 +26,7 @@ void BiasLayer::backward(const std::vector<Blob*>& top, bool propagate_down, con
   backend_.bias_backward(top[0]->diff(), blobs()[0]->diff());
   if (propagate_down && top[0] != bottom[0]) backend_.copy(top[0]->diff(), bottom[0]->diff());
 }
+
+ABLATE_LAYERWISE_LAYER(bias, BiasLayer);
 
 }  // namespace ablate::graph::layerwise

@@ -14,7 +14,6 @@ class BiasLayer final : public Layer {
   void reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) override;
   void forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top, const LayerContext& context) override;
   void backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) override;
-  bool can_run_in_place() const override { return true; }
 
  protected:
   void layer_setup(const std::vector<Blob*>& bottom) override;

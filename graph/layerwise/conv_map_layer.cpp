@@ -1,6 +1,7 @@
 // Connection-table convolution forward and backward through the Backend's conv2d_map ops
 // (see conv_map_layer.h).
 #include "graph/layerwise/conv_map_layer.h"
+#include "graph/layerwise/layer_factory.h"
 
 #include <algorithm>
 
@@ -43,5 +44,7 @@ void ConvMapLayer::backward(const std::vector<Blob*>& top, bool propagate_down, 
   if (propagate_down)
     backend_.conv2d_map_backward_data(top[0]->diff(), blobs()[0]->data(), table_, bottom[0]->diff(), geometry_.params);
 }
+
+ABLATE_LAYERWISE_LAYER(conv_map, ConvMapLayer);
 
 }  // namespace ablate::graph::layerwise

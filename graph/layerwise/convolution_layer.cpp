@@ -1,5 +1,6 @@
 // Convolution forward and backward through the Backend's conv2d ops (see convolution_layer.h).
 #include "graph/layerwise/convolution_layer.h"
+#include "graph/layerwise/layer_factory.h"
 
 namespace ablate::graph::layerwise {
 
@@ -32,5 +33,7 @@ void ConvolutionLayer::backward(const std::vector<Blob*>& top, bool propagate_do
   if (propagate_down)
     backend_.conv2d_backward_data(top[0]->diff(), blobs()[0]->data(), bottom[0]->diff(), geometry_.params);
 }
+
+ABLATE_LAYERWISE_LAYER(convolution, ConvolutionLayer);
 
 }  // namespace ablate::graph::layerwise

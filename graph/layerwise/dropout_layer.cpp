@@ -1,5 +1,6 @@
 // Dropout forward and backward through Backend::dropout_mask and mul (see dropout_layer.h).
 #include "graph/layerwise/dropout_layer.h"
+#include "graph/layerwise/layer_factory.h"
 
 #include "graph/dropout_seed.h"
 #include "models/layer_params.h"
@@ -9,9 +10,7 @@ namespace ablate::graph::layerwise {
 DropoutLayer::DropoutLayer(const models::LayerSpec& spec, kernels::Backend& backend, kernels::DType dtype)
     : Layer(spec, backend, dtype),
       keep_(models::dropout_keep(spec)),
-      mask_(spec.name + ".mask", dtype, backend.allocator(), /*with_diff=*/false) {
-  if (!(keep_ > 0 && keep_ <= 1)) fail("keep=" + std::to_string(keep_) + ": expected a probability in (0, 1]");
-}
+      mask_(spec.name + ".mask", dtype, backend.allocator(), /*with_diff=*/false) {}
 
 void DropoutLayer::reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) {
   if (top[0] != bottom[0]) top[0]->reshape(bottom[0]->shape());
@@ -36,5 +35,7 @@ void DropoutLayer::backward(const std::vector<Blob*>& top, bool propagate_down, 
   else if (top[0] != bottom[0])
     backend_.copy(top[0]->diff(), bottom[0]->diff());
 }
+
+ABLATE_LAYERWISE_LAYER(dropout, DropoutLayer);
 
 }  // namespace ablate::graph::layerwise

@@ -17,7 +17,6 @@ class DropoutLayer final : public Layer {
   void reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) override;
   void forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top, const LayerContext& context) override;
   void backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) override;
-  bool can_run_in_place() const override { return true; }
 
  private:
   double keep_;

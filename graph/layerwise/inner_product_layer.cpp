@@ -1,5 +1,6 @@
 // InnerProduct forward and backward through the Backend's linear ops (see inner_product_layer.h).
 #include "graph/layerwise/inner_product_layer.h"
+#include "graph/layerwise/layer_factory.h"
 
 #include "models/layer_params.h"
 
@@ -42,5 +43,7 @@ void InnerProductLayer::backward(const std::vector<Blob*>& top, bool propagate_d
     backend_.linear_backward_data(top[0]->diff(), blobs()[0]->data(), dx);
   }
 }
+
+ABLATE_LAYERWISE_LAYER(inner_product, InnerProductLayer);
 
 }  // namespace ablate::graph::layerwise

@@ -8,12 +8,9 @@ namespace ablate::graph::layerwise {
 Layer::Layer(const models::LayerSpec& spec, kernels::Backend& backend, kernels::DType dtype)
     : backend_(backend), dtype_(dtype), spec_(spec) {}
 
-std::string Layer::where() const {
-  std::string prefix = spec_.source.empty() ? "" : spec_.source + ": ";
-  return prefix + "layer '" + spec_.name + "' (" + spec_.type + ")";
-}
+std::string Layer::where() const { return spec_.where(); }
 
-void Layer::fail(const std::string& what) const { throw std::invalid_argument(where() + ": " + what); }
+void Layer::fail(const std::string& what) const { spec_.fail(what); }
 
 void Layer::setup(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) {
   if (static_cast<int>(bottom.size()) != bottom_count() || static_cast<int>(top.size()) != top_count())

@@ -51,14 +51,8 @@ class Layer {
 
   virtual int bottom_count() const { return 1; }  // loss layers: 2 (scores, labels)
   virtual int top_count() const { return 1; }     // loss layers: 0 (the loss is loss())
-  virtual bool is_loss() const { return false; }
   // The mean loss of the last forward (loss layers).
   virtual double loss() const { return 0.0; }
-  // Whether top may be the bottom blob itself (Caffe's in-place ReLU and Dropout).
-  virtual bool can_run_in_place() const { return false; }
-  // Whether backward reads the top data in a way that an in-place layer above would spoil
-  // (tanh reads 1 - y^2 everywhere); the net then keeps the next layer out of place.
-  virtual bool backward_needs_top_data() const { return false; }
 
   // Parameter blobs in canonical order (weight, then bias) and their suffixes.
   std::vector<std::shared_ptr<Blob>>& blobs() { return blobs_; }

@@ -2,17 +2,15 @@
 // solver: a train net (the training batch size) and, from the first evaluation, a test net
 // that shares the train net's weights (Caffe's test_net with ShareTrainedLayersWith), with
 // the initial weights of models::make_initial_parameters so that every strategy starts
-// from the same values.
+// from the same values. Evaluation, its top-1 count and weight averaging are the shared ones
+// of graph/evaluation.h.
 #include "graph/layerwise/layerwise_engine.h"
 
-#include <optional>
-#include <stdexcept>
-
 #include "graph/batch_check.h"
-#include "graph/layerwise/accuracy.h"
+#include "graph/evaluation.h"
+#include "graph/layerwise/layer_factory.h"
 #include "graph/layerwise/net.h"
 #include "graph/layerwise/solver.h"
-#include "graph/optim/weight_average.h"
 #include "models/parameters.h"
 
 namespace ablate::graph::layerwise {
@@ -21,22 +19,17 @@ namespace {
 
 class LayerwiseEngine final : public Engine {
  public:
-  LayerwiseEngine(const models::ModelSpec& spec, kernels::Backend& backend, const EngineOptions& options)
-      : spec_(spec), backend_(backend), options_(options) {
-    if (options.batch <= 0)
-      throw std::invalid_argument("batch size " + std::to_string(options.batch) + ": expected a positive count");
+  LayerwiseEngine(const models::CheckedModel& model, kernels::Backend& backend, const EngineOptions& options)
+      : model_(model), backend_(backend), options_(options) {
     NetOptions net_options;
     net_options.phase = Phase::train;
     net_options.batch = options.batch;
     net_options.dtype = options.dtype;
     net_options.first_sample = options.first_sample;
-    train_net_ = std::make_unique<Net>(spec, backend, net_options);
-    train_net_->set_parameters(models::make_initial_parameters(spec, options.dtype, options.seed));
+    train_net_ = std::make_unique<Net>(model_, backend, net_options);
+    train_net_->set_parameters(models::make_initial_parameters(model_.spec(), options.dtype, options.seed));
     solver_ = std::make_unique<Solver>(*train_net_, options.optimizer, backend, options.seed);
-    if (options.weight_average_decay > 0) {
-      average_ = std::make_unique<WeightAverage>(options.weight_average_decay, backend);
-      average_->begin(solver_->parameters());
-    }
+    average_ = make_weight_average(options, backend, solver_->parameters());
   }
 
   std::string strategy() const override { return "layerwise"; }
@@ -52,20 +45,20 @@ class LayerwiseEngine final : public Engine {
     if (!test_net_) {
       NetOptions net_options;
       net_options.phase = Phase::test;
-      net_options.batch = check_batch(spec_, x, labels, "evaluate");
+      net_options.batch = check_batch(model_.spec(), x, labels, "evaluate");
       net_options.dtype = options_.dtype;
-      test_net_ = std::make_unique<Net>(spec_, backend_, net_options);
+      test_net_ = std::make_unique<Net>(model_, backend_, net_options);
       test_net_->share_parameters(*train_net_);
       predictions_ = std::make_unique<Blob>("predictions", kernels::DType::i32, kernels::cpu_allocator(), false);
     }
     load_batch(*test_net_, x, labels, "evaluate");
-    std::optional<WeightAverage::Swap> averaged;  // TF's evaluation on the moving averages
-    if (average_) averaged.emplace(*average_, solver_->parameters());
     predictions_->reshape({x.dim(0)});
-    EvalResult result;
-    result.loss = test_net_->forward();
-    result.correct = count_correct(backend_, test_net_->scores().data(), test_net_->labels().data(), predictions_->data());
-    return result;
+    return evaluate_averaged(average_.get(), solver_->parameters(), [&] {
+      EvalResult result;
+      result.loss = test_net_->forward();
+      result.correct = count_correct(backend_, test_net_->scores().data(), labels, predictions_->data());
+      return result;
+    });
   }
 
   std::vector<Parameter*> parameters() override { return solver_->parameters(); }
@@ -76,7 +69,7 @@ class LayerwiseEngine final : public Engine {
  private:
   // Copies a checked host batch into the net's input and label blobs (Caffe's data layer).
   void load_batch(Net& net, const kernels::Tensor& x, const kernels::Tensor& labels, const char* what) {
-    net.reshape(check_batch(spec_, x, labels, what));
+    net.reshape(check_batch(model_.spec(), x, labels, what));
     copy_in(x, net.input().data());
     copy_in(labels, net.labels().data());
   }
@@ -88,7 +81,7 @@ class LayerwiseEngine final : public Engine {
       backend_.copy(host, blob);
   }
 
-  models::ModelSpec spec_;
+  models::CheckedModel model_;
   kernels::Backend& backend_;
   EngineOptions options_;
   std::unique_ptr<Net> train_net_, test_net_;
@@ -99,9 +92,11 @@ class LayerwiseEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_layerwise_engine(const models::ModelSpec& spec, kernels::Backend& backend,
+std::unique_ptr<Engine> make_layerwise_engine(const models::CheckedModel& model, kernels::Backend& backend,
                                               const EngineOptions& options) {
-  return std::make_unique<LayerwiseEngine>(spec, backend, options);
+  return std::make_unique<LayerwiseEngine>(model, backend, options);
 }
+
+std::vector<std::string> missing_builders() { return layer_registry().missing_builders(); }
 
 }  // namespace ablate::graph::layerwise

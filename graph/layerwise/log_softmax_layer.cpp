@@ -1,5 +1,6 @@
 // LogSoftmax forward and backward through the Backend's log_softmax ops (see log_softmax_layer.h).
 #include "graph/layerwise/log_softmax_layer.h"
+#include "graph/layerwise/layer_factory.h"
 
 namespace ablate::graph::layerwise {
 
@@ -16,5 +17,7 @@ void LogSoftmaxLayer::backward(const std::vector<Blob*>& top, bool propagate_dow
   if (!propagate_down) return;
   backend_.log_softmax_backward(top[0]->data(), top[0]->diff(), bottom[0]->diff());
 }
+
+ABLATE_LAYERWISE_LAYER(log_softmax, LogSoftmaxLayer);
 
 }  // namespace ablate::graph::layerwise

@@ -13,7 +13,6 @@ class LossLayer : public Layer {
   using Layer::Layer;
   int bottom_count() const override { return 2; }
   int top_count() const override { return 0; }
-  bool is_loss() const override { return true; }
   double loss() const override { return loss_; }
   void reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) override;
 

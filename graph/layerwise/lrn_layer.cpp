@@ -1,5 +1,6 @@
 // LRN forward and backward through the Backend's lrn ops (see lrn_layer.h).
 #include "graph/layerwise/lrn_layer.h"
+#include "graph/layerwise/layer_factory.h"
 
 #include "models/layer_params.h"
 
@@ -21,5 +22,7 @@ void LrnLayer::backward(const std::vector<Blob*>& top, bool propagate_down, cons
   if (!propagate_down) return;
   backend_.lrn_backward(bottom[0]->data(), top[0]->data(), top[0]->diff(), workspace_, bottom[0]->diff(), params_);
 }
+
+ABLATE_LAYERWISE_LAYER(lrn, LrnLayer);
 
 }  // namespace ablate::graph::layerwise

@@ -15,7 +15,6 @@ class LrnLayer final : public Layer {
   void reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) override;
   void forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top, const LayerContext& context) override;
   void backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) override;
-  bool backward_needs_top_data() const override { return true; }
 
  private:
   kernels::LrnParams params_;

@@ -2,7 +2,6 @@
 // sharing (see net.h).
 #include "graph/layerwise/net.h"
 
-#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -18,78 +17,57 @@ Blob* Net::make_blob(const std::string& name, kernels::DType dtype, bool with_di
   return blobs_.back().get();
 }
 
-Net::Net(const models::ModelSpec& spec, kernels::Backend& backend, const NetOptions& options)
-    : spec_(spec), backend_(backend), options_(options) {
-  if (options.batch <= 0)
-    throw std::invalid_argument("net of model '" + spec.name + "': batch size " + std::to_string(options.batch) +
+void Net::check_batch_size(std::int64_t batch) const {
+  if (batch <= 0)
+    throw std::invalid_argument("net of model '" + model_.name() + "': batch size " + std::to_string(batch) +
                                 "; expected a positive count");
-  if (options.dtype != kernels::DType::f32 && options.dtype != kernels::DType::f64)
-    throw std::invalid_argument(std::string("net of model '") + spec.name + "': precision " +
-                                kernels::dtype_name(options.dtype) + "; expected f32 or f64");
-  if (spec.input_shape.size() != 3)
-    throw std::invalid_argument("model '" + spec.name + "' (" + spec.source + ") needs an input shape C H W");
-  if (spec.layers.empty()) throw std::invalid_argument("model '" + spec.name + "' (" + spec.source + ") has no layers");
+}
+
+Net::Net(const models::CheckedModel& model, kernels::Backend& backend, const NetOptions& options)
+    : model_(model), backend_(backend), options_(options) {
+  check_batch_size(options.batch);
   batch_ = options.batch;
   input_ = make_blob("data", options.dtype, true);
-  input_->reshape({batch_, spec.input_shape[0], spec.input_shape[1], spec.input_shape[2]});
+  input_->reshape(model_.input_shape(batch_));
   labels_ = make_blob("label", kernels::DType::i32, false);
   labels_->reshape({batch_});
 
-  const std::size_t count = spec.layers.size();
+  const std::size_t count = model_.size();
   layer_output_.resize(count);
   bottoms_.resize(count);
   tops_.resize(count);
   propagate_down_.resize(count);
-  std::map<std::string, std::string> reader;
+  std::map<int, std::size_t> reader;
   for (std::size_t i = 0; i < count; ++i) add_layer(i, reader);
   loss_layer_ = count - 1;
-  const kernels::Shape& scores_shape = bottoms_[loss_layer_][0]->shape();
-  if (scores_shape.size() != 2 || scores_shape[1] != spec.classes)
-    throw std::invalid_argument(layers_[loss_layer_]->where() + ": its input is " +
-                                kernels::shape_string(scores_shape) + "; expected [N, " +
-                                std::to_string(spec.classes) + "] for the model's " + std::to_string(spec.classes) +
-                                " classes");
   collect_parameters();
 }
 
-// Creates layer i, connects it to its input blob (in place where Caffe's prototxts would
-// write it) and sets it up. `reader` maps each output to the layer that reads it: the
-// layer-wise net runs chains (Caffe would insert a Split layer for a blob read twice).
-void Net::add_layer(std::size_t i, std::map<std::string, std::string>& reader) {
-  const models::LayerSpec& ls = spec_.layers[i];
-  auto layer = make_layer(ls, backend_, options_.dtype);
-  const std::string where = layer->where();
-  // An empty input is the model input for the first layer and the previous layer's output
-  // after it (the parser fills it in; a spec built in code may leave it empty).
-  const std::string input = ls.input.empty() && i > 0 ? spec_.layers[i - 1].name : ls.input;
-  std::size_t input_index = 0;
-  if (!input.empty()) {
-    input_index = std::find_if(layers_.begin(), layers_.end(), [&](const auto& l) { return l->name() == input; }) -
-                  layers_.begin();
-    if (input_index == layers_.size())
-      throw std::invalid_argument(where + ": input '" + input + "' is not a layer defined before it");
-  }
-  for (const auto& earlier : layers_)
-    if (earlier->name() == ls.name) throw std::invalid_argument(where + ": the layer name is used twice");
-  const std::string key = input.empty() ? std::string("<model input>") : input;
-  if (reader.count(key))
-    throw std::invalid_argument(where + ": input '" + key + "' is already read by layer '" + reader[key] +
+// Creates layer i, connects it to its input blob (in place where its type allows and its
+// producer's backward does not read the output it would overwrite, as Caffe's prototxts
+// write ReLU and Dropout) and sets it up. `reader` maps each output (-1: the model input)
+// to the layer that reads it: the layer-wise net runs chains (Caffe would insert a Split
+// layer for a blob read twice).
+void Net::add_layer(std::size_t i, std::map<int, std::size_t>& reader) {
+  const models::LayerSpec& ls = model_.layer(i);
+  const models::LayerType& type = model_.type(i);
+  auto layer = make_layer(ls, type, backend_, options_.dtype);
+  const int input = model_.input(i);
+  if (auto it = reader.find(input); it != reader.end())
+    throw std::invalid_argument(layer->where() + ": input '" +
+                                (input < 0 ? std::string("<model input>") : model_.layer(input).name) +
+                                "' is already read by layer '" + model_.layer(it->second).name +
                                 "'; the layerwise strategy runs a chain of layers (one reader per output)");
-  reader[key] = ls.name;
-  const bool is_last = i + 1 == spec_.layers.size();
-  if (layer->is_loss() != is_last)
-    throw std::invalid_argument(where + (is_last ? ": the last layer must be a loss (softmax_loss or nll_loss)"
-                                                 : ": a loss layer must be the last layer"));
+  reader[input] = i;
 
-  Blob* bottom = input.empty() ? input_ : layer_output_[input_index];
-  const Layer* producer = input.empty() ? nullptr : layers_[input_index].get();
+  Blob* bottom = input < 0 ? input_ : layer_output_[static_cast<std::size_t>(input)];
   std::vector<Blob*> bottoms{bottom}, tops;
-  if (layer->is_loss()) {
+  if (type.loss) {
     bottoms.push_back(labels_);
   } else {
-    // In place as Caffe's prototxts write ReLU and Dropout, unless that would overwrite the
-    // model input or top data that the producer's backward still reads.
-    const bool in_place = layer->can_run_in_place() && producer && !producer->backward_needs_top_data();
+    // In place unless that would overwrite the model input or output data that the
+    // producer's backward still reads.
+    const bool in_place = type.in_place && input >= 0 && !model_.type(static_cast<std::size_t>(input)).backward_reads_output;
     tops.push_back(in_place ? bottom : make_blob(ls.name, options_.dtype, true));
     layer_output_[i] = tops[0];
   }
@@ -106,20 +84,17 @@ void Net::collect_parameters() {
     Layer& layer = *layers_[i];
     for (std::size_t b = 0; b < layer.blobs().size(); ++b) {
       const std::string& suffix = layer.blob_suffixes()[b];
-      const models::ParamSettings settings =
-          suffix == "weight" ? models::weight_settings(layer.spec()) : models::bias_settings(layer.spec());
+      const models::ParamSettings settings = models::param_settings(layer.spec(), suffix);
       parameters_.push_back({layer.name() + "." + suffix, layer.blobs()[b], settings.lr_mult, settings.decay_mult});
     }
   }
 }
 
 void Net::reshape(std::int64_t batch) {
-  if (batch <= 0)
-    throw std::invalid_argument("net of model '" + spec_.name + "': batch size " + std::to_string(batch) +
-                                "; expected a positive count");
+  check_batch_size(batch);
   if (batch == batch_) return;
   batch_ = batch;
-  input_->reshape({batch, spec_.input_shape[0], spec_.input_shape[1], spec_.input_shape[2]});
+  input_->reshape(model_.input_shape(batch));
   labels_->reshape({batch});
   for (std::size_t i = 0; i < layers_.size(); ++i) layers_[i]->reshape(bottoms_[i], tops_[i]);
 }
@@ -132,7 +107,7 @@ Blob& Net::blob(const std::string& layer_name) {
       if (!layer_output_[i]) throw std::invalid_argument("layer '" + layer_name + "' is a loss and has no output blob");
       return *layer_output_[i];
     }
-  throw std::invalid_argument("model '" + spec_.name + "' has no layer '" + layer_name + "'");
+  throw std::invalid_argument("model '" + model_.name() + "' has no layer '" + layer_name + "'");
 }
 
 double Net::forward(std::int64_t iteration, std::uint64_t seed) {
@@ -147,13 +122,13 @@ void Net::backward() {
 
 void Net::set_parameters(const std::vector<models::InitialParameter>& initial) {
   if (initial.size() != parameters_.size())
-    throw std::invalid_argument("model '" + spec_.name + "': " + std::to_string(initial.size()) +
+    throw std::invalid_argument("model '" + model_.name() + "': " + std::to_string(initial.size()) +
                                 " initial parameters for a net of " + std::to_string(parameters_.size()));
   for (std::size_t i = 0; i < initial.size(); ++i) {
     NetParameter& p = parameters_[i];
     const models::InitialParameter& init = initial[i];
     if (init.name != p.name || init.value.shape() != p.blob->shape())
-      throw std::invalid_argument("model '" + spec_.name + "': initial parameter " + std::to_string(i) + " is " +
+      throw std::invalid_argument("model '" + model_.name() + "': initial parameter " + std::to_string(i) + " is " +
                                   init.name + " " + kernels::shape_string(init.value.shape()) + "; the net expects " +
                                   p.name + " " + kernels::shape_string(p.blob->shape()));
     if (p.blob->data().device() == kernels::Device::cpu)

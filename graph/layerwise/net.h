@@ -1,6 +1,7 @@
-// Net: Caffe's Net. Built from a ModelSpec for one phase (train or test): one layer per
+// Net: Caffe's Net. Built from a checked model for one phase (train or test): one layer per
 // LayerSpec in file order, a blob per layer output ("data" is the model input, "label" the
-// labels), ReLU and Dropout in place as Caffe's prototxts write them. All blobs are
+// labels), the layers whose type may run in place (ReLU, Dropout) in place as Caffe's
+// prototxts write them. All blobs are
 // allocated at construction for the batch size; reshape() to another batch size reuses the
 // storage when it is large enough (Caffe's grow-only Blob::Reshape), so no step allocates.
 // Forward runs the layers in order and returns the loss; Backward runs them in reverse.
@@ -17,7 +18,7 @@
 #include "graph/layerwise/blob.h"
 #include "graph/layerwise/layer.h"
 #include "kernels/backend.h"
-#include "models/model_spec.h"
+#include "models/checked_model.h"
 #include "models/parameters.h"
 
 namespace ablate::graph::layerwise {
@@ -41,8 +42,9 @@ struct NetParameter {
 
 class Net {
  public:
-  // Throws std::invalid_argument naming the layer for a model the net cannot run.
-  Net(const models::ModelSpec& spec, kernels::Backend& backend, const NetOptions& options);
+  // Throws std::invalid_argument naming the layer for a model the net cannot run (a blob
+  // read by two layers: the layer-wise net runs chains) or a batch size below 1.
+  Net(const models::CheckedModel& model, kernels::Backend& backend, const NetOptions& options);
   ~Net();
   Net(const Net&) = delete;
   Net& operator=(const Net&) = delete;
@@ -80,10 +82,11 @@ class Net {
 
  private:
   Blob* make_blob(const std::string& name, kernels::DType dtype, bool with_diff);
-  void add_layer(std::size_t i, std::map<std::string, std::string>& reader);
+  void add_layer(std::size_t i, std::map<int, std::size_t>& reader);
   void collect_parameters();
+  void check_batch_size(std::int64_t batch) const;
 
-  models::ModelSpec spec_;
+  models::CheckedModel model_;
   kernels::Backend& backend_;
   NetOptions options_;
   std::int64_t batch_ = 0;

@@ -1,5 +1,6 @@
 // NLL loss forward and backward through Backend::nll_* (see nll_loss_layer.h).
 #include "graph/layerwise/nll_loss_layer.h"
+#include "graph/layerwise/layer_factory.h"
 
 namespace ablate::graph::layerwise {
 
@@ -11,5 +12,7 @@ void NllLossLayer::backward(const std::vector<Blob*>&, bool propagate_down, cons
   if (!propagate_down) return;
   backend_.nll_backward(bottom[1]->data(), gradient_scale(*bottom[0]), bottom[0]->diff());
 }
+
+ABLATE_LAYERWISE_LAYER(nll_loss, NllLossLayer);
 
 }  // namespace ablate::graph::layerwise

@@ -1,5 +1,6 @@
 // Pooling forward and backward through the Backend's pool2d ops (see pooling_layer.h).
 #include "graph/layerwise/pooling_layer.h"
+#include "graph/layerwise/layer_factory.h"
 
 #include "models/layer_params.h"
 
@@ -20,5 +21,7 @@ void PoolingLayer::backward(const std::vector<Blob*>& top, bool propagate_down, 
   if (!propagate_down) return;
   backend_.pool2d_backward(bottom[0]->data(), top[0]->data(), top[0]->diff(), workspace_, bottom[0]->diff(), params_);
 }
+
+ABLATE_LAYERWISE_LAYER(pooling, PoolingLayer);
 
 }  // namespace ablate::graph::layerwise

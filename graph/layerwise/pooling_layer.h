@@ -17,8 +17,6 @@ class PoolingLayer final : public Layer {
   void reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) override;
   void forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top, const LayerContext& context) override;
   void backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) override;
-  // The backend's pool2d_backward receives y (a library may locate the maximum by it).
-  bool backward_needs_top_data() const override { return true; }
 
  private:
   kernels::Pool2dParams params_;

@@ -1,5 +1,6 @@
 // SoftmaxWithLoss forward and backward through Backend::softmax_xent_* (see softmax_loss_layer.h).
 #include "graph/layerwise/softmax_loss_layer.h"
+#include "graph/layerwise/layer_factory.h"
 
 namespace ablate::graph::layerwise {
 
@@ -20,5 +21,7 @@ void SoftmaxWithLossLayer::backward(const std::vector<Blob*>&, bool propagate_do
   if (!propagate_down) return;
   backend_.softmax_xent_backward(prob_.data(), bottom[1]->data(), gradient_scale(*bottom[0]), bottom[0]->diff());
 }
+
+ABLATE_LAYERWISE_LAYER(softmax_loss, SoftmaxWithLossLayer);
 
 }  // namespace ablate::graph::layerwise

@@ -1,11 +1,12 @@
-// The shared Optimizer: per-parameter multipliers, state tensors, and the dispatch to the
-// Backend's caffe_sgd_update, torch_sgd_update and adam_update (see optimizer.h).
+// The shared Optimizer: state tensors, the gradient hook and checks around the update rule
+// of graph/optim/update_rule.h (see optimizer.h).
 #include "graph/optim/optimizer.h"
 
 #include <stdexcept>
 #include <string>
 
 #include "graph/optim/gradient_check.h"
+#include "graph/optim/update_rule.h"
 
 namespace ablate::graph {
 
@@ -19,7 +20,7 @@ double Optimizer::learning_rate(std::int64_t iteration) const {
 }
 
 void Optimizer::allocate_state(const std::vector<Parameter*>& params) {
-  const bool adam = config_.type == "adam";
+  const bool adam = optimizer_state_count(config_.type) == 2;
   slots_.clear();
   slots_.reserve(params.size());
   for (const Parameter* p : params) {
@@ -51,37 +52,14 @@ void Optimizer::step(const std::vector<Parameter*>& params, std::int64_t iterati
   if (gradient_hook_) gradient_hook_(params);
   // After the hook: a distributed run checks the averaged gradients, the same on every rank.
   if (config_.check_gradients) check_finite_gradients(params, iteration, backend_);
-  const double rate = learning_rate(iteration);
-  const std::string& type = config_.type;
+  const UpdateStep update{learning_rate(iteration), iteration, updates_ == 0};
   for (std::size_t i = 0; i < params.size(); ++i) {
     Parameter& p = *params[i];
     if (p.grad.shape() != p.value.shape() || p.grad.dtype() != p.value.dtype())
       throw std::invalid_argument("optimizer step: the gradient of " + p.name + " is " + p.grad.describe() +
                                   "; expected " + p.value.describe());
-    const double lr = rate * p.lr_mult;
-    const double decay = config_.weight_decay * p.decay_mult;
-    Slot& s = slots_[i];
-    if (type == "caffe_sgd") {
-      backend_.caffe_sgd_update(p.value, p.grad, s.first, {lr, config_.momentum, decay});
-    } else if (type == "torch_sgd" || type == "gd") {
-      kernels::TorchSgdParams tp;
-      tp.lr = lr;
-      tp.momentum = type == "gd" ? 0.0 : config_.momentum;
-      tp.dampening = type == "gd" ? 0.0 : config_.dampening;
-      tp.weight_decay = decay;
-      tp.nesterov = type == "gd" ? false : config_.nesterov;
-      tp.first_step = updates_ == 0;
-      backend_.torch_sgd_update(p.value, p.grad, s.first, tp);
-    } else {  // adam
-      if (decay != 0) backend_.axpy(decay, p.value, p.grad);
-      kernels::AdamParams ap;
-      ap.lr = lr;
-      ap.beta1 = config_.beta1;
-      ap.beta2 = config_.beta2;
-      ap.epsilon = config_.epsilon;
-      ap.t = iteration + 1;
-      backend_.adam_update(p.value, p.grad, s.first, s.second, ap);
-    }
+    kernels::Tensor* const state[] = {&slots_[i].first, &slots_[i].second};
+    apply_update(backend_, config_, update, p.lr_mult, p.decay_mult, p.value, p.grad, state);
   }
   ++updates_;
 }

@@ -1,5 +1,7 @@
-// Optimizer: applies one update to a list of graph::Parameter, the same for every strategy.
-// It reproduces the solvers of the four frameworks through the Backend's update ops:
+// Optimizer: applies one update to a list of graph::Parameter, the same for every strategy,
+// holding each parameter's state; the update of one parameter is graph/optim/update_rule.h's,
+// which the static graph's apply nodes run too. It reproduces the solvers of the four
+// frameworks through the Backend's update ops:
 //   caffe_sgd  Caffe's SGDSolver (history h: h = m h + lr (g + wd w); w -= h)
 //   torch_sgd  Torch's optim.sgd (velocity starts as g on the first update)
 //   gd         plain gradient descent (Theano's tutorials, TF's GradientDescentOptimizer):

@@ -113,22 +113,15 @@ class ParallelExecutor final : public Executor {
 
 }  // namespace
 
-const std::vector<std::string>& executor_names() {
-  static const std::vector<std::string> names = {"sequential", "parallel"};
-  return names;
-}
-
-void validate_executor(const std::string& name, int inter_op_threads) {
-  if (name != "sequential" && name != "parallel")
-    throw std::invalid_argument("executor '" + name + "' is not known; expected sequential or parallel");
+void check_inter_op_threads(int inter_op_threads) {
   if (inter_op_threads < 1)
     throw std::invalid_argument("inter_op_threads " + std::to_string(inter_op_threads) + ": expected at least 1");
 }
 
-std::unique_ptr<Executor> make_executor(const std::string& name, int inter_op_threads, std::vector<int> order,
+std::unique_ptr<Executor> make_executor(ExecutorKind kind, int inter_op_threads, std::vector<int> order,
                                         const std::vector<std::vector<int>>& predecessors) {
-  validate_executor(name, inter_op_threads);
-  if (name == "sequential") return std::make_unique<SequentialExecutor>(std::move(order));
+  if (kind == ExecutorKind::sequential) return std::make_unique<SequentialExecutor>(std::move(order));
+  check_inter_op_threads(inter_op_threads);
   return std::make_unique<ParallelExecutor>(inter_op_threads, std::move(order), predecessors);
 }
 

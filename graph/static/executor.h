@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "graph/engine.h"
+
 namespace ablate::graph::static_graph {
 
 class Executor {
@@ -24,13 +26,13 @@ class Executor {
   virtual void run(const std::function<void(int)>& run_node) = 0;
 };
 
-const std::vector<std::string>& executor_names();  // sequential, parallel
-// Throws std::invalid_argument for an unknown executor or inter_op_threads < 1.
-void validate_executor(const std::string& name, int inter_op_threads);
+// Throws std::invalid_argument "inter_op_threads N: expected at least 1" for N < 1.
+void check_inter_op_threads(int inter_op_threads);
 
 // `order`: node ids in sequential order; `predecessors[i]`: the indices into `order` of the
-// nodes that must finish before order[i] (all smaller than i). Validates as validate_executor.
-std::unique_ptr<Executor> make_executor(const std::string& name, int inter_op_threads, std::vector<int> order,
+// nodes that must finish before order[i] (all smaller than i). The parallel executor checks
+// its thread count as check_inter_op_threads.
+std::unique_ptr<Executor> make_executor(ExecutorKind kind, int inter_op_threads, std::vector<int> order,
                                         const std::vector<std::vector<int>>& predecessors);
 
 }  // namespace ablate::graph::static_graph

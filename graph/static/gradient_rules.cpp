@@ -92,7 +92,9 @@ std::vector<Value> Rule::run() {
       break;
     case OpKind::pool2d: grads_[0] = emit(OpKind::pool2d_grad, {x(0), y(0), dy(), y(1)}, n_.attrs); break;
     case OpKind::lrn: grads_[0] = emit(OpKind::lrn_grad, {x(0), y(0), dy(), y(1)}, n_.attrs); break;
-    case OpKind::activation: grads_[0] = emit(OpKind::activation_grad, {y(), dy()}, n_.attrs); break;
+    case OpKind::activation:
+      grads_[0] = emit(OpKind::activation_grad, {n_.attrs.grad_from_input ? x(0) : y(), dy()}, n_.attrs);
+      break;
     case OpKind::log_softmax: grads_[0] = emit(OpKind::log_softmax_grad, {y(), dy()}); break;
     case OpKind::mul:
       if (want(0)) grads_[0] = emit(OpKind::mul, {dy(), x(1)});

@@ -8,8 +8,9 @@
 namespace ablate::graph::static_graph {
 
 GraphDump dump_training_graph(const models::ModelSpec& spec, const EngineOptions& options, kernels::Backend& backend) {
-  validate_pass_names(options.disabled_passes);
-  TrainingGraph tg = build_training_graph(spec, options.batch, options);
+  check_engine_options("static", options);
+  const models::CheckedModel model(spec);
+  TrainingGraph tg = build_training_graph(model, options.batch, options);
   VariableStore store;
   for (const auto& p : models::make_initial_parameters(spec, options.dtype, options.seed)) store.assign(p.name, p.value, backend);
   for (int id = 0; id < tg.graph.size(); ++id) {

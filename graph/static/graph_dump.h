@@ -19,6 +19,7 @@ struct GraphDump {
 
 // Builds and compiles the training graph of `spec` for options.batch samples (the passes
 // of options.disabled_passes off) on `backend`, with the initial parameters of options.seed.
+// The options and the model are checked as make_engine checks them.
 GraphDump dump_training_graph(const models::ModelSpec& spec, const EngineOptions& options, kernels::Backend& backend);
 
 }  // namespace ablate::graph::static_graph

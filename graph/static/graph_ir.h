@@ -49,6 +49,8 @@ struct Attrs {
   kernels::Pool2dParams pool;      // pool2d, pool2d_grad
   kernels::LrnParams lrn;          // lrn, lrn_grad
   kernels::Activation activation = kernels::Activation::relu;  // activation, activation_grad
+  bool grad_from_input = false;    // activation: its gradient reads x, not y (GELU); activation_grad
+                                   // then takes x as input 0
   double alpha = 1.0;              // scale, scalar_scale, gemm and axpby factor; dropout_mask keep
                                    // probability; fill value
   double beta = 0.0;               // gemm, axpby: the factor of the second term

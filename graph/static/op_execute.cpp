@@ -8,6 +8,7 @@
 
 #include "graph/dropout_seed.h"
 #include "graph/optim/divergence_error.h"
+#include "graph/optim/update_rule.h"
 
 namespace ablate::graph::static_graph {
 namespace {
@@ -59,33 +60,11 @@ void run_host(const Node& n, NodeIO& io) {
   io.out[0]->set(0, out);
 }
 
+// An apply node: the shared update rule on its variable, gradient and slots (inputs 2...).
 void run_update(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io, const RunContext& run) {
   const OptimizerConfig& o = g.optimizer;
-  const double lr = learning_rate(o.lr, run.iteration) * n.attrs.lr_mult;
-  const double decay = o.weight_decay * n.attrs.decay_mult;
-  Tensor &w = *io.in[0], &grad = *io.in[1];
-  if (n.op == OpKind::apply_caffe_sgd) {
-    b.caffe_sgd_update(w, grad, *io.in[2], {lr, o.momentum, decay});
-  } else if (n.op == OpKind::apply_torch_sgd) {
-    const bool gd = o.type == "gd";
-    kernels::TorchSgdParams p;
-    p.lr = lr;
-    p.momentum = gd ? 0.0 : o.momentum;
-    p.dampening = gd ? 0.0 : o.dampening;
-    p.weight_decay = decay;
-    p.nesterov = gd ? false : o.nesterov;
-    p.first_step = run.updates_done == 0;
-    b.torch_sgd_update(w, grad, *io.in[2], p);
-  } else {
-    if (decay != 0) b.axpy(decay, w, grad);  // L2 in the loss, as TF's models write it
-    kernels::AdamParams p;
-    p.lr = lr;
-    p.beta1 = o.beta1;
-    p.beta2 = o.beta2;
-    p.epsilon = o.epsilon;
-    p.t = run.iteration + 1;
-    b.adam_update(w, grad, *io.in[2], *io.in[3], p);
-  }
+  const UpdateStep step{learning_rate(o.lr, run.iteration), run.iteration, run.updates_done == 0};
+  apply_update(b, o, step, n.attrs.lr_mult, n.attrs.decay_mult, *io.in[0], *io.in[1], io.in.data() + 2);
 }
 
 }  // namespace

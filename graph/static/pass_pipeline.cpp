@@ -28,7 +28,6 @@ bool pass_enabled(const std::vector<std::string>& disabled, const std::string& p
 }
 
 PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, kernels::Backend& backend) {
-  validate_pass_names(disabled);
   PassReport report;
   report.nodes_before = graph.live_count();
   auto run = [&](const char* name, auto&& pass) {
@@ -64,7 +63,7 @@ std::string attribute_signature(const Node& n) {
        std::to_string(p.out_w) + "," + std::to_string(p.avg_count_padding) + "," + std::to_string(p.pad_bottom_limit) +
        "," + std::to_string(p.pad_right_limit);
   s += "|lrn " + std::to_string(a.lrn.size) + "," + number(a.lrn.alpha) + "," + number(a.lrn.beta) + "," + number(a.lrn.k);
-  s += "|act " + std::string(kernels::activation_name(a.activation)) + "|alpha " + number(a.alpha) + "|beta " +
+  s += "|act " + std::string(kernels::activation_name(a.activation)) + (a.grad_from_input ? ",x" : "") + "|alpha " + number(a.alpha) + "|beta " +
        number(a.beta) + "|trans " + std::to_string(a.trans_a) + std::to_string(a.trans_b);
   s += "|outputs " + std::to_string(a.outputs) + "|bias " + std::to_string(a.bias);
   s += "|shape " + kernels::shape_string(a.shape) + kernels::dtype_name(a.dtype) + "|key " + a.key;

@@ -38,7 +38,9 @@ int inplace_pass(Graph& graph);
 
 // The pass names in pipeline order (memory_planning last).
 const std::vector<std::string>& pass_names();
-// Throws std::invalid_argument naming an unknown pass and listing the known ones.
+// Throws std::invalid_argument naming an unknown pass and listing the known ones. The one
+// check of pass names, run by the table of strategies (static_engine.h check_static_options)
+// before any static engine builds; the pipeline trusts the names it is given.
 void validate_pass_names(const std::vector<std::string>& names);
 bool pass_enabled(const std::vector<std::string>& disabled, const std::string& pass);
 
@@ -46,7 +48,7 @@ struct PassReport {
   int nodes_before = 0, nodes_after = 0;
   std::vector<std::pair<std::string, int>> rewrites;  // per pass that ran: its count
 };
-// Runs the rewriting passes not in `disabled`, in pipeline order.
+// Runs the rewriting passes not in `disabled` (validated names), in pipeline order.
 PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, kernels::Backend& backend);
 
 // Shared by the passes: the canonical text of a node's op and attributes (not its inputs).

@@ -16,7 +16,6 @@ void add_control(Node& n, int before) {
 
 Session::Session(Graph graph, kernels::Backend& backend, VariableStore& store, const SessionOptions& options)
     : graph_(std::move(graph)), backend_(backend) {
-  validate_pass_names(options.disabled_passes);
   stats_.passes = run_passes(graph_, options.disabled_passes, backend);
   order_ = graph_.execution_order();
   add_write_orderings();

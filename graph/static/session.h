@@ -21,9 +21,11 @@
 
 namespace ablate::graph::static_graph {
 
+// Checked by the table of strategies (static_engine.h check_static_options) before an
+// engine builds a session: pass names are the pipeline's, inter_op_threads >= 1.
 struct SessionOptions {
   std::vector<std::string> disabled_passes;  // by name, passes.h
-  std::string executor = "sequential";       // sequential | parallel
+  ExecutorKind executor = ExecutorKind::sequential;
   int inter_op_threads = 1;
 };
 
@@ -40,8 +42,7 @@ struct SessionStats {
 
 class Session {
  public:
-  // Throws std::invalid_argument for an unknown pass or executor. Variables of the graph are
-  // bound to `store`'s tensors of their key (they must exist there).
+  // Variables of the graph are bound to `store`'s tensors of their key (they must exist there).
   Session(Graph graph, kernels::Backend& backend, VariableStore& store, const SessionOptions& options);
   ~Session();
   Session(const Session&) = delete;

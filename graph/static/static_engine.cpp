@@ -9,12 +9,11 @@
 
 #include <map>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 
 #include "graph/batch_check.h"
+#include "graph/evaluation.h"
 #include "graph/optim/gradient_check.h"
-#include "graph/optim/weight_average.h"
 #include "graph/static/executor.h"
 #include "graph/static/session.h"
 #include "graph/static/training_graph.h"
@@ -31,25 +30,17 @@ std::string joined(const std::vector<std::string>& names) {
 
 class StaticEngine final : public Engine {
  public:
-  StaticEngine(const models::ModelSpec& spec, kernels::Backend& backend, const EngineOptions& options)
-      : spec_(spec), backend_(backend), options_(options) {
-    if (options.batch <= 0)
-      throw std::invalid_argument("batch size " + std::to_string(options.batch) + ": expected a positive count");
-    validate_pass_names(options.disabled_passes);
-    validate_executor(options.executor, options.inter_op_threads);
-    validate(options.optimizer);
+  StaticEngine(const models::CheckedModel& model, kernels::Backend& backend, const EngineOptions& options)
+      : model_(model), backend_(backend), options_(options) {
     session_options_ = {options.disabled_passes, options.executor, options.inter_op_threads};
-    for (const auto& p : models::make_initial_parameters(spec, options.dtype, options.seed)) {
+    for (const auto& p : models::make_initial_parameters(model_.spec(), options.dtype, options.seed)) {
       store_.assign(p.name, p.value, backend);
       parameters_.push_back({p.name, store_.at(p.name), {}, p.lr_mult, p.decay_mult});
     }
     Session& first = training_session(options.batch);
     for (Parameter& p : parameters_) pointers_.push_back(&p);
     bind_gradients(first);
-    if (options.weight_average_decay > 0) {  // TF's ExponentialMovingAverage, as every strategy has it
-      average_ = std::make_unique<WeightAverage>(options.weight_average_decay, backend);
-      average_->begin(pointers_);
-    }
+    average_ = make_weight_average(options, backend, pointers_);  // TF's ExponentialMovingAverage
   }
 
   std::string strategy() const override { return "static"; }
@@ -57,7 +48,7 @@ class StaticEngine final : public Engine {
   double train_step(const kernels::Tensor& x, const kernels::Tensor& labels, std::int64_t iteration) override {
     if (iteration < 0)
       throw std::invalid_argument("train step at iteration " + std::to_string(iteration) + "; expected an iteration >= 0");
-    Session& session = training_session(check_batch(spec_, x, labels, "train_step"));
+    Session& session = training_session(check_batch(model_.spec(), x, labels, "train_step"));
     bind_gradients(session);
     session.feed("x", x);
     session.feed("labels", labels);
@@ -70,27 +61,19 @@ class StaticEngine final : public Engine {
   }
 
   EvalResult evaluate(const kernels::Tensor& x, const kernels::Tensor& labels) override {
-    const std::int64_t n = check_batch(spec_, x, labels, "evaluate");
+    const std::int64_t n = check_batch(model_.spec(), x, labels, "evaluate");
     auto& slot = evaluation_[n];
     if (!slot)
-      slot = std::make_unique<Session>(build_evaluation_graph(spec_, n, options_.dtype), backend_, store_, session_options_);
+      slot = std::make_unique<Session>(build_evaluation_graph(model_, n, options_.dtype), backend_, store_, session_options_);
     slot->feed("x", x);
     slot->feed("labels", labels);
-    std::optional<WeightAverage::Swap> averaged;  // evaluation on the moving averages
-    if (average_) averaged.emplace(*average_, pointers_);
-    slot->run({0, updates_, options_.seed});
-    EvalResult result;
-    result.loss = slot->fetch(0).at(0);
-    kernels::Tensor predictions = slot->fetch(1);
-    if (predictions.device() != kernels::Device::cpu) {
-      kernels::Tensor host(predictions.shape(), predictions.dtype());
-      backend_.copy(predictions, host);
-      predictions = host;
-    }
-    const std::int32_t* predicted = predictions.data<std::int32_t>();
-    const std::int32_t* truth = labels.data<std::int32_t>();
-    for (std::int64_t i = 0; i < n; ++i) result.correct += predicted[i] == truth[i];
-    return result;
+    return evaluate_averaged(average_.get(), pointers_, [&] {
+      slot->run({0, updates_, options_.seed});
+      EvalResult result;
+      result.loss = slot->fetch(0).at(0);
+      result.correct = count_correct(backend_, slot->fetch(1), labels);
+      return result;
+    });
   }
 
   std::vector<Parameter*> parameters() override { return pointers_; }
@@ -124,7 +107,7 @@ class StaticEngine final : public Engine {
     r.settings.emplace_back("passes_on", joined(on));
     r.settings.emplace_back("passes_off", joined(off));
     r.settings.emplace_back("memory_placement", st.placement);
-    r.settings.emplace_back("executor", options_.executor);
+    r.settings.emplace_back("executor", executor_name(options_.executor));
     r.settings.emplace_back("inter_op_threads", std::to_string(options_.inter_op_threads));
     return r;
   }
@@ -133,7 +116,7 @@ class StaticEngine final : public Engine {
   Session& training_session(std::int64_t batch) {
     auto& slot = training_[batch];
     if (!slot) {
-      TrainingGraph tg = build_training_graph(spec_, batch, options_);
+      TrainingGraph tg = build_training_graph(model_, batch, options_);
       for (std::size_t i = 0; i < tg.parameters.size(); ++i)
         if (i >= parameters_.size() || tg.parameters[i].name != parameters_[i].name)
           throw std::logic_error("static graph: parameter " + std::to_string(i) + " of the graph is " +
@@ -153,7 +136,7 @@ class StaticEngine final : public Engine {
     for (std::size_t i = 0; i < parameters_.size(); ++i) parameters_[i].grad = session.fetch(i + 1);
   }
 
-  models::ModelSpec spec_;
+  models::CheckedModel model_;
   kernels::Backend& backend_;
   EngineOptions options_;
   SessionOptions session_options_;
@@ -167,9 +150,16 @@ class StaticEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_static_engine(const models::ModelSpec& spec, kernels::Backend& backend,
+std::unique_ptr<Engine> make_static_engine(const models::CheckedModel& model, kernels::Backend& backend,
                                            const EngineOptions& options) {
-  return std::make_unique<StaticEngine>(spec, backend, options);
+  return std::make_unique<StaticEngine>(model, backend, options);
 }
+
+void check_static_options(const EngineOptions& options) {
+  validate_pass_names(options.disabled_passes);
+  check_inter_op_threads(options.inter_op_threads);
+}
+
+std::vector<std::string> missing_builders() { return layer_graph_registry().missing_builders(); }
 
 }  // namespace ablate::graph::static_graph

@@ -11,9 +11,9 @@ std::vector<std::string> slot_names(const std::string& optimizer, const std::str
   return {param + "/velocity"};  // torch_sgd, gd
 }
 
-TrainingGraph build_training_graph(const models::ModelSpec& spec, std::int64_t batch, const EngineOptions& options) {
+TrainingGraph build_training_graph(const models::CheckedModel& model, std::int64_t batch, const EngineOptions& options) {
   validate(options.optimizer);
-  ModelGraph m = build_model_graph(spec, batch, options.dtype, Phase::train);
+  ModelGraph m = build_model_graph(model, batch, options.dtype, Phase::train);
   Graph& g = m.graph;
   g.optimizer = options.optimizer;
   std::vector<Value> wrt;
@@ -49,8 +49,8 @@ TrainingGraph build_training_graph(const models::ModelSpec& spec, std::int64_t b
   return {std::move(g), std::move(m.parameters)};
 }
 
-Graph build_evaluation_graph(const models::ModelSpec& spec, std::int64_t batch, kernels::DType dtype) {
-  ModelGraph m = build_model_graph(spec, batch, dtype, Phase::test);
+Graph build_evaluation_graph(const models::CheckedModel& model, std::int64_t batch, kernels::DType dtype) {
+  ModelGraph m = build_model_graph(model, batch, dtype, Phase::test);
   Graph& g = m.graph;
   const Value predictions = g.out(g.add(OpKind::argmax, "predictions", {m.scores}));
   g.fetches = {m.loss, predictions};

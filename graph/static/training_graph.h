@@ -24,10 +24,10 @@ struct TrainingGraph {
   Graph graph;
   std::vector<GraphParameter> parameters;
 };
-TrainingGraph build_training_graph(const models::ModelSpec& spec, std::int64_t batch, const EngineOptions& options);
+TrainingGraph build_training_graph(const models::CheckedModel& model, std::int64_t batch, const EngineOptions& options);
 
 // Fetch order of an evaluation graph: 0 the loss, 1 the predictions i32 [N].
-Graph build_evaluation_graph(const models::ModelSpec& spec, std::int64_t batch, kernels::DType dtype);
+Graph build_evaluation_graph(const models::CheckedModel& model, std::int64_t batch, kernels::DType dtype);
 
 // The slot variable names of `param` for an optimizer type.
 std::vector<std::string> slot_names(const std::string& optimizer, const std::string& param);

@@ -23,7 +23,7 @@ namespace {
 std::string record(const std::string& framework, std::int64_t batch, int repeat, double seconds, double accuracy) {
   RunResult r;
   r.config.framework = framework;
-  r.config.strategy = framework == "caffe" ? Strategy::layerwise : Strategy::dynamic;
+  r.config.strategy = framework == "caffe" ? "layerwise" : "dynamic";
   r.config.backend.name = "eigen";
   r.config.batch = batch;
   r.metrics.train_time_s = seconds;

@@ -15,7 +15,6 @@
 #include <thread>
 
 #include "bench/run/run_snapshot.h"
-#include "bench/run/strategy_switches.h"
 #include "tiny_run.h"
 #include "graph/checkpoint_file.h"
 #include "graph/engine.h"
@@ -74,7 +73,7 @@ class Resume : public ::testing::Test {
 };
 
 TEST_F(Resume, KilledAndResumedRunEndsAsTheUninterruptedOne) {
-  for (const std::string& strategy : strategy_names()) {
+  for (const std::string& strategy : graph::strategy_names()) {
     SCOPED_TRACE(strategy);
     const std::string whole = path(strategy + "-whole.ckpt"), cut = path(strategy + "-cut.ckpt");
     ASSERT_EQ(ablate(run_args(strategy, whole)), 0) << std::ifstream(path("err.txt")).rdbuf();

@@ -91,12 +91,12 @@ TEST(RunConfig, NewFlagsReachTheConfiguration) {
 
 TEST(RunConfig, StrategySwitchFlagsReachTheConfiguration) {
   RunConfig d = resolve({"--strategy", "dynamic", "--caching-allocator", "off", "--per-sample"});
-  EXPECT_EQ(d.strategy, Strategy::dynamic);
+  EXPECT_EQ(d.strategy, "dynamic");
   EXPECT_FALSE(d.switches.caching_allocator);
   EXPECT_TRUE(d.switches.per_sample);
   RunConfig s = resolve({"--strategy", "static", "--executor", "parallel", "--inter-op-threads", "3", "--passes",
                          "all,-cse,-elementwise_fusion"});
-  EXPECT_EQ(s.switches.executor, Executor::parallel);
+  EXPECT_EQ(s.switches.executor, ablate::graph::ExecutorKind::parallel);
   EXPECT_EQ(s.switches.inter_op_threads, 3);
   EXPECT_EQ(s.switches.passes, "all,-cse,-elementwise_fusion");
   EXPECT_EQ(s.switches.disabled_passes, (std::vector<std::string>{"cse", "elementwise_fusion"}));
@@ -218,7 +218,7 @@ TEST(RunConfig, EngineOptionsComeFromTheTypedSwitchesInOnePlace) {
                          "all,-cse", "--precision", "f64", "--batch", "32", "--seed", "9", "--weight-average", "0.5"});
   EXPECT_EQ(s.precision, ablate::kernels::DType::f64);
   const ablate::graph::EngineOptions o = engine_options(s);
-  EXPECT_EQ(o.executor, "parallel");
+  EXPECT_EQ(o.executor, ablate::graph::ExecutorKind::parallel);
   EXPECT_EQ(o.inter_op_threads, 3);
   EXPECT_EQ(o.disabled_passes, std::vector<std::string>{"cse"});
   EXPECT_EQ(o.dtype, ablate::kernels::DType::f64);

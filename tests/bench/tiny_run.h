@@ -46,7 +46,7 @@ inline run::RunConfig tiny_config() {
   run::RunConfig c;
   c.framework = "caffe";
   c.model = tiny_model_path();
-  c.strategy = run::Strategy::layerwise;
+  c.strategy = "layerwise";
   c.backend.name = "eigen";
   c.backend.threads = 1;
   c.optimizer.type = "caffe_sgd";

@@ -243,7 +243,7 @@ void check_train_and_test(bool random_draws) {
   std::ofstream(model) << (random_draws ? kDropoutModel : kTinyModel);
   bench::run::RunConfig c;
   c.model = model;
-  c.strategy = bench::run::Strategy::layerwise;
+  c.strategy = "layerwise";
   c.backend.name = "openblas";
   c.optimizer.lr.base_lr = 0.1;
   c.optimizer.momentum = 0.9;

@@ -66,7 +66,7 @@ TEST(ConvMapLayer, HoldsTheModelsTable) {
   const models::ModelSpec spec = testing::parse(torch_cifar_like_text());
   layerwise::NetOptions options;
   options.batch = 2;
-  layerwise::Net net(spec, *backend, options);
+  layerwise::Net net(models::CheckedModel(spec), *backend, options);
   const layerwise::ConvMapLayer* conv2 = nullptr;
   for (const auto& layer : net.layers())
     if (layer->name() == "conv2") conv2 = dynamic_cast<const layerwise::ConvMapLayer*>(layer.get());

@@ -46,7 +46,7 @@ double counter(const EngineReport& report, const std::string& key) {
 }
 
 TEST(DynamicEngine, IsRegisteredAndStartsFromTheSharedInitialParameters) {
-  EXPECT_TRUE(strategy_built("dynamic"));
+  EXPECT_EQ(find_strategy("dynamic").build, &dynamic::make_dynamic_engine);
   auto backend = kernels::make_backend("reference");
   auto spec = testing::parse(testing::replaced(testing::tiny_lenet_text(), "layer conv2",
                                                "layer b1 bias bias_lr_mult=3 bias_decay_mult=0\nlayer conv2"));
@@ -74,7 +74,7 @@ TEST(DynamicEngine, IsRegisteredAndStartsFromTheSharedInitialParameters) {
 TEST(DynamicEngine, BadInputGivesClearErrors) {
   auto backend = kernels::make_backend("reference");
   auto spec = testing::parse(testing::tiny_lenet_text());
-  expect_error<std::invalid_argument>([&] { dynamic::make_dynamic_engine(spec, *backend, torch_options(0)); },
+  expect_error<std::invalid_argument>([&] { make_engine("dynamic", spec, *backend, torch_options(0)); },
                                       {"batch size 0"});
   auto bad_optimizer = torch_options(4);
   bad_optimizer.optimizer.lr.policy = "poly";
@@ -94,7 +94,7 @@ TEST(DynamicEngine, ModelErrorsNameTheLayer) {
   auto unknown = spec;
   unknown.layers[3].type = "maxpool";
   expect_error<std::invalid_argument>([&] { make_engine("dynamic", unknown, *backend, torch_options(2)); },
-                                      {"test.model:7", "pool2", "'maxpool'", "dynamic strategy", "conv_map"});
+                                      {"test.model:7", "pool2", "unknown layer type 'maxpool'", "conv_map"});
   auto no_loss = spec;
   no_loss.layers.pop_back();
   expect_error<std::invalid_argument>([&] { make_engine("dynamic", no_loss, *backend, torch_options(2)); },

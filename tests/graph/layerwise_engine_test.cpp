@@ -69,7 +69,7 @@ TEST(LayerwiseNet, BlobShapesFollowShapeInferenceAndReluRunsInPlace) {
                                                "layer drop dropout keep=0.5\nlayer t tanh\nlayer r2 relu\nlayer ip2"));
   layerwise::NetOptions options;
   options.batch = 6;
-  layerwise::Net net(spec, *backend, options);
+  layerwise::Net net(models::CheckedModel(spec), *backend, options);
   auto shapes = models::infer_shapes(spec, 6);
   for (std::size_t i = 0; i + 1 < spec.layers.size(); ++i)
     EXPECT_EQ(net.blob(spec.layers[i].name).shape(), shapes[i].output) << spec.layers[i].name;
@@ -97,7 +97,7 @@ TEST(LayerwiseNet, DropoutMaskFollowsIterationAndSeedAndTestPhaseIsIdentity) {
     options.phase = phase;
     options.batch = 5;
     options.dtype = kernels::DType::f64;
-    auto net = std::make_unique<layerwise::Net>(s, *backend, options);
+    auto net = std::make_unique<layerwise::Net>(models::CheckedModel(s), *backend, options);
     net->set_parameters(initial);
     net->input().data().copy_from(batch.x);
     net->labels().data().copy_from(batch.labels);
@@ -132,28 +132,28 @@ TEST(LayerwiseNet, RejectsBranchesAndUnknownInputs) {
   auto backend = kernels::make_backend("reference");
   auto branched = testing::parse(testing::replaced(testing::tiny_lenet_text(), "layer ip2 inner_product",
                                                    "layer ip2 inner_product input=ip1"));
-  expect_error<std::invalid_argument>([&] { layerwise::Net(branched, *backend, {}); },
+  expect_error<std::invalid_argument>([&] { layerwise::Net(models::CheckedModel(branched), *backend, {}); },
                                       {"test.model:10", "ip2", "already read by layer 'relu1'"});
   layerwise::NetOptions options;
   options.batch = 0;
   auto spec = testing::parse(testing::tiny_lenet_text());
-  expect_error<std::invalid_argument>([&] { layerwise::Net(spec, *backend, options); }, {"batch size 0"});
+  expect_error<std::invalid_argument>([&] { layerwise::Net(models::CheckedModel(spec), *backend, options); }, {"batch size 0"});
   // Specs built in code: an empty input means the previous layer.
   auto in_code = spec;
   for (auto& layer : in_code.layers) layer.input.clear();
-  EXPECT_NO_THROW(layerwise::Net(in_code, *backend, {}));
+  EXPECT_NO_THROW(layerwise::Net(models::CheckedModel(in_code), *backend, {}));
   auto duplicate = spec;
   duplicate.layers[2].name = "conv1";
-  expect_error<std::invalid_argument>([&] { layerwise::Net(duplicate, *backend, {}); }, {"conv1", "used twice"});
+  expect_error<std::invalid_argument>([&] { layerwise::Net(models::CheckedModel(duplicate), *backend, {}); }, {"conv1", "used twice"});
   auto unknown = spec;
   unknown.layers[4].input = "conv9";
-  expect_error<std::invalid_argument>([&] { layerwise::Net(unknown, *backend, {}); }, {"ip1", "'conv9'"});
+  expect_error<std::invalid_argument>([&] { layerwise::Net(models::CheckedModel(unknown), *backend, {}); }, {"ip1", "'conv9'"});
   auto no_loss = spec;
   no_loss.layers.pop_back();
-  expect_error<std::invalid_argument>([&] { layerwise::Net(no_loss, *backend, {}); }, {"ip2", "must be a loss"});
+  expect_error<std::invalid_argument>([&] { layerwise::Net(models::CheckedModel(no_loss), *backend, {}); }, {"ip2", "must be a loss"});
   auto wrong_classes = spec;
   wrong_classes.classes = 5;
-  expect_error<std::invalid_argument>([&] { layerwise::Net(wrong_classes, *backend, {}); }, {"loss", "[1, 3]", "[N, 5]"});
+  expect_error<std::invalid_argument>([&] { layerwise::Net(models::CheckedModel(wrong_classes), *backend, {}); }, {"loss", "[1, 3]", "[N, 5]"});
 }
 
 TEST(LayerwiseEngine, BadInputGivesClearErrors) {
@@ -162,7 +162,7 @@ TEST(LayerwiseEngine, BadInputGivesClearErrors) {
   expect_error<std::invalid_argument>([&] { make_engine("layerwise", spec, *backend, caffe_options(0)); },
                                       {"batch size 0"});
   expect_error<std::invalid_argument>(
-      [&] { layerwise::make_layerwise_engine(spec, *backend, caffe_options(-3)); }, {"batch size -3"});
+      [&] { make_engine("layerwise", spec, *backend, caffe_options(-3)); }, {"batch size -3"});
   auto bad_optimizer = caffe_options(4);
   bad_optimizer.optimizer.lr.policy = "poly";
   expect_error<std::invalid_argument>([&] { make_engine("layerwise", spec, *backend, bad_optimizer); }, {"poly"});

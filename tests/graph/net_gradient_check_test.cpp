@@ -53,7 +53,7 @@ void gradient_check(const std::string& text) {
   options.batch = 2;
   options.dtype = kernels::DType::f64;
   options.force_backward = true;
-  Net net(spec, *backend, options);
+  Net net(models::CheckedModel(spec), *backend, options);
   net.set_parameters(models::make_initial_parameters(spec, kernels::DType::f64, 3));
   auto batch = graph::testing::random_batch(spec, 2, kernels::DType::f64, 11);
   net.input().data().copy_from(batch.x);

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "graph/engine.h"
+#include "graph/static/static_engine.h"
 #include "graph/static/training_graph.h"
 #include "graph_test_util.h"
 #include "kernels/registry.h"
@@ -24,7 +25,7 @@ namespace {
 using testing::expect_error;
 
 TEST(StaticEngine, IsRegisteredWithParametersInCanonicalOrder) {
-  EXPECT_TRUE(strategy_built("static"));
+  EXPECT_EQ(find_strategy("static").build, &static_graph::make_static_engine);
   auto backend = kernels::make_backend("reference");
   auto spec = testing::parse(testing::replaced(testing::tiny_lenet_text(), "layer conv2",
                                                "layer b1 bias bias_lr_mult=3 bias_decay_mult=0\nlayer conv2"));
@@ -73,10 +74,9 @@ TEST(StaticEngine, OptionErrorsNameTheBadValue) {
       [&] { make_engine("static", spec, *backend, options); },
       {"'loop_unrolling'", "constant_folding, cse, dce, elementwise_fusion, inplace, memory_planning"});
   options.disabled_passes = {};
-  options.executor = "threaded";
-  expect_error<std::invalid_argument>([&] { make_engine("static", spec, *backend, options); },
-                                      {"executor 'threaded'", "sequential or parallel"});
-  options.executor = "parallel";
+  expect_error<std::invalid_argument>([&] { parse_executor("threaded"); }, {"executor 'threaded'", "sequential or parallel"});
+  EXPECT_EQ(parse_executor("parallel"), ExecutorKind::parallel);
+  options.executor = ExecutorKind::parallel;
   options.inter_op_threads = 0;
   expect_error<std::invalid_argument>([&] { make_engine("static", spec, *backend, options); }, {"inter_op_threads 0"});
   options.inter_op_threads = 2;
@@ -134,15 +134,13 @@ TEST(StaticEngine, ShapeMismatchNamesBothNodesAndShapes) {
   expect_error<std::invalid_argument>(
       [&] { make_engine("static", spec, *backend, testing::caffe_sgd_options(4, kernels::DType::f32)); },
       {"layer 'loss'", "[N, 5]"});
-  expect_error<std::invalid_argument>(
-      [&] { static_graph::build_model_graph(spec, 4, kernels::DType::f32, static_graph::Phase::train); },
-      {"layer 'loss'", "'ip2/bias_add' f32[4, 3]", "[N, 5]"});
+  expect_error<std::invalid_argument>([&] { models::CheckedModel{spec}; }, {"layer 'loss'", "[1, 3]", "[N, 5]"});
 }
 
 TEST(StaticEngine, NanLossStopsBeforeAnyUpdateWithTheIteration) {
   auto backend = kernels::make_backend("reference");
   auto spec = testing::parse(testing::tiny_lenet_text());
-  for (const char* executor : {"sequential", "parallel"}) {
+  for (ExecutorKind executor : {ExecutorKind::sequential, ExecutorKind::parallel}) {
     auto options = testing::caffe_sgd_options(4, kernels::DType::f32);
     options.executor = executor;
     options.inter_op_threads = 2;
@@ -180,7 +178,7 @@ TEST(StaticEngine, ReportListsPassesExecutorAndMemoryCounters) {
   auto spec = testing::parse(testing::tiny_lenet_text());
   auto options = testing::caffe_sgd_options(4, kernels::DType::f32);
   options.disabled_passes = {"cse"};
-  options.executor = "parallel";
+  options.executor = ExecutorKind::parallel;
   options.inter_op_threads = 2;
   auto engine = make_engine("static", spec, *backend, options);
   auto batch = testing::random_batch(spec, 4, kernels::DType::f32, 1);
@@ -229,8 +227,8 @@ TEST(StaticEngine, EveryLayerTypeOfTheCatalogBuildsATrainingGraph) {
   std::set<std::string> used;
   for (const auto& l : spec.layers) used.insert(l.type);
   used.insert("softmax_loss");  // the other loss: every test model above ends with it
-  for (const auto& info : models::layer_catalog()) EXPECT_TRUE(used.count(info.type)) << info.type;
-  auto tg = static_graph::build_training_graph(spec, 2, testing::caffe_sgd_options(2, kernels::DType::f32));
+  for (const auto* info : models::layer_catalog()) EXPECT_TRUE(used.count(info->name)) << info->name;
+  auto tg = static_graph::build_training_graph(models::CheckedModel(spec), 2, testing::caffe_sgd_options(2, kernels::DType::f32));
   EXPECT_EQ(tg.parameters.size(), 9u);  // c1 w b, m1 w b, b1 b, ip1 w b, ip2 w b
   bool has_map = false;
   for (int id = 0; id < tg.graph.size(); ++id) has_map = has_map || tg.graph.node(id).op == static_graph::OpKind::conv2d_map_grad_filter;

@@ -47,7 +47,7 @@ struct Steps {
   kernels::DType dtype = kernels::DType::f64;
   int steps = 200;
   std::int64_t batch = 1;
-  std::string executor = "sequential";
+  ExecutorKind executor = ExecutorKind::sequential;
   int inter_op_threads = 1;
 };
 
@@ -134,7 +134,7 @@ TEST(StaticEquivalence, SequentialAndParallelExecutorsGiveIdenticalLosses) {
       const std::vector<double> sequential = losses("static", c, r, shared.get());
       for (int threads : {1, 2, 3}) {
         if (threads != 2 && !main_case) continue;
-        r.executor = "parallel";
+        r.executor = ExecutorKind::parallel;
         r.inter_op_threads = threads;
         const std::vector<double> parallel = losses("static", c, r, shared.get());
         ASSERT_EQ(parallel.size(), sequential.size());

@@ -57,7 +57,7 @@ void check_model(const std::string& text) {
   auto backend = kernels::make_backend("reference");
   const auto spec = testing::parse(text);
   const std::int64_t batch = 3;
-  auto m = static_graph::build_model_graph(spec, batch, kernels::DType::f64, static_graph::Phase::train);
+  auto m = static_graph::build_model_graph(models::CheckedModel(spec), batch, kernels::DType::f64, static_graph::Phase::train);
   std::vector<Value> wrt;
   std::vector<std::string> names;
   std::vector<std::int64_t> sizes;

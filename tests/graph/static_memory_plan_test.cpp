@@ -28,14 +28,14 @@ models::ModelSpec planning_model() {
 std::unique_ptr<Session> training_session(const models::ModelSpec& spec, kernels::Backend& backend,
                                           static_graph::VariableStore& store, std::vector<std::string> disabled) {
   const EngineOptions options = testing::caffe_sgd_options(8, kernels::DType::f32);
-  auto tg = static_graph::build_training_graph(spec, 8, options);
+  auto tg = static_graph::build_training_graph(models::CheckedModel(spec), 8, options);
   for (const auto& p : models::make_initial_parameters(spec, kernels::DType::f32, 1)) store.assign(p.name, p.value, backend);
   for (int id = 0; id < tg.graph.size(); ++id) {
     const auto& n = tg.graph.node(id);
     if (n.op == static_graph::OpKind::variable) store.create(n.attrs.key, n.outputs[0].shape, n.outputs[0].dtype, backend);
   }
   return std::make_unique<Session>(std::move(tg.graph), backend, store,
-                                   static_graph::SessionOptions{std::move(disabled), "sequential", 1});
+                                   static_graph::SessionOptions{std::move(disabled), ExecutorKind::sequential, 1});
 }
 
 bool intervals_meet(const BufferGroup& a, const BufferGroup& b) { return a.first <= b.last && b.first <= a.last; }
@@ -95,7 +95,7 @@ TEST(StaticMemoryPlan, PlannedArenaIsSmallerAndLiveTensorsNeverShareBytes) {
 TEST(StaticMemoryPlan, TrainingGivesTheSameLossesWithAndWithoutPlanning) {
   auto backend = kernels::make_backend("reference");
   const auto spec = planning_model();
-  auto run = [&](std::vector<std::string> disabled, const std::string& executor) {
+  auto run = [&](std::vector<std::string> disabled, ExecutorKind executor) {
     EngineOptions options = testing::caffe_sgd_options(8, kernels::DType::f32);
     options.disabled_passes = std::move(disabled);
     options.executor = executor;
@@ -108,10 +108,10 @@ TEST(StaticMemoryPlan, TrainingGivesTheSameLossesWithAndWithoutPlanning) {
     }
     return losses;
   };
-  const auto planned = run({}, "sequential");
-  EXPECT_EQ(run({"memory_planning"}, "sequential"), planned);
-  EXPECT_EQ(run({"inplace", "memory_planning"}, "sequential"), planned);
-  EXPECT_EQ(run({}, "parallel"), planned);  // the reuse orderings keep the inter-op pool safe
+  const auto planned = run({}, ExecutorKind::sequential);
+  EXPECT_EQ(run({"memory_planning"}, ExecutorKind::sequential), planned);
+  EXPECT_EQ(run({"inplace", "memory_planning"}, ExecutorKind::sequential), planned);
+  EXPECT_EQ(run({}, ExecutorKind::parallel), planned);  // the reuse orderings keep the inter-op pool safe
 }
 
 }  // namespace

@@ -120,7 +120,7 @@ TEST(StaticPasses, DceRemovesWhatNoFetchOrTargetNeeds) {
 TEST(StaticPasses, DceDropsTheInputImagesGradientOfATrainingGraph) {
   auto spec = testing::parse(testing::tiny_lenet_text());
   EngineOptions options = testing::caffe_sgd_options(4, kernels::DType::f32);
-  Graph g = static_graph::build_training_graph(spec, 4, options).graph;
+  Graph g = static_graph::build_training_graph(models::CheckedModel(spec), 4, options).graph;
   auto find = [&](const std::string& name) {
     for (int id = 0; id < g.size(); ++id)
       if (g.node(id).name == name) return id;
@@ -215,7 +215,7 @@ TEST(StaticPasses, PipelineNamesCanBeSwitchedOffAndUnknownNamesAreListed) {
       {"'fusion'", "not known", "constant_folding, cse, dce, elementwise_fusion, inplace, memory_planning"});
   auto backend = kernels::make_backend("reference");
   auto spec = testing::parse(testing::tiny_lenet_text());
-  Graph g = static_graph::build_training_graph(spec, 4, testing::caffe_sgd_options(4, kernels::DType::f32)).graph;
+  Graph g = static_graph::build_training_graph(models::CheckedModel(spec), 4, testing::caffe_sgd_options(4, kernels::DType::f32)).graph;
   Graph all = g;
   const auto report = static_graph::run_passes(all, {}, *backend);
   ASSERT_EQ(report.rewrites.size(), 5u);

@@ -118,7 +118,7 @@ struct GraphKit {
   }
   // A session of a copy of the graph, fed.
   std::unique_ptr<static_graph::Session> session(std::vector<std::string> disabled = {},
-                                                 const std::string& executor = "sequential", int threads = 1) {
+                                                 ExecutorKind executor = ExecutorKind::sequential, int threads = 1) {
     auto s = std::make_unique<static_graph::Session>(graph, backend, store,
                                                      static_graph::SessionOptions{std::move(disabled), executor, threads});
     for (const auto& [name, value] : feeds) s->feed(name, value);

@@ -1,0 +1,111 @@
+// The ops of each layer type in the static graph, each registered for its type
+// (ABLATE_STATIC_LAYER, model_builder.h), as a TensorFlow 1.x script writes them:
+//   convolution    conv2d (+ bias_add)        conv_map  conv2d_map over a constant table (+ bias_add)
+//   inner_product  linear (+ bias_add)        bias      bias_add
+//   pooling        pool2d                     lrn       lrn
+//   dropout        x * dropout_mask in training; the identity when testing (inverted dropout)
+//   log_softmax    log_softmax
+//   softmax_loss   softmax_xent (batch mean)  nll_loss  nll (batch mean)
+//   every activation type: one activation op of the type's Backend activation
+// Geometry comes from models/layer_params.h, the rules every strategy reads; shapes were
+// checked by the checked model.
+#include "graph/static/model_builder.h"
+#include "models/layer_params.h"
+
+namespace ablate::graph::static_graph {
+namespace {
+
+using models::LayerSpec;
+using models::LayerType;
+
+Value convolution(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+  const kernels::Shape& in = b.shape(x);
+  const models::ConvGeometry geo = models::conv_geometry(l, static_cast<int>(in[2]), static_cast<int>(in[3]));
+  Attrs a;
+  a.conv = geo.params;
+  Value w = b.parameter(l, "weight", {geo.outputs, in[1], geo.kernel_h, geo.kernel_w});
+  return b.with_bias(l, b.op(OpKind::conv2d, l, {x, w}, a), geo.bias);
+}
+
+Value conv_map(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+  const kernels::Shape& in = b.shape(x);
+  const models::ConvGeometry geo = models::conv_geometry(l, static_cast<int>(in[2]), static_cast<int>(in[3]));
+  const std::vector<std::int32_t> table = models::connection_table(l, static_cast<int>(in[1]));
+  const std::int64_t pairs = static_cast<std::int64_t>(table.size() / 2);
+  kernels::Tensor t({pairs, 2}, kernels::DType::i32);
+  for (std::size_t i = 0; i < table.size(); ++i) t.data<std::int32_t>()[i] = table[i];
+  Attrs a;
+  a.conv = geo.params;
+  a.outputs = geo.outputs;
+  Value w = b.parameter(l, "weight", {pairs, geo.kernel_h, geo.kernel_w});
+  Value tv = b.graph().out(b.graph().add_constant(l.name + "/table", t));
+  return b.with_bias(l, b.op(OpKind::conv2d_map, l, {x, w, tv}, a), geo.bias);
+}
+
+Value inner_product(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+  const kernels::Shape& in = b.shape(x);
+  Value w = b.parameter(l, "weight", {models::layer_outputs(l), kernels::shape_numel(in) / in[0]});
+  return b.with_bias(l, b.op(OpKind::linear, l, {x, w}), models::layer_has_bias(l));
+}
+
+Value bias(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) { return b.with_bias(l, x, true); }
+
+Value pooling(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+  const kernels::Shape& in = b.shape(x);
+  Attrs a;
+  a.pool = models::pool_params(l, static_cast<int>(in[2]), static_cast<int>(in[3]));
+  return b.op(OpKind::pool2d, l, {x}, a);
+}
+
+Value lrn(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+  Attrs a;
+  a.lrn = models::lrn_params(l);
+  return b.op(OpKind::lrn, l, {x}, a);
+}
+
+Value dropout(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+  if (b.phase() == Phase::test) return x;  // the identity at test time (inverted dropout)
+  Attrs m;
+  m.shape = b.shape(x);
+  m.dtype = b.graph().dtype();
+  m.alpha = models::dropout_keep(l);
+  m.key = l.name;
+  Value mask = b.graph().out(b.graph().add(OpKind::dropout_mask, l.name + "/mask", {}, m));
+  return b.op(OpKind::mul, l, {x, mask});
+}
+
+Value log_softmax(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+  return b.op(OpKind::log_softmax, l, {x});
+}
+
+// A loss of op `kind` over the scores x and the labels.
+LayerGraph loss(OpKind kind) {
+  return [kind](ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+    const Value value = b.op(kind, l, {x, b.labels()});
+    b.set_loss(x, value);
+    return value;
+  };
+}
+
+Value activation(ModelGraphBuilder& b, const LayerSpec& l, const LayerType& type, Value x) {
+  Attrs a;
+  a.activation = type.activation(l);
+  a.grad_from_input = type.backward_reads_input;
+  return b.op(OpKind::activation, l, {x}, a, l.type.c_str());
+}
+
+}  // namespace
+
+ABLATE_STATIC_LAYER(convolution, convolution);
+ABLATE_STATIC_LAYER(conv_map, conv_map);
+ABLATE_STATIC_LAYER(inner_product, inner_product);
+ABLATE_STATIC_LAYER(bias, bias);
+ABLATE_STATIC_LAYER(pooling, pooling);
+ABLATE_STATIC_LAYER(lrn, lrn);
+ABLATE_STATIC_LAYER(dropout, dropout);
+ABLATE_STATIC_LAYER(log_softmax, log_softmax);
+ABLATE_STATIC_LAYER(softmax_loss, loss(OpKind::softmax_xent));
+ABLATE_STATIC_LAYER(nll_loss, loss(OpKind::nll));
+ABLATE_REGISTER_ACTIVATION_BUILDER(layer_graph_registry(), activation);
+
+}  // namespace ablate::graph::static_graph
