@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/run/flags.h"
+#include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
 #include "graph/distributed/communicator.h"
 #include "models/parameters.h"
@@ -20,14 +21,6 @@ namespace ablate::bench::cli {
 
 namespace {
 namespace dist = graph::distributed;
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 std::int64_t parameter_count(const std::string& model) {
   std::int64_t n = 0;
@@ -55,8 +48,8 @@ double time_allreduce(const std::string& algorithm, std::int64_t count, int warm
   return times[times.size() / 2];
 }
 int allreduce_bench_main(const run::Flags& args) {
-  const std::vector<std::string> names = split(args.get(
-      "models", "lenet,cifar10_quick,tf-mnist,tf-cifar10,theano-lenet5,theano-cifar10,torch-mnist,torch-cifar10"));
+  const std::vector<std::string> names = run::split_list(args.get(
+      "models", "lenet,cifar10_quick,tf-mnist,tf-cifar10,theano-lenet5,theano-cifar10,torch-mnist,torch-cifar10"), true);
   const int repeats = static_cast<int>(args.get_int("repeats", 30, 1));
   const int warmup = static_cast<int>(args.get_int("warmup", 3, 0));
   dist::init();

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "bench/run/flags.h"
+#include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
 #include "bench/experiments/peer_process.h"
 #include "datasets/synthetic.h"
@@ -23,15 +24,6 @@
 namespace ablate::bench::cli {
 
 namespace {
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -114,7 +106,7 @@ int bench_main(const run::Flags& args) {
   kernels::DType dtype = kernels::parse_dtype(args.get("precision", "f32"));
   std::vector<std::string> backends;
   if (args.has("backends")) {
-    backends = split_list(args.get("backends"));
+    backends = run::split_list(args.get("backends"), true);
   } else {
     for (const auto& b : kernels::backend_names()) {  // every backend this machine can run
       try {
@@ -126,7 +118,7 @@ int bench_main(const run::Flags& args) {
     }
   }
   std::vector<int> thread_counts;
-  for (const auto& t : split_list(args.get("threads", "1,2"))) {
+  for (const auto& t : run::split_list(args.get("threads", "1,2"), true)) {
     auto n = run::parse_int(t, "--threads");
     if (n < 1) throw std::invalid_argument("--threads " + t + ": expected positive counts");
     thread_counts.push_back(static_cast<int>(n));

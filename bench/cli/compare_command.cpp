@@ -54,18 +54,12 @@ std::vector<run::FlagSpec> compare_options() {
   };
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(item);
-  return out;
-}
 
 int compare_main(const run::Flags& args) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string dataset = args.get("dataset", "fashion-mnist");
   const std::string family = datasets::dataset_family(dataset, args.get("data", ""));  // throws naming an unknown data set
-  std::vector<std::string> frameworks = split_list(args.get("frameworks", "caffe,torch,tensorflow,theano"));
+  std::vector<std::string> frameworks = run::split_list(args.get("frameworks", "caffe,torch,tensorflow,theano"));
   if (frameworks.empty()) throw std::invalid_argument("--frameworks '': expected some of caffe, torch, tensorflow, theano");
   for (std::size_t i = 0; i < frameworks.size(); ++i) {
     const auto& known = experiments::compare_frameworks();

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "bench/run/flags.h"
+#include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
 #include "bench/run/run_config.h"
 #include "bench/run/strategy_switches.h"
@@ -20,18 +21,6 @@
 
 namespace ablate::bench::cli {
 namespace {
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size() && !text.empty()) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    if (comma > start) out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
 
 // Writes `text` to a temporary file beside `path`, then renames it (nothing is written half).
 void write_file(const std::string& path, const std::string& text) {
@@ -50,7 +39,7 @@ int graph_main(const run::Flags& args) {
   const run::RunConfig config = run::resolve_run_config(args);
   const models::ModelSpec spec = models::load_model(config.model);
   graph::EngineOptions options = run::engine_options(config);
-  options.disabled_passes = split_list(args.get("passes-off", ""));  // this command's switch, not the preset's
+  options.disabled_passes = run::split_list(args.get("passes-off", ""), true);  // this command's switch, not the preset's
   auto backend = kernels::make_backend("reference", 1);
   const auto dump = graph::static_graph::dump_training_graph(spec, options, *backend);
 

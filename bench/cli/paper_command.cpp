@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "bench/run/flags.h"
+#include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
 #include "bench/experiments/paper_families.h"
 #include "bench/experiments/sweep_runner.h"
@@ -34,8 +35,7 @@ int paper_main(const run::Flags& args) {
   o.max_iterations = args.get_int("max-iterations", 0, 0);
   if (args.has("test-iterations")) o.test_iterations = std::to_string(args.get_int("test-iterations", 0, 0));
   if (args.has("frameworks")) {
-    std::stringstream in(args.get("frameworks"));
-    for (std::string f; std::getline(in, f, ',');) o.frameworks.push_back(f);
+    o.frameworks = run::split_list(args.get("frameworks"));
   }
   std::vector<experiments::SweepSpec> specs = experiments::plan_family(name, o);
   std::size_t runs = 0;

@@ -84,8 +84,7 @@ PeerOptions peer_options(const run::Flags& args) {
   o.as_installed = args.has("peer-as-installed");
   if (args.has("peer-threads")) {
     o.threads.clear();
-    std::stringstream in(args.get("peer-threads"));
-    for (std::string item; std::getline(in, item, ',');) {
+    for (const std::string& item : run::split_list(args.get("peer-threads"))) {
       std::int64_t n = run::parse_int(item, "--peer-threads");
       if (n < 1)
         throw std::invalid_argument("--peer-threads " + args.get("peer-threads") + ": '" + item +

@@ -7,6 +7,7 @@
 
 #include "bench/run/run_config.h"
 #include "bench/run/run_flags.h"
+#include "bench/run/text_format.h"
 
 namespace ablate::bench::experiments {
 
@@ -20,8 +21,7 @@ SweepFactor parse_vary(const std::string& text) {
   if (f.key == "out" || f.key == "quiet" || !run::find_run_flag(f.key))
     throw std::invalid_argument("--vary " + text + ": '" + f.key +
                                 "' is not a run flag that can vary (see ablate run --help; not out or quiet)");
-  std::stringstream in(text.substr(eq + 1));
-  for (std::string v; std::getline(in, v, ',');) {
+  for (const std::string& v : run::split_list(text.substr(eq + 1))) {
     if (v.empty()) throw std::invalid_argument("--vary " + text + ": an empty value in the list");
     if (std::find(f.values.begin(), f.values.end(), v) != f.values.end())
       throw std::invalid_argument("--vary " + text + ": '" + v + "' is listed twice");

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bench/run/text_format.h"
 #include "graph/static/passes.h"
 
 namespace ablate::bench::run {
@@ -18,12 +19,6 @@ bool is_pass_name(const std::string& s) {
   return true;
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
 }  // namespace
 
 const std::vector<std::string>& static_pass_names() { return graph::static_graph::pass_names(); }
@@ -33,9 +28,7 @@ PassSpec parse_pass_spec(const std::string& text, const std::string& what) {
     return std::invalid_argument(what + " '" + text + "': " + why +
                                  " (expected 'all', 'all,-NAME,...' or a list of passes to keep)");
   };
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) items.push_back(item);
+  const std::vector<std::string> items = split_list(text);
   if (items.empty()) throw bad("empty");
   PassSpec spec;
   spec.keep_all = items[0] == "all";
@@ -61,7 +54,7 @@ std::vector<std::string> disabled_passes(const PassSpec& spec, const std::vector
   if (spec.keep_all) return spec.names;
   for (const auto& name : spec.names)
     if (std::find(known.begin(), known.end(), name) == known.end())
-      throw std::invalid_argument(what + ": unknown pass '" + name + "' (the passes: " + join(known) + ")");
+      throw std::invalid_argument(what + ": unknown pass '" + name + "' (the passes: " + join(known, ", ") + ")");
   std::vector<std::string> out;
   for (const auto& name : known)
     if (std::find(spec.names.begin(), spec.names.end(), name) == spec.names.end()) out.push_back(name);

@@ -11,16 +11,6 @@
 
 namespace ablate::bench::run {
 
-namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ",") + s;
-  return out;
-}
-
-}  // namespace
-
 void fill_resolved(const PreparedRun& run, std::map<std::string, std::string>& r) {
   const RunConfig& c = run.config;
   r["strategy"] = run.engine->strategy();
@@ -40,10 +30,10 @@ void fill_resolved(const PreparedRun& run, std::map<std::string, std::string>& r
   r["weight_average_decay"] = number(s.weight_average_decay);
   r["caching_allocator"] = s.caching_allocator ? "true" : "false";
   r["per_sample"] = s.per_sample ? "true" : "false";
-  r["disabled_passes"] = join(s.disabled_passes);
+  r["disabled_passes"] = join(s.disabled_passes, ",");
   r["executor"] = graph::executor_name(s.executor);
   r["inter_op_threads"] = std::to_string(s.inter_op_threads);
-  r["unused_options"] = join(c.unused_options);
+  r["unused_options"] = join(c.unused_options, ",");
 }
 
 void check_memory(const PreparedRun& run) {

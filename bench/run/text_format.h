@@ -1,9 +1,11 @@
-// Number formatting shared by the command line's messages and tables.
+// Number formatting and comma-separated lists, shared by the command line's messages and tables.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace ablate::bench::run {
 
@@ -26,6 +28,23 @@ inline std::string mib_text(std::int64_t bytes, int decimals = 0) {
   char format[16];
   std::snprintf(format, sizeof format, "%%.%df MiB", decimals);
   return fmt(format, static_cast<double>(bytes) / (1024.0 * 1024.0));
+}
+
+// "a,b,,c" -> {"a", "b", "", "c"} (no item after a trailing comma; none for ""); with
+// `skip_empty`, {"a", "b", "c"}.
+inline std::vector<std::string> split_list(const std::string& text, bool skip_empty = false) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!(skip_empty && item.empty())) items.push_back(item);
+  return items;
+}
+
+// {"a", "b"} -> "a, b" with separator ", ".
+inline std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
 }
 
 }  // namespace ablate::bench::run
