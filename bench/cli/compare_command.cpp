@@ -1,9 +1,9 @@
 // `ablate compare`: the study's first experiment. Trains the four frameworks with their
 // default recipes, one after another, each in its own process and each resolved exactly as
-// `ablate run --framework F` would (experiments/compare_plan.h), then prints the study's table: training time, testing time, accuracy, time to a target accuracy, peak RSS
-// and mean CPU per framework, next to the study's published figures. `--budget quick`
-// shortens every length by one common factor (compare_budget.h); `--budget full` runs the
-// defaults as they are.
+// `ablate run --framework F` would (experiments/compare_plan.h), then prints the study's
+// table: training time, testing time, accuracy, time to a target accuracy, peak RSS and mean
+// CPU per framework, next to the study's published figures. `--budget quick` shortens every
+// length by one common factor (compare_budget.h); `--budget full` runs the defaults as they are.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -105,7 +105,8 @@ int compare_main(const run::Flags& args) {
     summary.budget = "budget full";
     summary.factor_note = "the defaults as they are";
   } else {
-    summary.budget = budget == "quick" ? "budget quick (" + run::number(budget_s) + " s)" : "budget " + run::number(budget_s) + " s";
+    summary.budget =
+        budget == "quick" ? "budget quick (" + run::number(budget_s) + " s)" : "budget " + run::number(budget_s) + " s";
     experiments::FactorChoice choice = experiments::budget_factor(plans, budget_s, t0);
     summary.factor = choice.factor;
     summary.factor_note = (choice.fits ? "estimated " : "the shortest lengths, still over budget: estimated ") +

@@ -55,7 +55,8 @@ int run_main(const run::Flags& args) {
     if (e.test_accuracy_at_best) std::printf(" (test accuracy there %.4f)", *e.test_accuracy_at_best);
     std::printf("; %s (patience %g)\n", e.stopped_early ? "stopped early" : "ran its full length", e.patience);
   }
-  std::printf("  peak RSS          %s (tensors: %s)\n", run::mib_text(m.peak_rss_bytes, 1).c_str(), run::mib_text(m.peak_tensor_bytes, 1).c_str());
+  std::printf("  peak RSS          %s (tensors: %s)\n", run::mib_text(m.peak_rss_bytes, 1).c_str(),
+              run::mib_text(m.peak_tensor_bytes, 1).c_str());
   std::printf("  CPU utilisation   %.2f cores\n", m.cpu_util);
   if (m.peak_flops > 0)
     std::printf("  model FLOPs       %.2f GFLOP/s of %.1f peak (MFU %.1f%%; %.3g GFLOP per step)\n",

@@ -42,8 +42,8 @@ struct Cells {
   std::vector<std::string> values;
 };
 Cells measured_cells(const CompareRow& r) {
-  return {{run::fmt("%.2f", r.train_s), run::fmt("%.2f", r.test_s), run::fmt("%.4f", r.accuracy), target_cell(r), run::mib_text(r.peak_rss_bytes),
-           run::fmt("%.2f", r.cpu_util)}};
+  return {{run::fmt("%.2f", r.train_s), run::fmt("%.2f", r.test_s), run::fmt("%.4f", r.accuracy), target_cell(r),
+           run::mib_text(r.peak_rss_bytes), run::fmt("%.2f", r.cpu_util)}};
 }
 
 std::string target_header(double target) { return target > 0 ? "to " + run::fmt("%g", target) : "to target"; }
@@ -195,7 +195,9 @@ std::string markdown_report(const CompareSummary& s, const std::vector<CompareRo
     }
     if (study) {
       const StudyFigure* f = study_figure(s.family, r.framework);
-      if (f) out << " " << run::fmt("%.2f", f->train_s) << " | " << run::fmt("%.2f", f->test_s) << " | " << run::fmt("%.2f", f->accuracy_pct) << " |";
+      if (f)
+        out << " " << run::fmt("%.2f", f->train_s) << " | " << run::fmt("%.2f", f->test_s) << " | "
+            << run::fmt("%.2f", f->accuracy_pct) << " |";
       else out << " | | |";
     }
     out << "\n";

@@ -132,7 +132,8 @@ std::vector<SweepSpec> plan_family(const std::string& name, const PaperOptions& 
   if (name == "length_sweep")
     return p.per_framework(
         [&](const run::RunConfig&) {
-          return std::vector<SweepFactor>{p.factor("scale", {run::number(o.scale / 2), run::number(o.scale), run::number(o.scale * 2)})};
+          return std::vector<SweepFactor>{
+              p.factor("scale", {run::number(o.scale / 2), run::number(o.scale), run::number(o.scale * 2)})};
         },
         false);
   if (name == "tuned")

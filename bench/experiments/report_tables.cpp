@@ -108,7 +108,9 @@ void correlations(std::ostringstream& md, const run::ResultsFile& results) {
     rss.push_back(num(r, "metrics.peak_rss_bytes"));
     cpu.push_back(num(r, "metrics.cpu_util"));
   }
-  auto r_text = [](std::optional<double> r) { return r ? run::fmt("%+.3f", *r) : std::string("n/a (fewer than 3 runs or no variation)"); };
+  auto r_text = [](std::optional<double> r) {
+    return r ? run::fmt("%+.3f", *r) : std::string("n/a (fewer than 3 runs or no variation)");
+  };
   md << "## Resource use against batch size\n\n"
      << "Pearson correlation over the " << batch.size() << " completed runs (the study reported that CPU and memory "
      << "use move with batch size):\n\n"

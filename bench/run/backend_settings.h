@@ -9,8 +9,8 @@
 //   2. in run_config.cpp, apply_preset / apply_flags / check: one line each per switch (a preset
 //      key and a flag, e.g. conv_mode / --conv-mode; run_flags.cpp lists the flag and its help);
 //   3. pass `settings.options` to the kernels' factory in make_backend() below;
-//   4. record it: result_record.cpp's write_config (the "backend" group), and the fingerprint
-//      of snapshots (run_snapshot.cpp) if a switch changes the numbers.
+//   4. record it: result_record.cpp's config_json (beside "backend" and "threads"), and the
+//      fingerprint of snapshots (run_snapshot.cpp) if a switch changes the numbers.
 // Nothing else in bench/ reads backend switches.
 #pragma once
 

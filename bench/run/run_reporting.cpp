@@ -42,9 +42,10 @@ void check_memory(const PreparedRun& run) {
   const double available = static_cast<double>(available_memory_bytes());
   if (!c.memory_check || available <= 0 || e.total() <= available) return;
   auto gib = [](double bytes) { return number(bytes / (1024.0 * 1024.0 * 1024.0)) + " GiB"; };
-  throw std::invalid_argument("batch " + std::to_string(c.batch) + " of model " + run.spec.name + " in " + kernels::dtype_name(c.precision) +
-                              " needs about " + gib(e.total()) + " (activations " + gib(e.activation_bytes) +
-                              ", workspace " + gib(e.workspace_bytes) + ", parameters and state " +
+  throw std::invalid_argument("batch " + std::to_string(c.batch) + " of model " + run.spec.name + " in " +
+                              kernels::dtype_name(c.precision) + " needs about " + gib(e.total()) + " (activations " +
+                              gib(e.activation_bytes) + ", workspace " + gib(e.workspace_bytes) +
+                              ", parameters and state " +
                               gib(e.parameter_bytes + e.gradient_bytes + e.optimizer_bytes) + ") but only " +
                               gib(available) + " is available; use a smaller --batch (or --no-memory-check)");
 }
