@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/environment.h"
+#include "bench/run/environment.h"
 #include "kernels/peak_flops.h"
 #include "bench/micro/micro_fixture.h"
 
@@ -40,7 +40,7 @@ std::string fixed(double value, int digits) {
 }
 
 void add_context() {
-  for (const auto& [key, value] : ablate::bench::capture_environment().values)
+  for (const auto& [key, value] : ablate::bench::run::capture_environment().values)
     benchmark::AddCustomContext(key, value);
   for (const auto& [name, version] : ablate::micro::usable_backends())
     benchmark::AddCustomContext("backend." + name, version);

@@ -13,12 +13,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench/compare_budget.h"
+#include "bench/experiments/compare_budget.h"
 #include "command_runner.h"
-#include "bench/compare_table.h"
+#include "bench/experiments/compare_table.h"
 
 namespace fs = std::filesystem;
-using namespace ablate::bench;
+using namespace ablate::bench::run;
+using namespace ablate::bench::experiments;
 
 namespace {
 

@@ -1,12 +1,12 @@
 // Tests of Theano's patience loop on scripted validation errors, against values worked out
 // by hand from the LeNet5 tutorial's rules (see bench/early_stopping.h).
-#include "bench/early_stopping.h"
+#include "bench/run/early_stopping.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
 
 namespace {
 

@@ -4,11 +4,12 @@
 // strategy that is not built gives a 'not run' row and nothing crashes.
 #include <gtest/gtest.h>
 
-#include "bench/paper_families.h"
-#include "bench/results_reader.h"
+#include "bench/experiments/paper_families.h"
+#include "bench/run/results_reader.h"
 #include "command_runner.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
+using namespace ablate::bench::experiments;
 using ablate::bench::testing::CommandTest;
 
 namespace {
@@ -67,8 +68,8 @@ TEST_F(Paper, EveryFamilyRunsAtScaleOnePercentOnSyntheticData) {
     EXPECT_TRUE(r.damaged.empty());
     EXPECT_FALSE(r.records.empty()) << o.out;
     for (const auto& rec : r.records) {
-      EXPECT_EQ(rec.at_path("config.dataset").str(), "synthetic");
-      EXPECT_EQ(rec.at_path("sweep.label").str().rfind(std::string("paper ") + f, 0), 0u);
+      EXPECT_EQ(text_of(field(rec, "config.dataset")), "synthetic");
+      EXPECT_EQ(text_of(field(rec, "sweep.label")).rfind(std::string("paper ") + f, 0), 0u);
     }
     if (family == "strategies") {
       EXPECT_HAS(o.out, "strategy=static");

@@ -8,7 +8,7 @@
 
 #include "command_runner.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 namespace {
 
 using testing::CommandTest;
@@ -45,4 +45,4 @@ TEST_F(PeerCli, BadPeerThreadsIsRefusedFirst) {
 }
 
 }  // namespace
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

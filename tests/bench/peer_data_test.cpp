@@ -8,13 +8,13 @@
 #include <iterator>
 #include <unistd.h>
 
-#include "bench/peer_runner.h"
+#include "bench/experiments/peer_runner.h"
 #include "datasets/dataset_registry.h"
 #include "datasets/idx_reader.h"
 #include "datasets/idx_writer.h"
 #include "datasets/synthetic.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 namespace {
 
 class PeerData : public ::testing::Test {
@@ -67,7 +67,7 @@ TEST_F(PeerData, LabelsBeyondAByteAreRefused) {
 }
 
 TEST_F(PeerData, ValidationSplitIsHeldOutAsTheRunHoldsItOut) {
-  RunConfig c;
+  run::RunConfig c;
   c.dataset = "synthetic";
   c.seed = 3;
   c.validation_count = 1000;
@@ -82,4 +82,4 @@ TEST_F(PeerData, ValidationSplitIsHeldOutAsTheRunHoldsItOut) {
 }
 
 }  // namespace
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

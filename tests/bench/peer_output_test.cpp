@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "bench/peer_runner.h"
-#include "bench/peer_table.h"
+#include "bench/experiments/peer_runner.h"
+#include "bench/experiments/peer_table.h"
 
-namespace ablate::bench {
+namespace ablate::bench::experiments {
 namespace {
 
 const char* kResult =
@@ -93,7 +93,7 @@ TEST(PeerTable, NotComparablePrintsNoNumber) {
 }
 
 TEST(PeerArguments, CarryTheResolvedRecipe) {
-  RunConfig c;
+  run::RunConfig c;
   c.model = "lenet";
   c.batch = 64;
   c.seed = 7;
@@ -105,7 +105,7 @@ TEST(PeerArguments, CarryTheResolvedRecipe) {
   c.optimizer.momentum = 0.9;
   c.optimizer.weight_decay = 0.0005;
   c.transform = "scale:0.00390625";
-  c.per_sample = true;
+  c.switches.per_sample = true;
   auto a = peer_arguments(c, "/m.model", "/d", 123, 2);
   auto value = [&](const std::string& flag) {
     auto it = std::find(a.begin(), a.end(), flag);
@@ -124,4 +124,4 @@ TEST(PeerArguments, CarryTheResolvedRecipe) {
 }
 
 }  // namespace
-}  // namespace ablate::bench
+}  // namespace ablate::bench::experiments

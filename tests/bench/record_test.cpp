@@ -1,13 +1,17 @@
 // Tests that the result record carries the engine's report, the resolved strategy switches,
 // both timings, time-to-accuracy (null when never reached) and early stopping.
-#include "bench/result_record.h"
+#include "bench/run/result_record.h"
 
 #include <gtest/gtest.h>
 
-#include "bench/training_loop.h"
+#include <cmath>
+
+#include "bench/run/results_reader.h"
+#include "bench/run/training_loop.h"
 #include "tiny_run.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
+namespace tiny = ablate::bench::tiny;
 
 #define EXPECT_CONTAINS(haystack, needle) \
   EXPECT_NE((haystack).find(needle), std::string::npos) << "missing '" << (needle) << "' in:\n" << (haystack)
@@ -39,7 +43,7 @@ TEST(ResultRecord, ARunRecordsResolvedSwitchesTimingsAndEarlyStopping) {
   c.validation_interval = 5;
   c.patience = 100;
   c.target_accuracy = 0.01;
-  c.weight_average_decay = 0;
+  c.switches.weight_average_decay = 0;
   c.unused_options = {"per_sample"};
   RunResult r = train_and_test(c, tiny::tiny_data());
   ASSERT_EQ(r.status, "completed") << r.error;
@@ -54,4 +58,26 @@ TEST(ResultRecord, ARunRecordsResolvedSwitchesTimingsAndEarlyStopping) {
         "\"patience\":100", "\"length_scale\":1", "\"test_passes\":"})
     EXPECT_CONTAINS(line, key);
   EXPECT_EQ(line.find("\"iteration\":null"), std::string::npos) << "a 0.01 target is reached by the first test";
+}
+
+TEST(ResultRecord, IsOneLineOfJsonThatReadsBackExactly) {
+  RunResult r;
+  r.status = "failed";
+  r.error = "file \"a\\b\"\nline 2\t\x01 and a byte that is not UTF-8: \xff";
+  r.metrics.accuracy = std::nan("");
+  r.metrics.train_time_s = 0.1 + 0.2;  // 0.30000000000000004: needs 17 digits
+  r.curve = {{1, 1.0 / 3.0, INFINITY, {}, {}, {}}};
+  const std::string line = to_json_line(r);
+  EXPECT_EQ(line.find('\n'), std::string::npos) << "one line";
+  EXPECT_EQ(line.rfind("{\"status\":\"failed\",\"error\":", 0), 0u) << line.substr(0, 80);
+  const nlohmann::json back = parse_json(line);
+  EXPECT_EQ(back["error"].get<std::string>(),
+            "file \"a\\b\"\nline 2\t\x01 and a byte that is not UTF-8: \xef\xbf\xbd")  // U+FFFD for the stray byte
+      << "escapes round-trip";
+  EXPECT_TRUE(field(back, "metrics.accuracy").is_null()) << "NaN is written as null";
+  EXPECT_TRUE(back["curve"][0]["loss"].is_null()) << "inf is written as null";
+  EXPECT_EQ(number_of(field(back, "metrics.train_time_s")), 0.1 + 0.2) << "doubles round-trip exactly";
+  EXPECT_EQ(back["curve"][0]["elapsed_s"].get<double>(), 1.0 / 3.0);
+  EXPECT_EQ(back["curve"][0]["iteration"].get<std::int64_t>(), 1);
+  EXPECT_TRUE(back["curve"][0]["iteration"].is_number_integer()) << "counts are written whole";
 }

@@ -9,11 +9,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/report_tables.h"
-#include "bench/result_record.h"
+#include "bench/experiments/report_tables.h"
+#include "bench/run/result_record.h"
 #include "command_runner.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
+using namespace ablate::bench::experiments;
 using ablate::bench::testing::CommandTest;
 namespace fs = std::filesystem;
 
@@ -23,7 +24,7 @@ std::string record(const std::string& framework, std::int64_t batch, int repeat,
   RunResult r;
   r.config.framework = framework;
   r.config.strategy = framework == "caffe" ? "layerwise" : "dynamic";
-  r.config.backend = "eigen";
+  r.config.backend.name = "eigen";
   r.config.batch = batch;
   r.metrics.train_time_s = seconds;
   r.metrics.test_time_s = 0.1;

@@ -5,9 +5,9 @@
 #include <chrono>
 #include <thread>
 
-#include "bench/resource_monitor.h"
+#include "bench/run/resource_monitor.h"
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 namespace {
 
 TEST(ResourceMonitor, SamplesAWatchedAllocatorsLiveBytes) {
@@ -41,4 +41,4 @@ TEST(ResourceMonitor, WithoutADeviceNoDeviceSamples) {
 }
 
 }  // namespace
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

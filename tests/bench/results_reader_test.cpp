@@ -7,22 +7,26 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/results_reader.h"
+#include "bench/run/results_reader.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
 
-TEST(JsonParser, ReadsEveryKindOfValue) {
-  JsonValue v = parse_json(R"( {"a": [1, -2.5e1, true, false, null], "s": "q\"\\\/\n\u00e9", "o": {"x": {"y": 3}}} )");
-  ASSERT_EQ(v.kind, JsonValue::Kind::object);
-  ASSERT_EQ(v["a"].items.size(), 5u);
-  EXPECT_EQ(v["a"].items[0].num(), 1);
-  EXPECT_EQ(v["a"].items[1].num(), -25);
-  EXPECT_TRUE(v["a"].items[2].boolean);
-  EXPECT_TRUE(v["a"].items[4].is_null());
-  EXPECT_EQ(v["s"].str(), "q\"\\/\n\xc3\xa9");
-  EXPECT_EQ(v.at_path("o.x.y").num(), 3);
-  EXPECT_TRUE(v.at_path("o.missing.y").is_null());
-  EXPECT_EQ(v["a"].items[1].str(), "-25");
+TEST(JsonParser, ReadsEveryKindOfValueAndFieldsByPath) {
+  nlohmann::json v = parse_json(R"( {"a": [1, -2.5e1, true, false, null], "s": "q\"\\\/\n\u00e9", "o": {"x": {"y": 3}}} )");
+  ASSERT_TRUE(v.is_object());
+  ASSERT_EQ(v["a"].size(), 5u);
+  EXPECT_EQ(number_of(v["a"][0]), 1);
+  EXPECT_EQ(number_of(v["a"][1]), -25);
+  EXPECT_TRUE(v["a"][2].get<bool>());
+  EXPECT_TRUE(v["a"][4].is_null());
+  EXPECT_EQ(text_of(field(v, "s")), "q\"\\/\n\xc3\xa9");
+  EXPECT_EQ(number_of(field(v, "o.x.y")), 3);
+  EXPECT_TRUE(field(v, "o.missing.y").is_null());
+  EXPECT_TRUE(field(v, "s.below_a_string").is_null());
+  EXPECT_EQ(text_of(v["a"][1]), "-25");
+  EXPECT_EQ(text_of(v["a"][2]), "true");
+  EXPECT_EQ(text_of(field(v, "o"), "fallback"), "fallback") << "an object has no text";
+  EXPECT_EQ(number_of(field(v, "s"), -1), -1) << "a string is no number";
 }
 
 TEST(JsonParser, RejectsMalformedTextNamingTheOffset) {
@@ -50,7 +54,7 @@ TEST(ResultsReader, SkipsAndReportsDamagedLines) {
   }
   ResultsFile f = read_results(path.string());
   ASSERT_EQ(f.records.size(), 2u);
-  EXPECT_EQ(f.records[1]["n"].num(), 2);
+  EXPECT_EQ(number_of(field(f.records[1], "n")), 2);
   EXPECT_EQ(f.record_lines[1], 5);
   ASSERT_EQ(f.damaged.size(), 3u);
   EXPECT_EQ(f.damaged[0].line, 2);

@@ -14,14 +14,14 @@
 #include <sstream>
 #include <thread>
 
-#include "bench/run_snapshot.h"
+#include "bench/run/run_snapshot.h"
 #include "tiny_run.h"
 #include "graph/checkpoint_file.h"
 #include "graph/engine.h"
 
 namespace fs = std::filesystem;
 
-namespace ablate::bench {
+namespace ablate::bench::run {
 namespace {
 
 class Resume : public ::testing::Test {
@@ -72,10 +72,8 @@ class Resume : public ::testing::Test {
   fs::path dir_;
 };
 
-std::vector<std::string> built_strategies() { return graph::strategy_names(); }
-
 TEST_F(Resume, KilledAndResumedRunEndsAsTheUninterruptedOne) {
-  for (const std::string& strategy : built_strategies()) {
+  for (const std::string& strategy : graph::strategy_names()) {
     SCOPED_TRACE(strategy);
     const std::string whole = path(strategy + "-whole.ckpt"), cut = path(strategy + "-cut.ckpt");
     ASSERT_EQ(ablate(run_args(strategy, whole)), 0) << std::ifstream(path("err.txt")).rdbuf();
@@ -133,4 +131,4 @@ TEST_F(Resume, SnapshotOfAnotherConfigurationIsRefused) {
 }
 
 }  // namespace
-}  // namespace ablate::bench
+}  // namespace ablate::bench::run

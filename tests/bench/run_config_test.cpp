@@ -1,7 +1,7 @@
 // Tests of `ablate run`'s configuration: every new flag reaches the RunConfig, presets apply
 // the new keys, --passes specs, --scale, and each bad value is an error naming the flag or
 // the preset file and line together with the value.
-#include "bench/run_config.h"
+#include "bench/run/run_config.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,17 +12,18 @@
 #include <string>
 #include <vector>
 
-#include "bench/pass_spec.h"
+#include "bench/cli/commands.h"
+#include "bench/run/pass_spec.h"
+#include "bench/run/strategy_switches.h"
+#include "graph/distributed/communicator.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
 
 namespace {
 
-ParsedArgs parse(std::vector<std::string> words) {
-  ArgParser parser("ablate run", "test", run_options());
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  return parser.parse(static_cast<int>(argv.size()), argv.data(), 0);
+// The words as `ablate run` parses them (bench/cli: CLI11 with the run flags).
+Flags parse(const std::vector<std::string>& words) {
+  return ablate::bench::cli::parse_options(ablate::bench::cli::run_command(), words);
 }
 
 RunConfig resolve(std::vector<std::string> words) {
@@ -79,8 +80,8 @@ TEST(RunConfig, NewFlagsReachTheConfiguration) {
   EXPECT_DOUBLE_EQ(c.patience_increase, 3);
   EXPECT_DOUBLE_EQ(c.improvement_threshold, 0.99);
   EXPECT_DOUBLE_EQ(c.target_accuracy, 0.8);
-  EXPECT_EQ(c.timing, "framework");
-  EXPECT_DOUBLE_EQ(c.weight_average_decay, 0.999);
+  EXPECT_EQ(c.timing, Timing::framework);
+  EXPECT_DOUBLE_EQ(c.switches.weight_average_decay, 0.999);
   EXPECT_DOUBLE_EQ(c.test_interval_epochs, 0.5);
   EXPECT_EQ(c.test_interval, 0) << "--test-interval-epochs replaces the preset's test_interval";
   EXPECT_EQ(c.train_accuracy_interval, 7);
@@ -91,15 +92,15 @@ TEST(RunConfig, NewFlagsReachTheConfiguration) {
 TEST(RunConfig, StrategySwitchFlagsReachTheConfiguration) {
   RunConfig d = resolve({"--strategy", "dynamic", "--caching-allocator", "off", "--per-sample"});
   EXPECT_EQ(d.strategy, "dynamic");
-  EXPECT_FALSE(d.caching_allocator);
-  EXPECT_TRUE(d.per_sample);
+  EXPECT_FALSE(d.switches.caching_allocator);
+  EXPECT_TRUE(d.switches.per_sample);
   RunConfig s = resolve({"--strategy", "static", "--executor", "parallel", "--inter-op-threads", "3", "--passes",
                          "all,-cse,-elementwise_fusion"});
-  EXPECT_EQ(s.executor, "parallel");
-  EXPECT_EQ(s.inter_op_threads, 3);
-  EXPECT_EQ(s.passes, "all,-cse,-elementwise_fusion");
-  EXPECT_EQ(s.disabled_passes, (std::vector<std::string>{"cse", "elementwise_fusion"}));
-  EXPECT_TRUE(resolve({}).disabled_passes.empty()) << "default: every pass";
+  EXPECT_EQ(s.switches.executor, ablate::graph::ExecutorKind::parallel);
+  EXPECT_EQ(s.switches.inter_op_threads, 3);
+  EXPECT_EQ(s.switches.passes, "all,-cse,-elementwise_fusion");
+  EXPECT_EQ(s.switches.disabled_passes, (std::vector<std::string>{"cse", "elementwise_fusion"}));
+  EXPECT_TRUE(resolve({}).switches.disabled_passes.empty()) << "default: every pass";
 }
 
 TEST(RunConfig, PassSpecsAllDropListAndKeepList) {
@@ -159,7 +160,7 @@ TEST(RunConfig, PresetKeysApplyAndTheirErrorsNameFileAndLine) {
   EXPECT_DOUBLE_EQ(c.target_accuracy, 0.9);
   EXPECT_DOUBLE_EQ(c.test_interval_epochs, 1);
   EXPECT_EQ(c.test_transform, "scale:1/255");
-  EXPECT_DOUBLE_EQ(c.weight_average_decay, 0.9);
+  EXPECT_DOUBLE_EQ(c.switches.weight_average_decay, 0.9);
 
   // Line 9 is the first extra line (the base text has 8).
   std::string err = error_of({"--preset", preset_file("decay", "weight_average_decay 1.5\n")});
@@ -176,7 +177,7 @@ TEST(RunConfig, PresetSwitchesTheStrategyIgnoresAreRecordedNotErrors) {
   EXPECT_EQ(c.unused_options, (std::vector<std::string>{"caching_allocator", "per_sample", "passes"}));
   RunConfig d = resolve({"--preset", preset_file("used", "per_sample true\n"), "--strategy", "dynamic"});
   EXPECT_EQ(d.unused_options, std::vector<std::string>{});
-  EXPECT_TRUE(d.per_sample);
+  EXPECT_TRUE(d.switches.per_sample);
 }
 
 TEST(RunConfig, ScaleShortensIterationsOrEpochs) {
@@ -199,4 +200,36 @@ TEST(RunConfig, TensorFlowOnMnistEvaluatesItsBatchEvery100Steps) {
                          "batch 50\niterations 20000\ntransform scale:1/255\n";
   EXPECT_EQ(resolve({"--preset", path.string()}).train_accuracy_interval, 100);
   EXPECT_EQ(resolve({}).train_accuracy_interval, 0) << "caffe does not";
+}
+
+TEST(RunConfig, ResolvingADistributedRunStartsNoMpi) {
+  RunConfig c = resolve({"--distributed", "--allreduce", "ring", "--bucket-mb", "4", "--batch", "7"});
+  EXPECT_TRUE(c.distributed);
+  EXPECT_EQ(c.allreduce, "ring");
+  EXPECT_DOUBLE_EQ(c.bucket_mb, 4);
+  EXPECT_EQ(c.ranks, 1) << "rank and ranks are set when the run joins its MPI job, not by resolution";
+  EXPECT_FALSE(ablate::graph::distributed::initialized()) << "resolution has no side effects";
+  EXPECT_CONTAINS(error_of({"--allreduce", "ring"}), "--allreduce: only with --distributed");
+  EXPECT_CONTAINS(error_of({"--distributed", "--allreduce", "tree"}), "tree");
+}
+
+TEST(RunConfig, EngineOptionsComeFromTheTypedSwitchesInOnePlace) {
+  RunConfig s = resolve({"--strategy", "static", "--executor", "parallel", "--inter-op-threads", "3", "--passes",
+                         "all,-cse", "--precision", "f64", "--batch", "32", "--seed", "9", "--weight-average", "0.5"});
+  EXPECT_EQ(s.precision, ablate::kernels::DType::f64);
+  const ablate::graph::EngineOptions o = engine_options(s);
+  EXPECT_EQ(o.executor, ablate::graph::ExecutorKind::parallel);
+  EXPECT_EQ(o.inter_op_threads, 3);
+  EXPECT_EQ(o.disabled_passes, std::vector<std::string>{"cse"});
+  EXPECT_EQ(o.dtype, ablate::kernels::DType::f64);
+  EXPECT_EQ(o.batch, 32);
+  EXPECT_EQ(o.first_sample, 0);
+  EXPECT_EQ(o.seed, 9u);
+  EXPECT_DOUBLE_EQ(o.weight_average_decay, 0.5);
+  EXPECT_EQ(o.optimizer.lr.base_lr, s.optimizer.lr.base_lr);
+  s.ranks = 4;  // a rank of a distributed run trains its slice of the global batch
+  s.rank = 2;
+  EXPECT_EQ(engine_options(s).batch, 8);
+  EXPECT_EQ(engine_options(s).first_sample, 16);
+  EXPECT_CONTAINS(error_of({"--precision", "f16"}), "--precision 'f16': expected f32 or f64");
 }

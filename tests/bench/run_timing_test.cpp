@@ -1,18 +1,19 @@
 // Tests of the timing rules (uniform and each framework's), time-to-accuracy and the
 // evaluation schedule on made-up figures, then of their bookkeeping in short real runs:
 // every recorded time must be the sum its rule says of the parts the loop timed.
-#include "bench/run_timing.h"
+#include "bench/run/run_timing.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <stdexcept>
 
-#include "bench/evaluation_schedule.h"
-#include "bench/training_loop.h"
+#include "bench/run/evaluation_schedule.h"
+#include "bench/run/training_loop.h"
 #include "tiny_run.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
+namespace tiny = ablate::bench::tiny;
 
 namespace {
 
@@ -100,7 +101,7 @@ TEST(RunTiming, FrameworkTimingOfARealRunIsTheRuleAppliedToItsParts) {
   for (const char* framework : {"caffe", "torch", "theano", "tensorflow"}) {
     RunConfig c = tiny::tiny_config();
     c.framework = framework;
-    c.timing = "framework";
+    c.timing = Timing::framework;
     c.test_interval = 5;   // tests at 5 and 10; the final pass at 12 runs after the loop
     c.train_accuracy_interval = 4;
     RunResult r = train_and_test(c, tiny::tiny_data());

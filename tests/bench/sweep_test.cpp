@@ -7,14 +7,14 @@
 #include <filesystem>
 #include <set>
 
-#include "bench/results_reader.h"
-#include "bench/sweep_grid.h"
-#include "bench/sweep_runner.h"
-#include "graph/engine.h"
+#include "bench/run/results_reader.h"
+#include "bench/experiments/sweep_grid.h"
+#include "bench/experiments/sweep_runner.h"
 #include "command_runner.h"
 #include "tiny_run.h"
 
-using namespace ablate::bench;
+using namespace ablate::bench::run;
+using namespace ablate::bench::experiments;
 using ablate::bench::testing::CommandTest;
 
 TEST(SweepGrid, ExpandsTheCartesianProductWithRepeats) {
@@ -84,10 +84,10 @@ TEST_F(Sweep, ResumesWithoutRerunningAndRerunsOnlyADamagedRecord) {
   EXPECT_HAS(first.out, "2 run, 0 skipped");
   ResultsFile f = read_results(results);
   ASSERT_EQ(f.records.size(), 2u);
-  EXPECT_EQ(f.records[0].at_path("sweep.point.batch").str(), "8");
-  EXPECT_EQ(f.records[1].at_path("sweep.point.batch").str(), "16");
-  EXPECT_EQ(f.records[1].at_path("config.batch").num(), 16);
-  EXPECT_EQ(f.records[1].at_path("sweep.repeat").num(), 0);
+  EXPECT_EQ(text_of(field(f.records[0], "sweep.point.batch")), "8");
+  EXPECT_EQ(text_of(field(f.records[1], "sweep.point.batch")), "16");
+  EXPECT_EQ(number_of(field(f.records[1], "config.batch")), 16);
+  EXPECT_EQ(number_of(field(f.records[1], "sweep.repeat")), 0);
 
   auto again = ablate(cmd);
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
@@ -106,10 +106,10 @@ TEST_F(Sweep, ResumesWithoutRerunningAndRerunsOnlyADamagedRecord) {
   ResultsFile after = read_results(results);
   EXPECT_TRUE(after.damaged.empty());
   ASSERT_EQ(after.records.size(), 2u);
-  EXPECT_EQ(after.records[1].at_path("sweep.point.batch").str(), "16");
+  EXPECT_EQ(text_of(field(after.records[1], "sweep.point.batch")), "16");
 }
 
-TEST_F(Sweep, UnbuiltStrategyIsANotRunRowAndBadInputIsNamed) {
+TEST_F(Sweep, EveryStrategyRunsAndBadInputIsNamed) {
   const auto results = (dir_ / "s.jsonl").string();
   auto o = ablate("sweep --dataset synthetic --framework caffe --model " + ablate::bench::tiny::tiny_model_path() +
                   " --backend eigen --threads 1 --iterations 2 --test-iterations 1 --vary strategy=layerwise,static --out " +
@@ -140,6 +140,6 @@ TEST_F(Sweep, AKilledSweepResumesWithoutRerunningFinishedRuns) {
   ResultsFile after = read_results(results);
   ASSERT_EQ(after.records.size(), 5u);
   std::set<std::string> points;
-  for (const auto& r : after.records) points.insert(r.at_path("sweep.point.batch").str());
+  for (const auto& r : after.records) points.insert(text_of(field(r, "sweep.point.batch")));
   EXPECT_EQ(points.size(), 5u) << "every point once";
 }

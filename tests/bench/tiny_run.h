@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "bench/run_config.h"
+#include "bench/run/run_config.h"
 #include "datasets/image_set.h"
 #include "datasets/synthetic.h"
 
@@ -42,13 +42,13 @@ inline datasets::TrainTest tiny_data(std::int64_t train = 300) {
 }
 
 // A resolved configuration that trains the tiny model quickly.
-inline RunConfig tiny_config() {
-  RunConfig c;
+inline run::RunConfig tiny_config() {
+  run::RunConfig c;
   c.framework = "caffe";
   c.model = tiny_model_path();
   c.strategy = "layerwise";
-  c.backend = "eigen";
-  c.threads = 1;
+  c.backend.name = "eigen";
+  c.backend.threads = 1;
   c.optimizer.type = "caffe_sgd";
   c.optimizer.lr.base_lr = 0.01;
   c.optimizer.momentum = 0.9;

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/training_loop.h"
+#include "bench/run/training_loop.h"
 #include "datasets/loader.h"
 #include "datasets/synthetic.h"
 #include "datasets/transforms.h"
@@ -241,10 +241,10 @@ TEST(DistributedLoader, SlicesMakeTheGlobalBatch) {
 void check_train_and_test(bool random_draws) {
   const std::string model = "/tmp/ablate_tiny_dp_" + std::to_string(rank()) + ".model";
   std::ofstream(model) << (random_draws ? kDropoutModel : kTinyModel);
-  bench::RunConfig c;
+  bench::run::RunConfig c;
   c.model = model;
   c.strategy = "layerwise";
-  c.backend = "openblas";
+  c.backend.name = "openblas";
   c.optimizer.lr.base_lr = 0.1;
   c.optimizer.momentum = 0.9;
   c.batch = kGlobalBatch;
@@ -255,12 +255,12 @@ void check_train_and_test(bool random_draws) {
   c.shuffle = true;
   c.quiet = true;
   auto data = [] { return datasets::TrainTest{tiny_data(), datasets::make_synthetic(200, 1, 8, 8, 4, 4, "test8")}; };
-  const bench::RunResult single = bench::train_and_test(c, data());
+  const bench::run::RunResult single = bench::run::train_and_test(c, data());
   c.distributed = true;
   c.allreduce = "ring";
   c.rank = rank();
   c.ranks = size();
-  const bench::RunResult parallel = bench::train_and_test(c, data());
+  const bench::run::RunResult parallel = bench::run::train_and_test(c, data());
   std::remove(model.c_str());
 
   ASSERT_EQ(parallel.status, "completed");

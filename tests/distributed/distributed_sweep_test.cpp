@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/child_process.h"
-#include "bench/results_reader.h"
-#include "bench/sweep_runner.h"
+#include "bench/experiments/child_process.h"
+#include "bench/run/results_reader.h"
+#include "bench/experiments/sweep_runner.h"
 #include "graph/distributed/communicator.h"
 #include "graph/distributed/work_queue.h"
 
@@ -54,7 +54,7 @@ TEST(WorkQueue, EveryTaskRunsOnceAndEveryResultReachesRankZero) {
 
 TEST(SweepRunProcess, IsOutsideTheJob) {
   ASSERT_TRUE(launched());
-  const bench::ChildOutcome o = bench::run_in_child([] {
+  const bench::experiments::ChildOutcome o = bench::experiments::run_in_child([] {
     leave_in_forked_child();
     std::string seen = std::to_string(rank()) + " " + std::to_string(size()) + " " + (launched() ? "launched" : "alone");
     try {
@@ -90,7 +90,7 @@ class DistributedSweep : public ::testing::Test {
     spec_.base = {{"dataset", "synthetic"}, {"framework", "caffe"},   {"model", dir_ + "/tiny.model"},
                   {"backend", "eigen"},     {"threads", "1"},         {"iterations", "3"},
                   {"test-iterations", "1"}};
-    spec_.factors = {bench::parse_vary("batch=8,16,24,32")};
+    spec_.factors = {bench::experiments::parse_vary("batch=8,16,24,32")};
   }
   void TearDown() override {
     if (size() < 2) return;
@@ -98,26 +98,26 @@ class DistributedSweep : public ::testing::Test {
     if (rank() == 0) std::filesystem::remove_all(dir_);
   }
   std::string dir_;
-  bench::SweepSpec spec_;
+  bench::experiments::SweepSpec spec_;
 };
 
 // On rank 0: the file's records, checking that every line is whole and every run there once.
-std::vector<bench::JsonValue> records_checked(const std::string& path) {
+std::vector<nlohmann::json> records_checked(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_TRUE(!text.str().empty() && text.str().back() == '\n') << "the file ends with a whole line";
-  const bench::ResultsFile f = bench::read_results(path);
+  const bench::run::ResultsFile f = bench::run::read_results(path);
   EXPECT_TRUE(f.damaged.empty()) << "a damaged line in " << path;
   std::set<std::string> ids;
-  for (const auto& r : f.records) EXPECT_TRUE(ids.insert(bench::run_identity(r)).second) << "a run written twice";
+  for (const auto& r : f.records) EXPECT_TRUE(ids.insert(bench::experiments::run_identity(r)).second) << "a run written twice";
   return f.records;
 }
 
 TEST_F(DistributedSweep, FourRunsOverTwoRanksWriteFourRecordsAndAResumeRunsOnlyTheMissing) {
   const std::string out = dir_ + "/sweep.jsonl";
-  bench::SweepTotals totals;
-  const auto rows = bench::run_sweeps({spec_}, out, false, totals);
+  bench::experiments::SweepTotals totals;
+  const auto rows = bench::experiments::run_sweeps({spec_}, out, false, totals);
   EXPECT_EQ(totals.runs, 4) << "rank " << rank() << " has rank 0's totals";
   EXPECT_EQ(totals.failed, 0);
   std::string kept;  // records 1 and 3, and half of record 2: a sweep cut short while appending
@@ -126,7 +126,7 @@ TEST_F(DistributedSweep, FourRunsOverTwoRanksWriteFourRecordsAndAResumeRunsOnlyT
     const auto records = records_checked(out);
     ASSERT_EQ(records.size(), 4u);
     std::set<int> ranks;
-    for (const auto& r : records) ranks.insert(static_cast<int>(r.at_path("sweep.rank").num(-1)));
+    for (const auto& r : records) ranks.insert(static_cast<int>(bench::run::number_of(bench::run::field(r, "sweep.rank"), -1)));
     EXPECT_EQ(ranks.size(), static_cast<std::size_t>(std::min(size(), 4))) << "every rank trained a run";
     EXPECT_EQ(*ranks.begin(), 0) << "each record names its rank";
     std::ifstream in(out);
@@ -139,15 +139,15 @@ TEST_F(DistributedSweep, FourRunsOverTwoRanksWriteFourRecordsAndAResumeRunsOnlyT
   }
   barrier();
 
-  bench::SweepTotals resumed;
-  bench::run_sweeps({spec_}, out, false, resumed);
+  bench::experiments::SweepTotals resumed;
+  bench::experiments::run_sweeps({spec_}, out, false, resumed);
   EXPECT_EQ(resumed.runs, 2);
   EXPECT_EQ(resumed.skipped, 2);
   if (rank() != 0) return;
   const auto records = records_checked(out);
   ASSERT_EQ(records.size(), 4u);
   std::set<std::string> batches;
-  for (const auto& r : records) batches.insert(r.at_path("sweep.point.batch").str());
+  for (const auto& r : records) batches.insert(bench::run::text_of(bench::run::field(r, "sweep.point.batch")));
   EXPECT_EQ(batches, (std::set<std::string>{"8", "16", "24", "32"}));
   std::ifstream in(out);
   std::string head(kept.size(), '\0');
@@ -157,9 +157,9 @@ TEST_F(DistributedSweep, FourRunsOverTwoRanksWriteFourRecordsAndAResumeRunsOnlyT
 
 TEST_F(DistributedSweep, DistributedRunsInADistributedSweepAreRefused) {
   spec_.base["distributed"] = "true";
-  bench::SweepTotals totals;
+  bench::experiments::SweepTotals totals;
   try {
-    bench::run_sweeps({spec_}, dir_ + "/refused.jsonl", false, totals);
+    bench::experiments::run_sweeps({spec_}, dir_ + "/refused.jsonl", false, totals);
     ADD_FAILURE() << "a sweep of --distributed runs was accepted under mpiexec";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("--distributed"), std::string::npos) << e.what();

@@ -1,0 +1,175 @@
+// `ablate compare`: the study's first experiment. Trains the four frameworks with their
+// default recipes, one after another, each in its own process and each resolved exactly as
+// `ablate run --framework F` would (experiments/compare_plan.h), then prints the study's
+// table: training time, testing time, accuracy, time to a target accuracy, peak RSS and mean
+// CPU per framework, next to the study's published figures. `--budget quick` shortens every
+// length by one common factor (compare_budget.h); `--budget full` runs the defaults as they are.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "bench/cli/commands.h"
+#include "bench/experiments/compare_plan.h"
+#include "bench/experiments/peer_process.h"
+#include "bench/experiments/peer_runner.h"
+#include "bench/experiments/peer_table.h"
+#include "bench/run/environment.h"
+#include "bench/run/run_config.h"
+#include "bench/run/text_format.h"
+#include "datasets/dataset_registry.h"
+
+namespace ablate::bench::cli {
+
+namespace {
+
+constexpr double kQuickBudgetS = 480;  // about 8 minutes on the 2-core machine
+
+std::vector<run::FlagSpec> compare_options() {
+  return {
+      {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic, synthetic-cifar10"},
+      {"data", "DIR", "directory of the data files"},
+      {"frameworks", "LIST", "comma-separated, in order (default: caffe,torch,tensorflow,theano)"},
+      {"budget", "quick|full|SECONDS", "quick (default): one length factor for all, about 8 min in all; "
+                                       "full: the defaults"},
+      {"scale", "X", "every framework's length x X, instead of the budget's factor"},
+      {"target-accuracy", "X", "the accuracy for time-to-accuracy, for every framework (default: by data set)"},
+      {"timing", "uniform|framework", "which times the table shows (both are in the records)"},
+      {"backend", "NAME", "every framework on this backend (default: each preset's)"},
+      {"threads", "N", "every framework at this thread count, or 'all' (default: each preset's)"},
+      {"seed", "N", "seed of every run"},
+      {"out", "FILE", "append each run's result record (one JSON line) to FILE"},
+      {"report", "DIR", "write the table as DIR/report.md"},
+      {"quiet", "", "no progress lines from the runs"},
+      {"with-peers", "", "after each run, PyTorch (/usr/bin/python3, python3-torch) trains the same model on the same "
+                         "data and recipe; prints images/s, accuracy, peak RSS and the ratio per model"},
+      {"peer-threads", "LIST", "PyTorch's thread counts with --with-peers (default 1,2; the faster one is compared)"},
+      {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
+      {"peer-as-installed", "", "run PyTorch as installed (default: its best found setting, OPENBLAS_NUM_THREADS=1 "
+                                "and glibc malloc kept)"},
+  };
+}
+
+
+int compare_main(const run::Flags& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string dataset = args.get("dataset", "fashion-mnist");
+  const std::string family = datasets::dataset_family(dataset, args.get("data", ""));  // throws naming an unknown data set
+  std::vector<std::string> frameworks = run::split_list(args.get("frameworks", "caffe,torch,tensorflow,theano"));
+  if (frameworks.empty()) throw std::invalid_argument("--frameworks '': expected some of caffe, torch, tensorflow, theano");
+  for (std::size_t i = 0; i < frameworks.size(); ++i) {
+    const auto& known = experiments::compare_frameworks();
+    if (std::find(known.begin(), known.end(), frameworks[i]) == known.end())
+      throw std::invalid_argument("--frameworks " + args.get("frameworks") + ": '" + frameworks[i] +
+                                  "' is not one of caffe, torch, tensorflow, theano");
+    if (std::find(frameworks.begin(), frameworks.begin() + static_cast<long>(i), frameworks[i]) != frameworks.begin() + static_cast<long>(i))
+      throw std::invalid_argument("--frameworks " + args.get("frameworks") + ": '" + frameworks[i] + "' is named twice");
+  }
+  experiments::CompareSummary summary;
+  summary.dataset = dataset;
+  summary.family = family;
+  summary.target_accuracy = args.has("target-accuracy") ? args.get_double("target-accuracy", 0) : experiments::default_target(dataset);
+  if (!(summary.target_accuracy >= 0 && summary.target_accuracy <= 1))
+    throw std::invalid_argument("--target-accuracy " + args.get("target-accuracy") + ": expected an accuracy in [0, 1]");
+  summary.timing = run::parse_timing(args.get("timing", "uniform"), "--timing");
+  args.get_int("seed", 1, 0);  // a malformed seed or thread count fails here, not in every row
+  if (args.has("threads")) run::parse_thread_count(args.get("threads"), "--threads");
+  const std::string budget = args.get("budget", "quick");
+  double budget_s = 0;
+  if (budget == "quick") budget_s = kQuickBudgetS;
+  else if (budget != "full") {
+    budget_s = run::parse_double(budget, "--budget");
+    if (budget_s <= 0) throw std::invalid_argument("--budget " + budget + ": expected quick, full or a positive number of seconds");
+  }
+  if (args.has("out")) run::check_writable(args.get("out"));
+  std::string report_dir = args.get("report", "");
+  if (!report_dir.empty()) std::filesystem::create_directories(report_dir);
+
+  const bool with_peers = args.has("with-peers");
+  const experiments::PeerOptions peer_opts = experiments::peer_options(args);  // a bad --peer-threads fails before any run
+  std::vector<experiments::PeerComparison> peers;
+
+  std::vector<experiments::ComparePlan> plans;
+  for (const auto& f : frameworks) plans.push_back(experiments::plan_framework(f, family, args, summary.target_accuracy));
+
+  if (args.has("scale")) {
+    summary.factor = args.get_double("scale", 1);
+    if (!(summary.factor > 0)) throw std::invalid_argument("--scale " + args.get("scale") + ": expected a positive factor");
+    summary.budget = "--scale " + run::number(summary.factor);
+    summary.factor_note = "given";
+  } else if (budget == "full") {
+    summary.budget = "budget full";
+    summary.factor_note = "the defaults as they are";
+  } else {
+    summary.budget =
+        budget == "quick" ? "budget quick (" + run::number(budget_s) + " s)" : "budget " + run::number(budget_s) + " s";
+    experiments::FactorChoice choice = experiments::budget_factor(plans, budget_s, t0);
+    summary.factor = choice.factor;
+    summary.factor_note = (choice.fits ? "estimated " : "the shortest lengths, still over budget: estimated ") +
+                          run::number(std::round(choice.estimate_s)) + " s of runs from each framework's warm-up speed";
+  }
+  experiments::apply_factor(plans, summary.factor);
+
+  std::printf("ablate compare on %s, %s: length factor %s for every framework\n", dataset.c_str(),
+              summary.budget.c_str(), run::number(summary.factor).c_str());
+  for (const auto& p : plans)
+    std::printf("  %-10s %s\n", p.row.framework.c_str(),
+                p.runnable ? (p.row.length + "   (" + p.row.command + ")").c_str() : (p.row.state + ": " + p.row.note).c_str());
+  std::fflush(stdout);
+
+  std::vector<experiments::CompareRow> rows;
+  std::size_t index = 0;
+  for (const auto& p : plans) {
+    ++index;
+    if (!p.runnable) {
+      rows.push_back(p.row);
+      continue;
+    }
+    std::printf("\n[%zu/%zu] %s\n", index, plans.size(), p.row.command.c_str());
+    rows.push_back(experiments::run_plan(p));
+    if (with_peers) {
+      std::printf("PyTorch yardstick for %s, %s thread(s)\n", p.row.framework.c_str(), args.get("peer-threads", "1,2").c_str());
+      peers.push_back(experiments::compare_with_peer(p.config, rows.back(), peer_opts));
+      std::fputs(experiments::peer_text(peers.back()).c_str(), stdout);
+    }
+  }
+  summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  std::fputs(experiments::text_table(summary, rows).c_str(), stdout);
+  if (with_peers) {
+    std::printf("\nablate vs PyTorch (same data, recipe and steps; each side at its faster thread count):\n");
+    for (const auto& c : peers) std::printf("%s\n", experiments::peer_ratio_line(c).c_str());
+  }
+  std::printf("whole comparison: %.1f s\n", summary.wall_s);
+  if (!report_dir.empty()) {
+    std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";
+    std::ofstream out(path);
+    out << experiments::markdown_report(summary, rows, run::capture_environment());
+    if (with_peers) out << "\n" << experiments::peer_markdown(peers, peer_opts.as_installed ? "as installed" : experiments::kPeerBestEnv);
+    if (!out) throw std::runtime_error("report " + path.string() + ": cannot write");
+    std::printf("report written to %s\n", path.string().c_str());
+  }
+  if (args.has("out")) std::printf("records appended to %s\n", args.get("out").c_str());
+  std::size_t failed = 0;
+  for (const auto& r : rows) failed += r.state == "failed";
+  if (failed > 0) {
+    std::fprintf(stderr, "error: %zu of %zu framework runs failed (see the table)\n", failed, rows.size());
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command compare_command() {
+  return {"compare", "train the four frameworks' defaults one after another; the study's table",
+          "Trains the four frameworks with their default recipes one after another, each in its own\n"
+          "process, and prints the study's table next to the study's published figures.",
+          compare_options(), compare_main};
+}
+
+}  // namespace ablate::bench::cli

@@ -1,0 +1,52 @@
+// popen of the PyTorch yardstick, the model file it reads, and its environment.
+#include "bench/experiments/peer_process.h"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "models/embedded_files.h"
+
+namespace ablate::bench::experiments {
+
+const char* const kPeerBestEnv =
+    "OPENBLAS_NUM_THREADS=1 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296";
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::string default_peer_script() { return std::string(ABLATE_SOURCE_DIR) + "/bench/peers/pytorch_train.py"; }
+
+std::string model_file_for_peer(const std::string& model) {
+  if (std::ifstream(model).good()) return model;
+  auto text = models::embedded_file("zoo/" + model + ".model");
+  if (!text) throw std::invalid_argument("model '" + model + "' is neither a file nor a zoo model");
+  std::string path = "/tmp/ablate-peer-" + model + ".model";
+  std::ofstream(path) << *text;
+  return path;
+}
+
+PeerProcessOutput run_peer_script(const std::string& script, const std::vector<std::string>& args, bool as_installed) {
+  PeerProcessOutput r;
+  r.command = std::string(as_installed ? "" : kPeerBestEnv) + " /usr/bin/python3 " + shell_quote(script);
+  for (const auto& a : args) r.command += " " + shell_quote(a);
+  std::fflush(stdout);
+  FILE* pipe = ::popen((r.command + " 2>&1").c_str(), "r");
+  if (!pipe) throw std::runtime_error("cannot start " + r.command);
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, pipe)) r.output += buf;
+  const int status = ::pclose(pipe);
+  r.exit_code = status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace ablate::bench::experiments

@@ -1,0 +1,31 @@
+// Running the PyTorch yardstick (bench/peers/pytorch_train.py, Debian's /usr/bin/python3 with
+// python3-torch), shared by `ablate bench --with-pytorch` and `ablate compare --with-peers`:
+// where the script is, the model file it reads, PyTorch's best environment on these machines,
+// and one run of the script with its output and exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ablate::bench::experiments {
+
+// PyTorch's best configuration found on these machines (shared/reference/machine.md): OpenBLAS
+// kept out of PyTorch's OpenMP threads, and glibc keeping freed blocks instead of returning them.
+extern const char* const kPeerBestEnv;
+
+// The source tree's bench/peers/pytorch_train.py.
+std::string default_peer_script();
+// The model as a file the script can read (an embedded zoo model is written out to /tmp).
+std::string model_file_for_peer(const std::string& model);
+
+struct PeerProcessOutput {
+  std::string command;  // as run by the shell
+  std::string output;   // stdout and stderr together
+  int exit_code = -1;   // -1: killed by a signal or not started
+};
+
+// Runs `/usr/bin/python3 SCRIPT ARGS...` (each argument shell-quoted), with kPeerBestEnv in
+// front unless `as_installed`.
+PeerProcessOutput run_peer_script(const std::string& script, const std::vector<std::string>& args, bool as_installed);
+
+}  // namespace ablate::bench::experiments

@@ -1,0 +1,189 @@
+// The PyTorch side of `ablate compare --with-peers`: data files, arguments, runs, parsing.
+#include "bench/experiments/peer_runner.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "bench/experiments/child_process.h"
+#include "bench/experiments/peer_process.h"
+#include "bench/run/text_format.h"
+#include "datasets/dataset_registry.h"
+#include "datasets/idx_writer.h"
+
+namespace ablate::bench::experiments {
+
+namespace {
+
+constexpr int kNotComparableExit = 3;  // pytorch_train.py's NOT_COMPARABLE_EXIT
+
+std::string tail_of(const std::string& text, std::size_t max_chars) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  if (t.size() > max_chars) t = "..." + t.substr(t.size() - max_chars);
+  return t;
+}
+
+std::string last_line_starting(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  std::string found;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) found = line;
+  return found;
+}
+
+}  // namespace
+
+PeerMeasure parse_peer_output(const std::string& output, int exit_code) {
+  PeerMeasure m;
+  const std::string not_comparable = last_line_starting(output, "peer_not_comparable:");
+  if (exit_code == kNotComparableExit && !not_comparable.empty()) {
+    m.state = "not comparable";
+    m.reason = not_comparable.substr(not_comparable.find(':') + 1);
+    m.reason.erase(0, m.reason.find_first_not_of(' '));
+    return m;
+  }
+  const std::string line = last_line_starting(output, "peer_result ");
+  if (exit_code != 0 || line.empty()) {
+    m.reason = "the PyTorch script exited with status " + std::to_string(exit_code) +
+               (line.empty() ? " without a peer_result line" : "") + ": " + tail_of(output, 400);
+    return m;
+  }
+  std::map<std::string, std::string> v;
+  std::istringstream in(line.substr(12));
+  for (std::string kv; in >> kv;) {
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) v[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const char* key : {"images_per_s", "accuracy", "peak_rss_bytes", "threads"})
+    if (!v.count(key)) {
+      m.reason = std::string("the PyTorch script's peer_result line has no ") + key + ": " + line;
+      return m;
+    }
+  try {
+    m.images_per_s = std::stod(v["images_per_s"]);
+    m.accuracy = std::stod(v["accuracy"]);
+    m.peak_rss_bytes = std::stoll(v["peak_rss_bytes"]);
+    m.threads = std::stoi(v["threads"]);
+    m.iterations = v.count("iterations") ? std::stoll(v["iterations"]) : 0;
+  } catch (const std::exception&) {
+    m.reason = "the PyTorch script's peer_result line has a malformed number: " + line;
+    return m;
+  }
+  m.torch_version = v["torch"];
+  m.precision = v["precision"];
+  m.state = "completed";
+  return m;
+}
+
+PeerOptions peer_options(const run::Flags& args) {
+  PeerOptions o;
+  o.script = args.get("peer-script", default_peer_script());
+  o.as_installed = args.has("peer-as-installed");
+  if (args.has("peer-threads")) {
+    o.threads.clear();
+    for (const std::string& item : run::split_list(args.get("peer-threads"))) {
+      std::int64_t n = run::parse_int(item, "--peer-threads");
+      if (n < 1)
+        throw std::invalid_argument("--peer-threads " + args.get("peer-threads") + ": '" + item +
+                                    "' is not a positive thread count; expected a list like 1,2");
+      o.threads.push_back(static_cast<int>(n));
+    }
+    if (o.threads.empty())
+      throw std::invalid_argument("--peer-threads '': expected a comma-separated list of thread counts, like 1,2");
+  }
+  return o;
+}
+
+std::vector<std::string> peer_arguments(const run::RunConfig& c, const std::string& model_file, const std::string& data_dir,
+                                        std::int64_t iterations, int threads) {
+  const auto& o = c.optimizer;
+  const std::string d = data_dir + "/";
+  std::vector<std::string> a = {
+      "--model", model_file, "--threads", std::to_string(threads), "--batch", std::to_string(c.batch),
+      // Every step timed, as ablate's record times every step (first-call set-up included on
+      // both sides: oneDNN's primitive creation there, PyTorch's allocator warm-up here).
+      "--iterations", std::to_string(iterations), "--warmup", "0", "--seed", std::to_string(c.seed),
+      "--train-images", d + "train-images.idx", "--train-labels", d + "train-labels.idx",
+      "--test-images", d + "test-images.idx", "--test-labels", d + "test-labels.idx",
+      "--optimizer", o.type, "--lr-policy", o.lr.policy, "--base-lr", run::number(o.lr.base_lr),
+      "--gamma", run::number(o.lr.gamma), "--power", run::number(o.lr.power), "--stepsize", std::to_string(o.lr.stepsize),
+      "--stepvalues", o.lr.stepvalues, "--momentum", run::number(o.momentum), "--dampening", run::number(o.dampening),
+      "--weight-decay", run::number(o.weight_decay), "--transform", c.transform, "--test-batch", std::to_string(c.test_batch),
+      "--test-iterations", std::to_string(c.test_iterations), "--precision", kernels::dtype_name(c.precision)};
+  if (!c.test_transform.empty()) a.insert(a.end(), {"--test-transform", c.test_transform});
+  if (c.shuffle) a.push_back("--shuffle");
+  if (c.switches.per_sample) a.push_back("--per-sample");
+  if (c.switches.weight_average_decay > 0)
+    a.insert(a.end(), {"--weight-average", run::number(c.switches.weight_average_decay)});
+  return a;
+}
+
+void write_peer_data(const run::RunConfig& config, const std::string& dir) {
+  datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
+  if (config.validation_count > 0 && config.validation_count < data.train.count())
+    datasets::split_tail(data.train, config.validation_count, data.train.name + "/validation");  // as prepare_run
+  datasets::write_idx_images(dir + "/train-images.idx", data.train);
+  datasets::write_idx_labels(dir + "/train-labels.idx", data.train);
+  datasets::write_idx_images(dir + "/test-images.idx", data.test);
+  datasets::write_idx_labels(dir + "/test-labels.idx", data.test);
+}
+
+PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow& row, const PeerOptions& options) {
+  PeerComparison p;
+  p.framework = config.framework;
+  p.model = config.model;
+  p.ablate.backend = config.backend.name;
+  p.ablate.precision = kernels::dtype_name(config.precision);
+  p.ablate.threads = config.backend.threads;
+  if (!row.measured() || row.iterations_done <= 0 || row.uniform_train_s <= 0) {
+    p.note = "no ablate run to compare with (" + row.state + (row.note.empty() ? "" : ": " + row.note) + ")";
+    return p;
+  }
+  p.ablate_measured = true;
+  p.ablate.iterations = row.iterations_done;
+  p.ablate.images_per_s = static_cast<double>(row.iterations_done * config.batch) / row.uniform_train_s;
+  p.ablate.accuracy = row.accuracy;
+  p.ablate.peak_rss_bytes = row.peak_rss_bytes;
+
+  std::string dir_template = (std::filesystem::temp_directory_path() / "ablate-peer-XXXXXX").string();
+  if (!::mkdtemp(dir_template.data())) {
+    p.note = "cannot create a directory like " + dir_template + " for PyTorch's data";
+    return p;
+  }
+  const std::string dir = dir_template;
+  ChildOutcome written = run_in_child([&] {
+    write_peer_data(config, dir);
+    return std::string();
+  });
+  std::string model_file;
+  try {
+    if (written.ok) model_file = model_file_for_peer(config.model);
+  } catch (const std::exception& e) {
+    p.note = e.what();
+  }
+  if (!written.ok) {
+    p.note = "cannot write the data for PyTorch: " + written.error;
+  } else if (p.note.empty()) {
+    for (int t : options.threads) {
+      PeerMeasure m;
+      try {
+        PeerProcessOutput out = run_peer_script(
+            options.script, peer_arguments(config, model_file, dir, row.iterations_done, t), options.as_installed);
+        m = parse_peer_output(out.output, out.exit_code);
+      } catch (const std::exception& e) {
+        m.reason = e.what();
+      }
+      m.threads = t;
+      p.peers.push_back(m);
+      if (m.state == "not comparable") break;  // the recipe, not the thread count: once is enough
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return p;
+}
+
+}  // namespace ablate::bench::experiments

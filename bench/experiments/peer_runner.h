@@ -1,0 +1,74 @@
+// `ablate compare --with-peers`: after a framework's run, PyTorch (bench/peers/pytorch_train.py)
+// trains the same model on the same data with the same recipe for the same number of steps,
+// at each of --peer-threads (default 1,2), in PyTorch's best environment (peer_process.h).
+// The data: the run's data set loaded again with its seed, the validation split held out as
+// the run holds it out, written untransformed as IDX files (datasets/idx_writer.h) in a
+// temporary directory. The recipe: model file, batch, steps done, optimizer and lr policy,
+// preprocessing, test batches, shuffling, precision, seed. A recipe feature the script cannot
+// reproduce comes back as "not comparable" with its reason, never as a number.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/run/flags.h"
+#include "bench/experiments/compare_table.h"
+#include "bench/run/run_config.h"
+
+namespace ablate::bench::experiments {
+
+// One run of the PyTorch script, as read from its last line.
+struct PeerMeasure {
+  std::string state = "failed";  // completed | not comparable | failed
+  std::string reason;            // why not comparable, or the failure
+  int threads = 0;
+  double images_per_s = 0, accuracy = 0;
+  std::int64_t peak_rss_bytes = 0, iterations = 0;
+  std::string torch_version, precision;
+
+  bool completed() const { return state == "completed"; }
+};
+
+// Reads the script's output: the last `peer_result ...` line, or `peer_not_comparable: REASON`
+// (exit status 3); anything else is a failure quoting the output's tail.
+PeerMeasure parse_peer_output(const std::string& output, int exit_code);
+
+// What ablate measured in the same comparison row.
+struct AblateMeasure {
+  std::string backend, precision;
+  int threads = 0;
+  double images_per_s = 0, accuracy = 0;
+  std::int64_t peak_rss_bytes = 0, iterations = 0;
+};
+
+struct PeerComparison {
+  std::string framework, model;
+  AblateMeasure ablate;
+  bool ablate_measured = false;
+  std::vector<PeerMeasure> peers;  // one per thread count
+  std::string note;                // why no peer ran (the ablate run failed, the data could not be written)
+};
+
+struct PeerOptions {
+  std::string script;
+  std::vector<int> threads = {1, 2};
+  bool as_installed = false;  // false: PyTorch's best environment (kPeerBestEnv)
+};
+// --peer-threads LIST, --peer-script FILE, --peer-as-installed; throws naming a bad value.
+PeerOptions peer_options(const run::Flags& args);
+
+// The script's arguments for the recipe of `config`, trained for `iterations` steps at
+// `threads` on the IDX files in `data_dir`.
+std::vector<std::string> peer_arguments(const run::RunConfig& config, const std::string& model_file,
+                                        const std::string& data_dir, std::int64_t iterations, int threads);
+
+// Writes the data (in a child process, so the parent's memory stays small for the next
+// framework's fork), runs the script at each thread count, removes the data.
+PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow& row, const PeerOptions& options);
+
+// Writes the data `config` trains and tests on as train-images.idx, train-labels.idx,
+// test-images.idx, test-labels.idx in `dir` (the validation split held out).
+void write_peer_data(const run::RunConfig& config, const std::string& dir);
+
+}  // namespace ablate::bench::experiments

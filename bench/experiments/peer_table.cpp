@@ -1,0 +1,85 @@
+// Text and Markdown of the PyTorch comparison.
+#include "bench/experiments/peer_table.h"
+#include "bench/run/text_format.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace ablate::bench::experiments {
+
+namespace {
+
+std::string thr(int threads) { return std::to_string(threads) + " thr"; }
+
+// The state of a model's PyTorch side when there is no number: "not comparable (...)".
+std::string missing_peer(const PeerComparison& c) {
+  if (!c.note.empty()) return "peer: not run (" + c.note + ")";
+  for (const auto& m : c.peers)
+    if (m.state == "not comparable") return "peer: not comparable (" + m.reason + ")";
+  for (const auto& m : c.peers)
+    if (m.state == "failed") return "peer: failed (" + m.reason + ")";
+  return "peer: not run (no PyTorch thread count)";
+}
+
+}  // namespace
+
+const PeerMeasure* fastest_peer(const PeerComparison& c) {
+  const PeerMeasure* best = nullptr;
+  for (const auto& m : c.peers)
+    if (m.completed() && (!best || m.images_per_s > best->images_per_s)) best = &m;
+  return best;
+}
+
+std::string peer_ratio_line(const PeerComparison& c) {
+  const PeerMeasure* p = fastest_peer(c);
+  if (!c.ablate_measured || !p) return c.model + ": " + missing_peer(c);
+  const AblateMeasure& a = c.ablate;
+  return c.model + ": ratio ablate/pytorch images/s " + run::fmt("%.2f", a.images_per_s / p->images_per_s) +
+         " (ablate " + a.backend + " " + thr(a.threads) + " " + run::fmt("%.0f", a.images_per_s) + " vs pytorch " +
+         thr(p->threads) + " " + run::fmt("%.0f", p->images_per_s) + "); accuracy " + run::fmt("%.4f", a.accuracy) +
+         " vs " + run::fmt("%.4f", p->accuracy) + " (difference " + run::fmt("%.2f", 100 * (a.accuracy - p->accuracy)) +
+         " points)";
+}
+
+std::string peer_text(const PeerComparison& c) {
+  std::ostringstream out;
+  const std::string head = c.model + " (" + c.framework + "): ";
+  if (c.ablate_measured)
+    out << head << "ablate  " << c.ablate.backend << " " << thr(c.ablate.threads) << ": "
+        << run::fmt("%.0f", c.ablate.images_per_s) << " images/s, accuracy " << run::fmt("%.4f", c.ablate.accuracy)
+        << ", peak RSS " << run::mib_text(c.ablate.peak_rss_bytes) << ", " << c.ablate.iterations << " steps\n";
+  for (const auto& m : c.peers) {
+    if (!m.completed()) continue;
+    out << head << "pytorch " << m.torch_version << " " << thr(m.threads) << ": " << run::fmt("%.0f", m.images_per_s)
+        << " images/s, accuracy " << run::fmt("%.4f", m.accuracy) << ", peak RSS " << run::mib_text(m.peak_rss_bytes) << ", "
+        << m.iterations << " steps\n";
+  }
+  out << peer_ratio_line(c) << "\n";
+  return out.str();
+}
+
+std::string peer_markdown(const std::vector<PeerComparison>& comparisons, const std::string& environment) {
+  std::ostringstream out;
+  out << "## PyTorch yardstick (--with-peers)\n\n"
+      << "The same model, data, recipe and number of steps in PyTorch (bench/peers/pytorch_train.py, "
+      << "environment: `" << environment << "`); images/s of the training steps (PyTorch: after its warm-up steps), "
+      << "accuracy on the same test images, peak RSS of the process.\n\n"
+      << "| model | framework | side | threads | images/s | accuracy | peak RSS |\n|---|---|---|---:|---:|---:|---:|\n";
+  for (const auto& c : comparisons) {
+    if (c.ablate_measured)
+      out << "| " << c.model << " | " << c.framework << " | ablate " << c.ablate.backend << " | " << c.ablate.threads
+          << " | " << run::fmt("%.0f", c.ablate.images_per_s) << " | " << run::fmt("%.4f", c.ablate.accuracy) << " | "
+          << run::mib_text(c.ablate.peak_rss_bytes) << " |\n";
+    for (const auto& m : c.peers)
+      if (m.completed())
+        out << "| " << c.model << " | " << c.framework << " | pytorch " << m.torch_version << " | " << m.threads << " | "
+            << run::fmt("%.0f", m.images_per_s) << " | " << run::fmt("%.4f", m.accuracy) << " | " << run::mib_text(m.peak_rss_bytes)
+            << " |\n";
+  }
+  out << "\n";
+  for (const auto& c : comparisons) out << "- " << peer_ratio_line(c) << "\n";
+  out << "\n";
+  return out.str();
+}
+
+}  // namespace ablate::bench::experiments

@@ -1,0 +1,73 @@
+// The assembly of a run (prepared_run.h): validation split, length, backend, model, transforms,
+// engine.
+#include "bench/run/prepared_run.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/run/run_reporting.h"
+#include "bench/run/strategy_switches.h"
+#include "kernels/profiling_backend.h"
+
+namespace ablate::bench::run {
+
+namespace {
+
+void check_input_shape(const models::ModelSpec& spec, const datasets::Transform& transform,
+                       const datasets::ImageSet& set) {
+  int c = set.channels, h = set.height, w = set.width;
+  transform.output_shape(c, h, w);
+  std::vector<int> got = {c, h, w};
+  if (spec.input_shape != got) {
+    auto str = [](const std::vector<int>& v) {
+      std::string s;
+      for (int x : v) s += (s.empty() ? "" : "x") + std::to_string(x);
+      return s;
+    };
+    throw std::invalid_argument("model " + spec.source + " expects input " + str(spec.input_shape) + " but data set " +
+                                set.name + " gives " + str(got) + " after transform '" + transform.name + "'");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest data) {
+  auto run = std::make_unique<PreparedRun>();
+  run->config = std::move(config);
+  run->data = std::move(data);
+  RunConfig& cfg = run->config;
+  if (cfg.validation_count > 0) {
+    if (cfg.validation_count >= run->data.train.count())
+      throw std::invalid_argument("validation_count " + std::to_string(cfg.validation_count) + ": the training set " +
+                                  run->data.train.name + " has only " + std::to_string(run->data.train.count()) +
+                                  " images");
+    run->validation = datasets::split_tail(run->data.train, cfg.validation_count, run->data.train.name + "/validation");
+  }
+  resolve_length(cfg, run->data.train.count());
+
+  run->backend = make_backend(cfg.backend);
+  run->spec = models::load_model(cfg.model);
+  // Statistics of fitted rules (mean image, global standardisation) come from the training
+  // part only: the validation images were held out above.
+  run->transform = datasets::parse_transform(cfg.transform, run->data.train, cfg.seed);
+  run->test_transform = cfg.test_transform.empty()
+                            ? run->transform
+                            : datasets::parse_transform(cfg.test_transform, run->data.train, cfg.seed);
+  check_input_shape(run->spec, run->transform, run->data.train);
+  check_input_shape(run->spec, run->test_transform, run->data.test);
+  run->dtype = cfg.precision;
+  check_memory(*run);
+
+  kernels::Backend* engine_backend = run->backend.get();
+  if (!cfg.profile.empty()) {
+    run->trace = std::make_unique<kernels::TraceRecorder>();
+    run->profiled = std::make_unique<kernels::ProfilingBackend>(*run->backend, *run->trace);
+    engine_backend = run->profiled.get();
+  }
+  run->engine = make_engine(cfg, run->spec, *engine_backend);
+  return run;
+}
+
+}  // namespace ablate::bench::run
+

@@ -1,0 +1,273 @@
+// Resolution of a run's configuration: framework preset, then command-line overrides, then
+// checks that name where a bad value came from.
+#include "bench/run/run_config.h"
+#include "bench/run/text_format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "bench/run/distributed_run.h"
+#include "bench/run/pass_spec.h"
+#include "bench/run/run_timing.h"
+#include "datasets/dataset_registry.h"
+#include "graph/engine.h"
+#include "models/preset.h"
+
+namespace ablate::bench::run {
+
+kernels::DType parse_precision(const std::string& text, const std::string& what) {
+  if (text == "f32") return kernels::DType::f32;
+  if (text == "f64") return kernels::DType::f64;
+  throw std::invalid_argument(what + " '" + text + "': expected f32 or f64");
+}
+
+namespace {
+
+// Where each value came from, keyed by its preset key: "--patience" or
+// "<presets>/theano-mnist.preset:21: patience". Errors start with it.
+class Origins {
+ public:
+  void set(const std::string& key, const std::string& where) { map_[key] = where; }
+  std::string of(const std::string& key) const {
+    auto it = map_.find(key);
+    return it == map_.end() ? key + " (default)" : it->second;
+  }
+  bool given(const std::string& key) const { return map_.count(key) != 0; }
+  bool from_flag(const std::string& key) const { return given(key) && map_.at(key).rfind("--", 0) == 0; }
+
+ private:
+  std::map<std::string, std::string> map_;
+};
+
+// Names checked once every source has applied (a preset's bad name that a flag replaces is no
+// error), then parsed into RunConfig's typed fields.
+struct Names {
+  std::string strategy, precision = "f32", executor = "sequential", timing = "uniform";
+};
+
+void apply_preset(RunConfig& c, Names& names, const models::Preset& p, Origins& origins) {
+  auto where = [&](const std::string& key) {
+    auto it = p.lines.find(key);
+    return p.source + ":" + (it == p.lines.end() ? std::string("?") : std::to_string(it->second)) + ": " + key;
+  };
+  for (const auto& [key, value] : p.values) origins.set(key, where(key));
+  auto num = [&](const std::string& key, double fallback) {
+    return p.has(key) ? parse_double(p.get(key), where(key)) : fallback;
+  };
+  auto count = [&](const std::string& key, std::int64_t fallback) {
+    return p.has(key) ? parse_int(p.get(key), where(key)) : fallback;
+  };
+  auto text = [&](const std::string& key, std::string& field) {
+    if (p.has(key)) field = p.get(key);
+  };
+  auto flag = [&](const std::string& key, bool& field) {
+    if (p.has(key)) field = parse_switch(p.get(key), where(key));
+  };
+  text("framework", c.framework);
+  text("model", c.model);
+  text("strategy", names.strategy);
+  text("backend", c.backend.name);
+  if (p.has("threads")) c.backend.threads = parse_thread_count(p.get("threads"), where("threads"));
+  text("precision", names.precision);
+  text("optimizer", c.optimizer.type);
+  c.optimizer.lr.base_lr = num("base_lr", c.optimizer.lr.base_lr);
+  text("lr_policy", c.optimizer.lr.policy);
+  c.optimizer.lr.gamma = num("gamma", c.optimizer.lr.gamma);
+  c.optimizer.lr.power = num("power", c.optimizer.lr.power);
+  c.optimizer.lr.stepsize = count("stepsize", c.optimizer.lr.stepsize);
+  text("stepvalues", c.optimizer.lr.stepvalues);
+  c.optimizer.momentum = num("momentum", c.optimizer.momentum);
+  c.optimizer.weight_decay = num("weight_decay", c.optimizer.weight_decay);
+  c.optimizer.dampening = num("dampening", c.optimizer.dampening);
+  c.batch = count("batch", c.batch);
+  c.iterations = count("iterations", c.iterations);
+  c.epochs = num("epochs", c.epochs);
+  c.test_interval = count("test_interval", c.test_interval);
+  c.test_interval_epochs = num("test_interval_epochs", c.test_interval_epochs);
+  if (c.test_interval > 0 && c.test_interval_epochs > 0)
+    throw std::invalid_argument(where("test_interval_epochs") + ": give test_interval or test_interval_epochs, not both (" +
+                                where("test_interval") + ")");
+  c.test_batch = count("test_batch", c.test_batch);
+  c.test_iterations = count("test_iterations", c.test_iterations);
+  text("transform", c.transform);
+  text("test_transform", c.test_transform);
+  flag("shuffle", c.shuffle);
+  c.validation_count = count("validation_count", c.validation_count);
+  c.validation_interval = count("validation_interval", c.validation_interval);
+  c.patience = count("patience", c.patience);
+  c.patience_increase = num("patience_increase", c.patience_increase);
+  c.improvement_threshold = num("improvement_threshold", c.improvement_threshold);
+  c.target_accuracy = num("target_accuracy", c.target_accuracy);
+  StrategySwitches& s = c.switches;
+  s.weight_average_decay = num("weight_average_decay", s.weight_average_decay);
+  flag("per_sample", s.per_sample);
+  flag("caching_allocator", s.caching_allocator);
+  text("executor", names.executor);
+  if (p.has("inter_op_threads")) s.inter_op_threads = parse_thread_count(p.get("inter_op_threads"), where("inter_op_threads"));
+  text("passes", s.passes);
+  if (p.has("seed")) c.seed = static_cast<std::uint64_t>(count("seed", 1));
+}
+
+// Flags override the preset; each records its origin under the preset key it overrides.
+void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins) {
+  auto given = [&](const std::string& flag, const std::string& key) {
+    if (!args.has(flag)) return false;
+    origins.set(key, "--" + flag);
+    return true;
+  };
+  const std::int64_t any = -(1LL << 62);  // range checks come later, naming the origin
+  if (given("model", "model")) c.model = args.get("model");
+  if (given("strategy", "strategy")) names.strategy = args.get("strategy");
+  if (given("backend", "backend")) c.backend.name = args.get("backend");
+  if (given("threads", "threads")) c.backend.threads = parse_thread_count(args.get("threads"), "--threads");
+  if (given("precision", "precision")) names.precision = args.get("precision");
+  if (given("iterations", "iterations")) {
+    c.iterations = args.get_int("iterations", 0, 0);
+    c.epochs = 0;
+  }
+  if (given("epochs", "epochs")) {
+    c.epochs = args.get_double("epochs", 0);
+    if (c.epochs <= 0) throw std::invalid_argument("--epochs " + args.get("epochs") + ": expected a positive number");
+    c.iterations = 0;
+  }
+  if (given("batch", "batch")) c.batch = args.get_int("batch", 0, any);
+  if (given("lr", "base_lr")) c.optimizer.lr.base_lr = args.get_double("lr", 0);
+  if (given("lr-policy", "lr_policy")) c.optimizer.lr.policy = args.get("lr-policy");
+  if (given("momentum", "momentum")) c.optimizer.momentum = args.get_double("momentum", 0);
+  if (given("weight-decay", "weight_decay")) c.optimizer.weight_decay = args.get_double("weight-decay", 0);
+  if (given("transform", "transform")) c.transform = args.get("transform");
+  if (given("test-transform", "test_transform")) c.test_transform = args.get("test-transform");
+  if (given("test-interval", "test_interval")) {
+    c.test_interval = args.get_int("test-interval", 0, 0);
+    c.test_interval_epochs = 0;
+  }
+  if (given("test-interval-epochs", "test_interval_epochs")) {
+    c.test_interval_epochs = args.get_double("test-interval-epochs", 0);
+    c.test_interval = 0;
+  }
+  if (given("test-batch", "test_batch")) c.test_batch = args.get_int("test-batch", 0, any);
+  if (given("test-iterations", "test_iterations")) c.test_iterations = args.get_int("test-iterations", 0, 0);
+  if (given("validation-count", "validation_count")) c.validation_count = args.get_int("validation-count", 0, 0);
+  if (given("validation-interval", "validation_interval"))
+    c.validation_interval = args.get_int("validation-interval", 0, 0);
+  if (given("patience", "patience")) c.patience = args.get_int("patience", 0, 0);
+  if (given("patience-increase", "patience_increase")) c.patience_increase = args.get_double("patience-increase", 0);
+  if (given("improvement-threshold", "improvement_threshold"))
+    c.improvement_threshold = args.get_double("improvement-threshold", 0);
+  if (given("target-accuracy", "target_accuracy")) c.target_accuracy = args.get_double("target-accuracy", 0);
+  if (given("train-accuracy-interval", "train_accuracy_interval"))
+    c.train_accuracy_interval = args.get_int("train-accuracy-interval", 0, 0);
+  if (given("timing", "timing")) names.timing = args.get("timing");
+  StrategySwitches& s = c.switches;
+  if (given("weight-average", "weight_average_decay")) s.weight_average_decay = args.get_double("weight-average", 0);
+  if (given("caching-allocator", "caching_allocator"))
+    s.caching_allocator = parse_switch(args.get("caching-allocator"), "--caching-allocator");
+  if (given("per-sample", "per_sample")) s.per_sample = true;
+  if (given("passes", "passes")) s.passes = args.get("passes");
+  if (given("executor", "executor")) names.executor = args.get("executor");
+  if (given("inter-op-threads", "inter_op_threads"))
+    s.inter_op_threads = parse_thread_count(args.get("inter-op-threads"), "--inter-op-threads");
+  if (given("seed", "seed")) c.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0));
+  c.out = args.get("out", "");
+  c.profile = args.get("profile", "");
+  c.snapshot = args.get("snapshot", c.snapshot);
+  c.snapshot_every = args.get_int("snapshot-every", 0, 0);
+  c.resume = args.get("resume", "");
+  c.memory_check = !args.has("no-memory-check");
+  c.backend.deterministic = args.has("deterministic");
+  if (args.has("check-gradients"))
+    c.optimizer.check_gradients = parse_switch(args.get("check-gradients"), "--check-gradients");
+  c.quiet = args.has("quiet");
+}
+
+// Every value in range, and the combinations that make sense; errors name the origin.
+void check(RunConfig& c, const Names& names, Origins& origins) {
+  auto fail = [&](const std::string& key, const std::string& value, const std::string& expected) {
+    throw std::invalid_argument(origins.of(key) + " " + value + ": " + expected);
+  };
+  if (c.batch <= 0) fail("batch", std::to_string(c.batch), "expected a positive count (batch size)");
+  if (c.test_batch <= 0) fail("test_batch", std::to_string(c.test_batch), "expected a positive count (test batch size)");
+  if (c.optimizer.lr.base_lr <= 0 || !std::isfinite(c.optimizer.lr.base_lr))
+    fail("base_lr", number(c.optimizer.lr.base_lr), "expected a positive learning rate");
+  c.precision = parse_precision(names.precision, origins.of("precision"));
+  c.strategy = parse_strategy(names.strategy, origins.of("strategy"));
+  check_backend_name(c.backend.name, origins.of("backend"));
+  graph::validate(c.optimizer);
+  if (c.test_interval_epochs < 0)
+    fail("test_interval_epochs", number(c.test_interval_epochs), "expected a non-negative number of epochs");
+  if (c.patience_increase < 0) fail("patience_increase", number(c.patience_increase), "expected a non-negative factor");
+  if (!(c.improvement_threshold > 0 && c.improvement_threshold <= 1))
+    fail("improvement_threshold", number(c.improvement_threshold), "expected a factor in (0, 1]");
+  if (!(c.target_accuracy >= 0 && c.target_accuracy <= 1))
+    fail("target_accuracy", number(c.target_accuracy), "expected an accuracy in [0, 1] (a fraction; 0: none)");
+  StrategySwitches& s = c.switches;
+  if (!(s.weight_average_decay >= 0 && s.weight_average_decay < 1))
+    fail("weight_average_decay", number(s.weight_average_decay), "expected a decay in [0, 1) (0: off)");
+  s.executor = graph::parse_executor(names.executor, origins.of("executor"));
+  c.timing = parse_timing(names.timing, origins.of("timing"));
+  if (c.timing == Timing::framework && !has_framework_timing(c.framework))
+    fail("timing", "framework", "framework '" + c.framework + "' has no timing rule (known: caffe, tensorflow, torch, theano)");
+  if (c.validation_interval > 0 && c.validation_count == 0)
+    fail("validation_interval", std::to_string(c.validation_interval),
+         "validation needs held-out images, but " + origins.of("validation_count") + " is 0");
+  if (c.patience > 0 && c.validation_interval == 0)
+    fail("patience", std::to_string(c.patience),
+         "early stopping needs validation passes, but " + origins.of("validation_interval") + " is 0");
+  s.disabled_passes = disabled_passes(parse_pass_spec(s.passes, origins.of("passes")), static_pass_names(),
+                                      origins.of("passes"));
+
+  // Strategy switches (the table of strategies, graph/engine.h): a flag the strategy does not
+  // use is an error; a preset's is recorded.
+  for (const graph::StrategyInfo& info : graph::strategies())
+    for (const graph::StrategySwitch& sw : info.switches) {
+      if (!origins.given(sw.key) || c.strategy == info.name) continue;
+      if (origins.from_flag(sw.key))
+        throw std::invalid_argument(origins.of(sw.key) + ": the " + c.strategy + " strategy does not use it (only " +
+                                    info.name + " does)");
+      c.unused_options.push_back(sw.key);
+    }
+}
+
+}  // namespace
+
+void apply_length_scale(RunConfig& c, double scale) {
+  if (!(scale > 0) || !std::isfinite(scale))
+    throw std::invalid_argument("--scale " + number(scale) + ": expected a positive factor");
+  if (c.epochs > 0) c.epochs *= scale;
+  else c.iterations = std::max<std::int64_t>(1, std::llround(static_cast<double>(c.iterations) * scale));
+  c.length_scale *= scale;
+}
+
+RunConfig resolve_run_config(const Flags& args) {
+  RunConfig c;
+  Names names;
+  Origins origins;
+  c.framework = args.get("framework", "caffe");
+  c.dataset = args.get("dataset", "fashion-mnist");
+  c.data_dir = args.get("data", "");
+  std::string family = datasets::dataset_family(c.dataset, c.data_dir);  // throws on an unknown data set
+  c.preset = args.get("preset", models::preset_name(c.framework, family));
+  apply_preset(c, names, models::load_preset(c.preset), origins);
+  if (c.framework == "tensorflow" && family == "mnist") {
+    c.train_accuracy_interval = 100;  // mnist_deep.py: `if i % 100 == 0: train_accuracy = accuracy.eval(...)`
+    origins.set("train_accuracy_interval", "train_accuracy_interval (TensorFlow's MNIST script)");
+  }
+  apply_flags(c, names, args, origins);
+  check(c, names, origins);
+  read_distributed_flags(c, args);
+  if (args.has("scale")) apply_length_scale(c, args.get_double("scale", 1));
+  return c;
+}
+
+void resolve_length(RunConfig& c, std::int64_t train_count) {
+  if (c.epochs > 0)
+    c.iterations = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(c.epochs * static_cast<double>(train_count) /
+                                                                                     static_cast<double>(c.batch) - 1e-9)));
+  if (c.iterations <= 0)
+    throw std::invalid_argument("training length: " + std::to_string(c.iterations) +
+                                " iterations; give --iterations N or --epochs X");
+}
+
+}  // namespace ablate::bench::run

@@ -1,0 +1,68 @@
+// The options of `ablate run` (run_flags.h).
+#include "bench/run/run_flags.h"
+
+namespace ablate::bench::run {
+
+const std::vector<FlagSpec>& run_flags() {
+  static const std::vector<FlagSpec> flags = {
+      {"framework", "NAME", "caffe (default), tensorflow, torch, theano: picks the preset"},
+      {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic, synthetic-cifar10, folder[:HxW] (your images)"},
+      {"data", "DIR", "directory of the data files (default: where Debian installs fashion-mnist)"},
+      {"preset", "NAME|FILE", "training recipe (default: FRAMEWORK-FAMILY, e.g. caffe-mnist)"},
+      {"model", "NAME|FILE", "model file or zoo name (default: the preset's)"},
+      {"strategy", "NAME", "layerwise (Caffe), dynamic (Torch), static (TensorFlow, Theano); default: the preset's"},
+      {"backend", "NAME", "reference, eigen, openblas, onednn (default: the preset's)"},
+      {"threads", "N", "intra-op threads for OpenMP, the BLAS and oneDNN (default: the preset's; 'all')"},
+      {"precision", "f32|f64", "floating-point type of the run"},
+      {"iterations", "N", "training iterations (overrides the preset's length)"},
+      {"epochs", "X", "training length in epochs of the training set"},
+      {"scale", "X", "multiply the training length (the preset's or the flags') by X, e.g. 0.05"},
+      {"batch", "N", "training batch size"},
+      {"lr", "X", "base learning rate"},
+      {"lr-policy", "NAME", "fixed, inv, step, multistep, exp_staircase, torch_decay"},
+      {"momentum", "X", "momentum"},
+      {"weight-decay", "X", "weight decay (L2)"},
+      {"transform", "SPEC", "training preprocessing rule (datasets/transforms.h), e.g. scale:1/255"},
+      {"test-transform", "SPEC", "evaluation preprocessing rule (default: the training one)"},
+      {"test-interval", "N", "test every N iterations (0: only at the end)"},
+      {"test-interval-epochs", "X", "test every X epochs instead (Torch: 1)"},
+      {"test-batch", "N", "test batch size"},
+      {"test-iterations", "N", "test batches per test pass (0: the whole test set)"},
+      {"validation-count", "N", "hold out the last N training images for validation (TF 5000, Theano 10000)"},
+      {"validation-interval", "N", "validate every N iterations (0: never)"},
+      {"patience", "N", "Theano's early stopping: stop once the iteration reaches the patience (0: off)"},
+      {"patience-increase", "X", "on a clear improvement patience becomes iteration x X (Theano: 2)"},
+      {"improvement-threshold", "X", "a clear improvement is an error below X x the best (Theano: 0.995)"},
+      {"target-accuracy", "X", "report the training time at which a test first reaches X (0: none)"},
+      {"train-accuracy-interval", "N", "evaluate the batch about to be trained every N steps (TF MNIST: 100)"},
+      {"timing", "uniform|framework", "which training/testing times to print; both are recorded"},
+      {"weight-average", "DECAY", "evaluate with an exponential moving average of the weights (TF: 0.9999; 0: off)"},
+      {"caching-allocator", "on|off", "dynamic strategy: reuse freed blocks by size, as PyTorch"},
+      {"per-sample", "", "dynamic strategy: forward/backward one sample at a time (Torch's CIFAR-10 script)"},
+      {"passes", "SPEC", "static strategy: all, all,-cse,-elementwise_fusion, or a list to keep"},
+      {"executor", "NAME", "static strategy: sequential or parallel (inter-op pool)"},
+      {"inter-op-threads", "N", "static strategy: the parallel executor's threads ('all')"},
+      {"seed", "N", "seed of initialization, shuffling and dropout"},
+      {"distributed", "", "data-parallel over MPI ranks (mpirun -np N ablate run ...): --batch is the global batch"},
+      {"allreduce", "mpi|ring", "distributed: gradient all-reduce, MPI_Allreduce or our ring (default mpi)"},
+      {"bucket-mb", "X", "distributed: gradients are all-reduced in buckets of X MiB (default 25)"},
+      {"out", "FILE", "append the result record (one JSON line) to FILE"},
+      {"profile", "FILE", "write a Chrome trace (Perfetto, chrome://tracing) of every op and step to FILE"},
+      {"no-memory-check", "", "train even if the memory estimate exceeds the available memory"},
+      {"deterministic", "", "bit-identical repeated runs (same seed): an error if the backend cannot promise it"},
+      {"check-gradients", "on|off", "stop as diverged when a gradient holds NaN or inf (default on)"},
+      {"snapshot-every", "N", "write a snapshot every N iterations and at the end (default: only on SIGINT/SIGTERM)"},
+      {"snapshot", "FILE", "the snapshot file (default: ablate-snapshot.ckpt)"},
+      {"resume", "FILE", "continue the run saved in snapshot FILE (same configuration)"},
+      {"quiet", "", "print only the summary"},
+  };
+  return flags;
+}
+
+const FlagSpec* find_run_flag(const std::string& name) {
+  for (const FlagSpec& f : run_flags())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+}  // namespace ablate::bench::run

@@ -1,0 +1,46 @@
+// One pass over the test set (test_pass.h): the images in order, in batches of `batch`
+// (the last one shorter), each through the run's test transform and the engine's evaluate;
+// accuracy and mean loss over the images, and the pass's wall time. Every framework's
+// evaluation protocol (test interval, batches, whole set or Caffe's test_iter) calls this.
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <vector>
+
+#include "bench/run/test_pass.h"
+
+namespace ablate::bench::run {
+
+TestSummary test_pass(graph::Engine& engine, const datasets::ImageSet& test, const datasets::Transform& transform,
+                      std::int64_t batch, std::int64_t batches, kernels::DType dtype) {
+  if (test.count() == 0) throw std::invalid_argument("test set " + test.name + " is empty");
+  int c = test.channels, h = test.height, w = test.width;
+  transform.output_shape(c, h, w);
+  std::int64_t total = batches > 0 ? batches * batch : test.count();
+  kernels::Tensor x({batch, c, h, w}, dtype), labels({batch}, kernels::DType::i32);
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(batch));
+  TestSummary s;
+  double loss_sum = 0;
+  std::int64_t correct = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::int64_t start = 0; start < total; start += batch) {
+    std::int64_t n = std::min(batch, total - start);
+    for (std::int64_t i = 0; i < n; ++i) {
+      idx[static_cast<std::size_t>(i)] = (start + i) % test.count();
+      labels.data<std::int32_t>()[i] = test.labels[static_cast<std::size_t>(idx[static_cast<std::size_t>(i)])];
+    }
+    kernels::Tensor xb = n == batch ? x : x.slice0(0, n);
+    kernels::Tensor lb = n == batch ? labels : labels.slice0(0, n);
+    transform.apply(test, idx.data(), n, 0, xb);
+    graph::EvalResult r = engine.evaluate(xb, lb);
+    loss_sum += r.loss * static_cast<double>(n);
+    correct += r.correct;
+  }
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.images = total;
+  s.accuracy = static_cast<double>(correct) / static_cast<double>(total);
+  s.loss = loss_sum / static_cast<double>(total);
+  return s;
+}
+
+}  // namespace ablate::bench::run
