@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <filesystem>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -123,6 +124,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   put<std::uint32_t>(file, crc_of(payload.data(), payload.size()));
 
   const std::string tmp = path + ".tmp";
+  std::error_code ignored;  // a missing folder is made; a failure shows in open's error below
+  if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent, ignored);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) throw std::runtime_error("checkpoint " + path + ": cannot create " + tmp + ": " + std::strerror(errno) +
                                        "; the previous checkpoint is kept");

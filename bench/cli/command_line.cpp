@@ -77,8 +77,31 @@ run::Flags collect(const Registered& r) {
   return flags;
 }
 
+// CLI11's messages in the project's words: the option, what was wrong, what it expects.
+//   unknown:        "unknown option --bacth for 'ablate run'"
+//   missing value:  "--batch needs a value (N)"
+//   switch valued:  "--quiet is a switch and takes no value"
 std::string parse_error(const CLI::ParseError& e, const Registered* chosen) {
-  std::string message = e.what();
+  const std::string what = e.what();
+  const std::string command = chosen ? "'ablate " + chosen->command->name + "'" : "'ablate'";
+  std::string message = what;
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    const auto colon = what.find(": ");
+    const std::string extras = colon == std::string::npos ? what : what.substr(colon + 2);
+    message = (extras.rfind('-', 0) == 0 ? "unknown option " : "unexpected argument ") + extras + " for " + command;
+  } else if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
+    const std::string name = what.substr(0, what.find_first_of(": "));
+    const std::string option = name.rfind("--", 0) == 0 ? name : "--" + name;
+    if (what.find("flag override") != std::string::npos) {
+      message = option + " is a switch and takes no value";
+    } else if (what.find("missing") != std::string::npos) {
+      std::string metavar = "a value";
+      if (chosen)
+        for (const auto& [spec, unused] : chosen->options)
+          if ("--" + spec->name == option && !spec->metavar.empty()) metavar = "a value (" + spec->metavar + ")";
+      message = option + " needs " + metavar;
+    }
+  }
   if (chosen) message += " (see ablate " + chosen->command->name + " --help)";
   return message;
 }

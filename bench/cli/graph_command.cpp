@@ -25,6 +25,9 @@ namespace {
 // Writes `text` to a temporary file beside `path`, then renames it (nothing is written half).
 void write_file(const std::string& path, const std::string& text) {
   const std::string temporary = path + ".tmp";
+  std::error_code ignored;  // a missing folder is made; a failure shows when the file is opened
+  if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent, ignored);
   {
     std::ofstream out(temporary, std::ios::binary);
     if (!out) throw std::invalid_argument("--dot: cannot write '" + temporary + "'");

@@ -1,8 +1,7 @@
 // `ablate paper`: the study's experiment families (paper_families.h) by name, run through the
 // sweep machinery (sweep_runner.h): resumable, one record per run in --out, each run in its
-// own process. A run whose strategy is not built is a 'not run' row; one that fails (a model
-// another framework's recipe cannot feed, in cross transfer) a 'failed' row: both are results
-// of the family, so the command still succeeds.
+// own process. A run that fails (a model another framework's recipe cannot feed, in cross
+// transfer) is a 'failed' row: a result of the family, so the command still succeeds.
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -44,8 +43,8 @@ int paper_main(const run::Flags& args) {
               o.scale, runs, specs.size(), args.get("out").c_str());
   experiments::SweepTotals totals;
   experiments::run_sweeps(specs, args.get("out"), args.has("verbose"), totals);
-  std::printf("paper %s done: %d run, %d skipped (already in %s), %d not run, %d failed\n", name.c_str(), totals.runs,
-              totals.skipped, args.get("out").c_str(), totals.not_run, totals.failed);
+  std::printf("paper %s done: %d run, %d skipped (already in %s), %d failed\n", name.c_str(), totals.runs,
+              totals.skipped, args.get("out").c_str(), totals.failed);
   return 0;
 }
 

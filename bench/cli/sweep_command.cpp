@@ -32,8 +32,8 @@ int sweep_main(const run::Flags& args) {
   experiments::SweepTotals totals;
   experiments::run_sweeps({spec}, out, args.has("verbose"), totals);
   if (experiments::sweep_prints())
-    std::printf("sweep done: %d run, %d skipped (already in %s), %d not run, %d failed\n", totals.runs, totals.skipped,
-                out.c_str(), totals.not_run, totals.failed);
+    std::printf("sweep done: %d run, %d skipped (already in %s), %d failed\n", totals.runs, totals.skipped,
+                out.c_str(), totals.failed);
   if (totals.failed > 0) {
     if (experiments::sweep_prints()) std::fprintf(stderr, "error: %d runs of the sweep failed (see above)\n", totals.failed);
     return 3;

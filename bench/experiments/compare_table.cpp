@@ -160,7 +160,7 @@ std::string text_table(const CompareSummary& s, const std::vector<CompareRow>& r
   }
   out << "\n" << timing_line(s.timing) << ".\n";
   if (study) out << "study: " << study_label(s.family) << ".\n";
-  out << "A diverged run is a result, not a failure; 'not run' marks a strategy or preset not built yet.\n";
+  out << "A diverged run is a result, not a failure; 'not run' marks a framework without a preset for this data set.\n";
   return out.str();
 }
 
@@ -204,8 +204,8 @@ std::string markdown_report(const CompareSummary& s, const std::vector<CompareRo
   }
   out << "\n";
   if (study) out << "Study columns: " << study_label(s.family) << ".\n\n";
-  out << "A diverged run is a result, not a failure (its row says so); `not run` marks a framework whose strategy or "
-         "preset is not built yet.\n\n";
+  out << "A diverged run is a result, not a failure (its row says so); `not run` marks a framework without a "
+         "preset for this data set.\n\n";
   bool any_note = false;
   for (const auto& r : rows)
     if (r.measured() && !r.note.empty()) {

@@ -129,7 +129,6 @@ void conclude(const Finished& f, const std::string& out, const std::string& pref
     std::printf("%s%s: %s\n", prefix.c_str(), row.state.c_str(), row.note.c_str());
   std::fflush(stdout);
   totals.runs += row.state == "completed" || row.state == "diverged";
-  totals.not_run += row.state == "not run";
   totals.failed += row.state == "failed";
 }
 
@@ -237,10 +236,9 @@ std::vector<SweepRow> run_over_ranks(const std::vector<PlannedRun>& runs, const 
         rows.emplace_back(static_cast<std::size_t>(i), std::move(f.row));
       },
       [&] {
-        return std::to_string(totals.runs) + " " + std::to_string(totals.skipped) + " " +
-               std::to_string(totals.not_run) + " " + std::to_string(totals.failed);
+        return std::to_string(totals.runs) + " " + std::to_string(totals.skipped) + " " + std::to_string(totals.failed);
       });
-  std::istringstream(closing) >> totals.runs >> totals.skipped >> totals.not_run >> totals.failed;
+  std::istringstream(closing) >> totals.runs >> totals.skipped >> totals.failed;
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<SweepRow> ordered;
   for (auto& [i, row] : rows) ordered.push_back(std::move(row));

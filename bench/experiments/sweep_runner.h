@@ -9,9 +9,8 @@
 // every run is one process on its rank (forked, outside the MPI job: it never joins MPI, and a
 // sweep with --distributed is an error); rank 0 alone reads the results file, appends the
 // record each rank sends back (sweep.rank names the rank) and prints progress. A build without
-// MPI, or a process not started by a launcher, runs the sweep by itself as above. A point whose strategy
-// is not built is a 'not run' row; one whose flags do not resolve, or whose run fails, a
-// 'failed' row; neither writes a record, so a later rerun tries it again.
+// MPI, or a process not started by a launcher, runs the sweep by itself as above. A point whose flags do not resolve, or whose run fails,
+// is a 'failed' row; it writes no record, so a later rerun tries it again.
 //
 // Data sets smaller than a preset expects: a validation split (Theano 10,000, TF 5,000) that
 // would leave fewer than 5/6 of the training images is capped at 1/6 of them, and the record
@@ -30,13 +29,13 @@ namespace ablate::bench::experiments {
 struct SweepRow {
   std::string label;
   SweepPoint point;
-  std::string state;  // completed, diverged, failed, not run, skipped (done before)
+  std::string state;  // completed, diverged, failed, skipped (done before)
   std::string note;
   double accuracy = 0, train_s = 0;
 };
 
 struct SweepTotals {
-  int runs = 0, skipped = 0, not_run = 0, failed = 0;
+  int runs = 0, skipped = 0, failed = 0;
 };
 
 // The identity of a run in a results file, from the record's "sweep" member ("" without one).

@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -175,6 +176,11 @@ std::string to_json_line(const RunResult& result) { return json_line(to_json(res
 
 namespace {
 int open_append(const std::string& path) {
+  // A results file in a folder that does not exist yet (results/run.jsonl in a fresh clone):
+  // the folder is made; any failure shows in open's error below.
+  std::error_code ignored;
+  if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent, ignored);
   int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error("results file " + path + ": cannot open for appending: " + std::strerror(errno));
   return fd;

@@ -1,4 +1,4 @@
-// A work queue over the ranks of an MPI job, for a distributed sweep (bench/sweep_runner.h):
+// A work queue over the ranks of an MPI job, for a distributed sweep (bench/experiments/sweep_runner.h):
 // rank 0 holds the list of tasks and hands them out one at a time to whichever rank is free,
 // and runs tasks itself between answering the others. A dynamic queue rather than a fixed split
 // (task i on rank i mod N) because a sweep's runs differ in length by orders of magnitude

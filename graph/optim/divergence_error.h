@@ -1,7 +1,7 @@
 // DivergenceError: a run that can no longer train, because its loss is NaN or infinite
 // (check_finite_loss below, called by every strategy before its update) or a gradient holds NaN
 // or infinity although the loss was finite (gradient_check.h). The training loop
-// (bench/training_loop.cpp) records it as status "diverged" with this message and a non-zero
+// (bench/run/training_loop.cpp) records it as status "diverged" with this message and a non-zero
 // exit, and a sweep goes on with its next configuration; any other error in a step is a
 // "failed" run. Like TensorFlow's tf.check_numerics on the gradients
 // (InvalidArgumentError naming the tensor), where Caffe and Torch would train on silently.

@@ -1,5 +1,5 @@
 // The training graph of a model before and after compilation, as Graphviz dot text and the
-// compiler's figures, for `ablate graph` (bench/graph_command.cpp) and for teaching: the
+// compiler's figures, for `ablate graph` (bench/cli/graph_command.cpp) and for teaching: the
 // "before" graph is what the builder, the differentiation and the optimizer wrote; the
 // "after" graph is what the session runs (passes applied, in-place marks, and the orderings
 // that variable writes, in-place rewrites and buffer reuse add, dashed).

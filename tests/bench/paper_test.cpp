@@ -1,7 +1,7 @@
 // `ablate paper`: --list names every experiment family; each family's plan (factors, values
 // relative to the presets); and every family run at --scale 0.01 on synthetic data in small
-// variants (mostly caffe, the first two values of each factor, 5 iterations, one thread), where a
-// strategy that is not built gives a 'not run' row and nothing crashes.
+// variants (mostly caffe, the first two values of each factor, 5 iterations, one thread), and nothing
+// crashes.
 #include <gtest/gtest.h>
 
 #include "bench/experiments/paper_families.h"
