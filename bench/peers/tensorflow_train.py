@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Real TensorFlow beside ablate's tensorflow preset: the study's TF 1.x script, run as a graph
+through tf.compat.v1 with eager execution disabled (placeholders, Session.run with feeds), on
+the data and recipe ablate used. Run it with the TensorFlow environment's interpreter:
+
+    ${ABLATE_PEERS_DIR:-.peers}/tensorflow/bin/python bench/peers/tensorflow_train.py \
+        --model tf-mnist.model [the arguments of pytorch_train.py's recipe mode] \
+        [--onednn on|off] [--inter-op-threads N] [--init-checkpoint FILE] [--no-random]
+
+--onednn off sets TF_ENABLE_ONEDNN_OPTS=0 before TensorFlow loads: its Eigen kernels, the path
+TF 1.x had; on (the default of tensorflow-cpu 2.x) is its oneDNN path. --threads is the
+intra-op pool, --inter-op-threads the inter-op pool (0: as --threads). The step is the
+script's: sess.run([train_step, cross_entropy], feed_dict={x, y_ (one-hot), keep_prob}).
+peer_loss lines print the cross-entropy alone (the scripts' L2 terms are trained on but not
+printed, as ablate's curve holds the data loss). Graphs: tensorflow_graphs.py.
+Protocol and result line: peer_common.py; the line adds
+onednn=on|off inter_op_threads=N dropout_keep=K init=ablate|tensorflow.
+
+Without --train-images (speed mode, `ablate bench`): random data, and the last line is
+    tensorflow=2.21.0 threads=1 batch=50 images_per_s=1234.5 onednn=on
+"""
+import os
+import sys
+
+import numpy as np
+
+import peer_common as pc
+import peer_training
+
+
+def optimizer_for(tf1, args, rate):
+    """The TF optimizer of ablate's update rule. TF's MomentumOptimizer (a = m a + g;
+    w -= lr a) is torch_sgd without dampening exactly, and caffe_sgd (h = m h + lr g; w -= h,
+    h = lr a) while the rate is constant."""
+    o = args.optimizer
+    if o == "adam":  # TF's defaults: beta1 0.9, beta2 0.999, epsilon 1e-8 (ablate's adam is TF's formula)
+        return tf1.train.AdamOptimizer(rate, beta1=0.9, beta2=0.999, epsilon=1e-8)
+    if o == "gd" or (o in ("torch_sgd", "caffe_sgd") and args.momentum == 0):
+        return tf1.train.GradientDescentOptimizer(rate)
+    if o == "caffe_sgd" and args.lr_policy != "fixed":
+        raise pc.NotComparable(f"caffe_sgd with lr policy {args.lr_policy} (TF's momentum applies the rate outside the history)")
+    return tf1.train.MomentumOptimizer(rate, args.momentum)
+
+
+def build(tf1, args, layers, dtype):
+    from tensorflow_graphs import GRAPHS, parameter_layers
+    name = pc.model_header(args.model)[0]
+    if name not in GRAPHS:
+        raise pc.NotComparable(f"model '{name}' (the TensorFlow runner has the study's graphs {', '.join(GRAPHS)})")
+    graph, x, keep_prob = GRAPHS[name](tf1, dtype)
+    if parameter_layers(layers) != graph.layers:
+        raise pc.NotComparable(f"model file {args.model}: its layers {parameter_layers(layers)} are not "
+                               f"the script's {graph.layers}")
+    for _, t, p in layers:
+        if float(p.get("weight_lr_mult", 1)) != 1 or float(p.get("bias_lr_mult", 1)) != 1:
+            raise pc.NotComparable("per-layer learning-rate multipliers (the TF scripts have none)")
+    return graph, x, keep_prob
+
+
+def weight_decay_term(tf1, graph, layers, args):
+    """The scripts' L2 terms: wd * tf.nn.l2_loss(w) = wd/2 * sum(w^2) per decayed parameter,
+    whose gradient is wd * w, ablate's decay."""
+    mults = {}
+    for n, _, p in layers:
+        mults[n + ".weight"] = float(p.get("weight_decay_mult", 1))
+        mults[n + ".bias"] = float(p.get("bias_decay_mult", 1))
+    terms = [args.weight_decay * mults[n] * tf1.nn.l2_loss(v)
+             for n, (v, _, _) in graph.params.items() if args.weight_decay * mults[n] != 0]
+    return tf1.add_n(terms) if terms else None
+
+
+def run(args, tf):
+    tf1 = tf.compat.v1
+    tf1.disable_eager_execution()
+    tf1.set_random_seed(args.seed)  # the scripts set none; fixed here to repeat runs
+    peer_training.check_recipe(args, ("adam", "gd", "torch_sgd", "caffe_sgd"))
+    if args.weight_average > 0:
+        raise pc.NotComparable("evaluation with moving-average weights (not yet in the TensorFlow runner)")
+    shape, classes, layers = pc.parse_model(args.model)
+    data = peer_training.Data(args) if args.train_images else peer_training.Data.synthetic(args, shape, classes)
+    data.check_shape(args, shape)
+    dtype = tf.float64 if data.dtype == np.float64 else tf.float32
+    graph, x, keep_prob = build(tf1, args, layers, dtype)
+    y_ = tf1.placeholder(dtype, [None, classes], name="y_")
+    cross_entropy = tf1.reduce_mean(tf1.nn.softmax_cross_entropy_with_logits_v2(labels=y_, logits=graph.logits))
+    decay = weight_decay_term(tf1, graph, layers, args)
+    loss = cross_entropy if decay is None else cross_entropy + decay
+    rate = args.base_lr if args.lr_policy == "fixed" else tf1.placeholder(dtype, [], name="learning_rate")
+    train_step = optimizer_for(tf1, args, rate).minimize(loss)
+    prediction = tf1.argmax(graph.logits, 1)
+
+    from tensorflow_graphs import dropout_keep, load_into
+    keep = 1.0 if args.no_random else dropout_keep(layers)
+    inter = args.inter_op_threads or args.threads
+    config = tf1.ConfigProto(intra_op_parallelism_threads=args.threads, inter_op_parallelism_threads=inter)
+    sess = tf1.Session(config=config)
+    sess.run(tf1.global_variables_initializer())
+    if args.init_checkpoint:
+        import ablate_checkpoint
+        expected = {n: s for n, (_, s, _) in graph.params.items()}
+        load_into(sess, graph, ablate_checkpoint.load_parameters(args.init_checkpoint, expected, data.dtype))
+    data.train, data.test = graph.feed_layout(data.train), graph.feed_layout(data.test)  # once, as input_data
+    one_hot = np.eye(classes, dtype=data.dtype)
+
+    def step(idx, i):
+        feed = {x: data.train[idx], y_: one_hot[data.train_labels[idx]], keep_prob: keep}
+        if args.lr_policy != "fixed":
+            feed[rate] = pc.learning_rate(args, i)
+        return sess.run([train_step, cross_entropy], feed_dict=feed)[1]
+
+    timing = peer_training.train(args, data, step)
+    extra = {"onednn": args.onednn, "inter_op_threads": inter}
+    if not args.train_images:
+        print(f"tensorflow={tf.__version__} threads={args.threads} batch={args.batch} "
+              f"images_per_s={timing.images_per_s:.1f} onednn={args.onednn}")
+        return
+    accuracy = peer_training.test_accuracy(args, data, lambda xb: sess.run(prediction, {x: xb, keep_prob: 1.0}))
+    print(pc.result_line("tensorflow", tf.__version__, args, timing.warmup, timing.images_per_s, accuracy,
+                         **extra, dropout_keep=keep, init="ablate" if args.init_checkpoint else "tensorflow"))
+
+
+def main():
+    ap = pc.new_parser(__doc__)
+    pc.recipe_arguments(ap)
+    pc.comparison_arguments(ap)
+    g = ap.add_argument_group("TensorFlow")
+    g.add_argument("--onednn", choices=("on", "off"), default="on",
+                   help="on: TF's oneDNN path (tensorflow-cpu 2.x's default); off: TF_ENABLE_ONEDNN_OPTS=0, the Eigen path of TF 1.x")
+    g.add_argument("--inter-op-threads", type=int, default=0, help="inter_op_parallelism_threads (0: as --threads)")
+    args = ap.parse_args()
+    os.environ["TF_ENABLE_ONEDNN_OPTS"] = "1" if args.onednn == "on" else "0"  # read when TF loads
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    try:
+        import tensorflow as tf
+        run(args, tf)
+    except pc.NotComparable as e:
+        print(f"peer_not_comparable: {e}", flush=True)
+        return pc.NOT_COMPARABLE_EXIT
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
