@@ -28,18 +28,24 @@ import peer_common as pc
 import peer_training
 
 
-def optimizer_for(tf1, args, rate):
+def optimizer_for(tf1, args, rate, dtype):
     """The TF optimizer of ablate's update rule. TF's MomentumOptimizer (a = m a + g;
     w -= lr a) is torch_sgd without dampening exactly, and caffe_sgd (h = m h + lr g; w -= h,
-    h = lr a) while the rate is constant."""
+    h = lr a) while the rate is constant. The hyper-parameters are given as tensors of the
+    run's dtype: TF turns a Python number into a float32 tensor and casts that to the
+    variable's dtype, so an f64 graph would otherwise train with 1e-4, 0.9, 0.999 and 1e-8
+    rounded to float32 (the rate 2.5e-8 off, and Adam's beta powers kept in float32); in f32
+    this is what the script's numbers give."""
+    const = lambda v: tf1.constant(v, dtype=dtype)  # noqa: E731
+    rate = const(rate) if isinstance(rate, float) else rate
     o = args.optimizer
     if o == "adam":  # TF's defaults: beta1 0.9, beta2 0.999, epsilon 1e-8 (ablate's adam is TF's formula)
-        return tf1.train.AdamOptimizer(rate, beta1=0.9, beta2=0.999, epsilon=1e-8)
+        return tf1.train.AdamOptimizer(rate, beta1=const(0.9), beta2=const(0.999), epsilon=const(1e-8))
     if o == "gd" or (o in ("torch_sgd", "caffe_sgd") and args.momentum == 0):
         return tf1.train.GradientDescentOptimizer(rate)
     if o == "caffe_sgd" and args.lr_policy != "fixed":
         raise pc.NotComparable(f"caffe_sgd with lr policy {args.lr_policy} (TF's momentum applies the rate outside the history)")
-    return tf1.train.MomentumOptimizer(rate, args.momentum)
+    return tf1.train.MomentumOptimizer(rate, const(args.momentum))
 
 
 def build(tf1, args, layers, dtype):
@@ -86,7 +92,7 @@ def run(args, tf):
     decay = weight_decay_term(tf1, graph, layers, args)
     loss = cross_entropy if decay is None else cross_entropy + decay
     rate = args.base_lr if args.lr_policy == "fixed" else tf1.placeholder(dtype, [], name="learning_rate")
-    train_step = optimizer_for(tf1, args, rate).minimize(loss)
+    train_step = optimizer_for(tf1, args, rate, dtype).minimize(loss)
     prediction = tf1.argmax(graph.logits, 1)
 
     from tensorflow_graphs import dropout_keep, load_into
