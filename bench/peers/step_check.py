@@ -25,6 +25,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import peer_common as pc  # noqa: E402
@@ -82,12 +83,12 @@ def write_data(source, validation_count, out):
 
 def without_random(preset, model, work):
     """Copies of the preset (shuffle false) and its model (every dropout keep=1)."""
-    text = open(preset).read()
+    text = Path(preset).read_text()
     model_name = re.search(r"^model\s+(\S+)", text, re.M).group(1)
     p, m = os.path.join(work, "no-random.preset"), os.path.join(work, model_name + ".model")
-    open(p, "w").write(re.sub(r"^shuffle\s+true", "shuffle false", text, flags=re.M))
+    Path(p).write_text(re.sub(r"^shuffle\s+true", "shuffle false", text, flags=re.M))
     source = model or os.path.join(REPO, "models", "zoo", model_name + ".model")
-    open(m, "w").write(re.sub(r"\bkeep=[0-9.]+", "keep=1", open(source).read()))
+    Path(m).write_text(re.sub(r"\bkeep=[0-9.]+", "keep=1", Path(source).read_text()))
     return p, m
 
 
@@ -95,8 +96,8 @@ def run(cmd, log):
     with open(log, "w") as f:
         done = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
     if done.returncode != 0:
-        sys.exit(f"step_check: {' '.join(cmd)} exited with {done.returncode}; see {log}:\n" + open(log).read()[-2000:])
-    return open(log).read()
+        sys.exit(f"step_check: {' '.join(cmd)} exited with {done.returncode}; see {log}:\n" + Path(log).read_text()[-2000:])
+    return Path(log).read_text()
 
 
 def parse(argv):
@@ -145,7 +146,7 @@ def check(args):
     # The snapshot at the end holds the last step's loss with every digit (the curve has 9).
     run(common + ["--iterations", str(args.steps), "--out", record, "--snapshot-every", str(args.steps), "--snapshot", end],
         os.path.join(work, "ablate.log"))
-    rec = json.loads(open(record).readline())
+    rec = json.loads(Path(record).read_text().splitlines()[0])
     import ablate_checkpoint
     mine = {p["iteration"]: p["loss"] for p in rec["curve"]}
     mine[args.steps] = float(ablate_checkpoint.read(end).metadata["last_loss"])

@@ -83,10 +83,10 @@ def run(args, tf):
     if args.weight_average > 0:
         raise pc.NotComparable("evaluation with moving-average weights (not yet in the TensorFlow runner)")
     shape, classes, layers = pc.parse_model(args.model)
+    dtype = tf.float64 if peer_training.run_dtype(args) == np.float64 else tf.float32
+    graph, x, keep_prob = build(tf1, args, layers, dtype)  # a model it lacks: before reading any data
     data = peer_training.Data(args) if args.train_images else peer_training.Data.synthetic(args, shape, classes)
     data.check_shape(args, shape)
-    dtype = tf.float64 if data.dtype == np.float64 else tf.float32
-    graph, x, keep_prob = build(tf1, args, layers, dtype)
     y_ = tf1.placeholder(dtype, [None, classes], name="y_")
     cross_entropy = tf1.reduce_mean(tf1.nn.softmax_cross_entropy_with_logits_v2(labels=y_, logits=graph.logits))
     decay = weight_decay_term(tf1, graph, layers, args)

@@ -78,13 +78,14 @@ def run(args):
     if args.weight_average > 0:
         raise pc.NotComparable("evaluation with moving-average weights (no Theano recipe has it)")
     shape, classes, layers = pc.parse_model(args.model)
+    dtype = peer_training.run_dtype(args)
+    if np.dtype(theano.config.floatX) != dtype:
+        raise SystemExit(f"peer: THEANO_FLAGS sets floatX={theano.config.floatX}; --precision {args.precision} needs "
+                         f"{np.dtype(dtype).name}")
+    x, y, idx = T.tensor4("x"), T.ivector("y"), T.lvector("index")
+    log_p, params = build(theano, T, layers, shape, x, args.seed, dtype, args.pool_gradient)  # before any data
     data = peer_training.Data(args) if args.train_images else peer_training.Data.synthetic(args, shape, classes)
     data.check_shape(args, shape)
-    if np.dtype(theano.config.floatX) != data.dtype:
-        raise SystemExit(f"peer: THEANO_FLAGS sets floatX={theano.config.floatX}; --precision {args.precision} needs "
-                         f"{np.dtype(data.dtype).name}")
-    x, y, idx = T.tensor4("x"), T.ivector("y"), T.lvector("index")
-    log_p, params = build(theano, T, layers, shape, x, args.seed, data.dtype, args.pool_gradient)
     if args.init_checkpoint:
         import ablate_checkpoint
         loaded = ablate_checkpoint.load_parameters(
