@@ -18,11 +18,13 @@ class Data:
     """Training and test images after the recipe's rules ([N, C, H, W] in the run's dtype) and
     their labels (int64): from ablate's IDX files, or random (speed mode)."""
 
-    def __init__(self, args):
+    def __init__(self, args, transform=True):
+        """transform False: the pixel values alone, for a graph that preprocesses them itself."""
         self.dtype = run_dtype(args)
         train_u8, test_u8 = read_images(args.train_images), read_images(args.test_images)
-        transform = Transform(args.transform, train_u8, self.dtype)
-        test_transform = Transform(args.test_transform, train_u8, self.dtype) if args.test_transform else transform
+        spec = args.transform if transform else ""
+        transform = Transform(spec, train_u8, self.dtype)
+        test_transform = Transform(args.test_transform, train_u8, self.dtype) if args.test_transform and spec else transform
         self.train, self.test = transform(train_u8), test_transform(test_u8)
         self.train_labels = read_idx(args.train_labels).astype(np.int64)
         self.test_labels = read_idx(args.test_labels).astype(np.int64)

@@ -5,7 +5,8 @@ does it (issue 16): same data, recipe, initial weights and steps, random parts o
     /usr/bin/python3 bench/peers/step_check.py tensorflow|theano [--steps 100] [--threads 2]
         [--precision f32|f64] [--ablate build/ablate] [-- RUNNER OPTIONS: --onednn off, --pool-gradient first]
 
-1. Copies the preset with `shuffle false` and its zoo model with every dropout `keep=1`.
+1. Copies the preset with `shuffle false` (and a training transform with random crops, flips
+   or colour changes replaced by the test transform) and its zoo model with dropout `keep=1`.
 2. Step-0 weights: `ablate run ... --iterations 1 --lr 1e-300 --snapshot-every 1 --snapshot W0`
    (today's ablate refuses --iterations 0 and --lr 0). The one update moves a weight w by about
    1e-300 * g, below half an ulp of any w that is not 0, so the snapshot holds the initial
@@ -28,6 +29,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
+
 import peer_common as pc  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -69,21 +72,36 @@ def write_idx(path, array):
         f.write(array.tobytes())
 
 
-def write_data(source, validation_count, out):
-    """MNIST-format data as ablate trains on it: the training set less its last
-    validation_count images, and the whole test set."""
-    files = {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
-             "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")}
-    for part, (images, labels) in files.items():
-        x, y = pc.read_idx(os.path.join(source, images)), pc.read_idx(os.path.join(source, labels))
+def read_cifar10(source, files):
+    """CIFAR-10 binary records (1 label byte, 3072 pixel bytes) as ([N, 3, 32, 32], [N]) uint8."""
+    raw = np.concatenate([np.fromfile(os.path.join(source, f), dtype=np.uint8) for f in files]).reshape(-1, 3073)
+    return raw[:, 1:].reshape(-1, 3, 32, 32), raw[:, 0].copy()
+
+
+def write_data(source, validation_count, out, family="mnist"):
+    """The data as ablate trains on it, as IDX files: the training set less its last
+    validation_count images, and the whole test set. family mnist: IDX .gz files; cifar10: the
+    CIFAR-10 binary files."""
+    if family == "cifar10":
+        parts = {"train": read_cifar10(source, [f"data_batch_{i}.bin" for i in range(1, 6)]),
+                 "test": read_cifar10(source, ["test_batch.bin"])}
+    else:
+        parts = {part: (pc.read_idx(os.path.join(source, images)), pc.read_idx(os.path.join(source, labels)))
+                 for part, (images, labels) in {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
+                                                "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")}.items()}
+    for part, (x, y) in parts.items():
         keep = x.shape[0] - validation_count if part == "train" and 0 < validation_count < x.shape[0] else x.shape[0]
         write_idx(os.path.join(out, f"{part}-images.idx"), x[:keep])
         write_idx(os.path.join(out, f"{part}-labels.idx"), y[:keep])
 
 
 def without_random(preset, model, work):
-    """Copies of the preset (shuffle false) and its model (every dropout keep=1)."""
+    """Copies of the preset (shuffle false; a training transform with random parts replaced by
+    the test one) and its model (every dropout keep=1)."""
     text = Path(preset).read_text()
+    test = re.search(r"^test_transform\s+(\S+)", text, re.M)
+    if test and re.search(r"^transform\s+\S*random", text, re.M):
+        text = re.sub(r"^transform\s+\S+", "transform " + test.group(1), text, flags=re.M)
     model_name = re.search(r"^model\s+(\S+)", text, re.M).group(1)
     p, m = os.path.join(work, "no-random.preset"), os.path.join(work, model_name + ".model")
     Path(p).write_text(re.sub(r"^shuffle\s+true", "shuffle false", text, flags=re.M))
@@ -106,9 +124,11 @@ def parse(argv):
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--precision", choices=("f32", "f64"), help="default: the preset's")
-    ap.add_argument("--preset", help="preset file (default: models/presets/FRAMEWORK-mnist.preset)")
+    ap.add_argument("--preset", help="preset file (default: models/presets/FRAMEWORK-FAMILY.preset)")
     ap.add_argument("--model", help="model file (default: the preset's zoo model)")
-    ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist", help="MNIST-format IDX .gz files")
+    ap.add_argument("--dataset", choices=("fashion-mnist", "mnist", "cifar10"), default="fashion-mnist")
+    ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist",
+                    help="MNIST-format IDX .gz files, or CIFAR-10 binary files with --dataset cifar10")
     ap.add_argument("--ablate", default=os.environ.get("ABLATE_BINARY", os.path.join(REPO, "build", "ablate")))
     ap.add_argument("--peers-dir", default=os.environ.get("ABLATE_PEERS_DIR", os.path.join(REPO, ".peers")))
     ap.add_argument("--work", help="keep the files here (default: a temporary directory)")
@@ -132,10 +152,11 @@ def check(args):
         sys.exit(f"step_check: {python} not found: install the peer with scripts/setup-peers.sh {args.framework}")
     work = args.work or tempfile.mkdtemp(prefix="ablate-step-check-")
     os.makedirs(work, exist_ok=True)
-    preset, model = without_random(args.preset or os.path.join(REPO, "models", "presets", f"{args.framework}-mnist.preset"),
+    family = "cifar10" if args.dataset == "cifar10" else "mnist"
+    preset, model = without_random(args.preset or os.path.join(REPO, "models", "presets", f"{args.framework}-{family}.preset"),
                                    args.model, work)
     common = [args.ablate, "run", "--framework", args.framework, "--preset", preset, "--model", model,
-              "--data", args.data, "--threads", str(args.threads), "--test-iterations", "1", "--quiet"]
+              "--dataset", args.dataset, "--data", args.data, "--threads", str(args.threads), "--test-iterations", "1", "--quiet"]
     if args.precision:
         common += ["--precision", args.precision]
     w0, end, record = (os.path.join(work, f) for f in ("w0.ckpt", "end.ckpt", "ablate.jsonl"))
@@ -150,7 +171,7 @@ def check(args):
     import ablate_checkpoint
     mine = {p["iteration"]: p["loss"] for p in rec["curve"]}
     mine[args.steps] = float(ablate_checkpoint.read(end).metadata["last_loss"])
-    write_data(args.data, rec["config"]["validation_count"], work)
+    write_data(args.data, rec["config"]["validation_count"], work, family)
     peer = [python, os.path.join(REPO, "bench", "peers", RUNNERS[args.framework])]
     peer += peer_arguments(rec["config"], model, work, args.steps, args.threads)
     peer += ["--init-checkpoint", w0, "--no-random"] + args.runner_options

@@ -10,7 +10,8 @@ the data and recipe ablate used. Run it with the TensorFlow environment's interp
 --onednn off sets TF_ENABLE_ONEDNN_OPTS=0 before TensorFlow loads: its Eigen kernels, the path
 TF 1.x had; on (the default of tensorflow-cpu 2.x) is its oneDNN path. --threads is the
 intra-op pool, --inter-op-threads the inter-op pool (0: as --threads). The step is the
-script's: sess.run([train_step, cross_entropy], feed_dict={x, y_ (one-hot), keep_prob}).
+script's: sess.run([train_op, cross_entropy], feed_dict={images, labels, keep_prob}), the
+cross-entropy of the logits and one-hot labels averaged over the batch.
 peer_loss lines print the cross-entropy alone (the scripts' L2 terms are trained on but not
 printed, as ablate's curve holds the data loss). Graphs: tensorflow_graphs.py.
 Protocol and result line: peer_common.py; the line adds
@@ -53,14 +54,18 @@ def build(tf1, args, layers, dtype):
     name = pc.model_header(args.model)[0]
     if name not in GRAPHS:
         raise pc.NotComparable(f"model '{name}' (the TensorFlow runner has the study's graphs {', '.join(GRAPHS)})")
-    graph, x, keep_prob = GRAPHS[name](tf1, dtype)
+    graph = GRAPHS[name](tf1, dtype, args.no_random)
     if parameter_layers(layers) != graph.layers:
         raise pc.NotComparable(f"model file {args.model}: its layers {parameter_layers(layers)} are not "
                                f"the script's {graph.layers}")
     for _, t, p in layers:
         if float(p.get("weight_lr_mult", 1)) != 1 or float(p.get("bias_lr_mult", 1)) != 1:
             raise pc.NotComparable("per-layer learning-rate multipliers (the TF scripts have none)")
-    return graph, x, keep_prob
+    accepted = {graph.transforms, (graph.transforms[1],) * 2} if args.no_random and graph.transforms else {graph.transforms}
+    if graph.transforms and args.train_images and (args.transform, args.test_transform or args.transform) not in accepted:
+        raise pc.NotComparable(f"preprocessing '{args.transform}' / '{args.test_transform}' (the {name} graph does "
+                               f"the script's own: '{graph.transforms[0]}' / '{graph.transforms[1]}')")
+    return graph
 
 
 def weight_decay_term(tf1, graph, layers, args):
@@ -75,25 +80,44 @@ def weight_decay_term(tf1, graph, layers, args):
     return tf1.add_n(terms) if terms else None
 
 
+def training_ops(tf1, args, graph, loss, rate, dtype):
+    """The script's train op: the optimizer's update, then (with --weight-average D, the CIFAR-10
+    tutorial's MOVING_AVERAGE_DECAY) tf.train.ExponentialMovingAverage(D, global_step).apply to
+    every variable under a control dependency on the update; the test logits, on the averages
+    then (cifar10_eval.py restores them into the variables); and {name: average variable}."""
+    global_step = tf1.train.get_or_create_global_step()
+    update = optimizer_for(tf1, args, rate, dtype).minimize(loss, global_step=global_step)
+    weights = graph.variables()
+    if args.weight_average <= 0:
+        return update, graph.inference(graph.test_images, weights), {}
+    ema = tf1.train.ExponentialMovingAverage(args.weight_average, global_step)
+    with tf1.control_dependencies([update]):
+        train_op = ema.apply(list(weights.values()))
+    averages = {n: ema.average(v) for n, v in weights.items()}
+    return train_op, graph.inference(graph.test_images, averages), averages
+
+
 def run(args, tf):
     tf1 = tf.compat.v1
     tf1.disable_eager_execution()
     tf1.set_random_seed(args.seed)  # the scripts set none; fixed here to repeat runs
     peer_training.check_recipe(args, ("adam", "gd", "torch_sgd", "caffe_sgd"))
-    if args.weight_average > 0:
-        raise pc.NotComparable("evaluation with moving-average weights (not yet in the TensorFlow runner)")
     shape, classes, layers = pc.parse_model(args.model)
     dtype = tf.float64 if peer_training.run_dtype(args) == np.float64 else tf.float32
-    graph, x, keep_prob = build(tf1, args, layers, dtype)  # a model it lacks: before reading any data
-    data = peer_training.Data(args) if args.train_images else peer_training.Data.synthetic(args, shape, classes)
-    data.check_shape(args, shape)
-    y_ = tf1.placeholder(dtype, [None, classes], name="y_")
-    cross_entropy = tf1.reduce_mean(tf1.nn.softmax_cross_entropy_with_logits_v2(labels=y_, logits=graph.logits))
+    graph = build(tf1, args, layers, dtype)  # a model it lacks: before reading any data
+    own = graph.transforms is not None  # the graph preprocesses raw pixels itself
+    data = peer_training.Data(args, transform=not own) if args.train_images else \
+        peer_training.Data.synthetic(args, [shape[0], 32, 32] if own else shape, classes)
+    if not own:
+        data.check_shape(args, shape)
+    labels = tf1.placeholder(tf.int64, [None], name="labels")
+    cross_entropy = tf1.reduce_mean(tf1.nn.softmax_cross_entropy_with_logits_v2(
+        labels=tf1.one_hot(labels, classes, dtype=dtype), logits=graph.logits))
     decay = weight_decay_term(tf1, graph, layers, args)
     loss = cross_entropy if decay is None else cross_entropy + decay
     rate = args.base_lr if args.lr_policy == "fixed" else tf1.placeholder(dtype, [], name="learning_rate")
-    train_step = optimizer_for(tf1, args, rate, dtype).minimize(loss)
-    prediction = tf1.argmax(graph.logits, 1)
+    train_op, test_logits, averages = training_ops(tf1, args, graph, loss, rate, dtype)
+    prediction = tf1.argmax(test_logits, 1)
 
     from tensorflow_graphs import dropout_keep, load_into
     keep = 1.0 if args.no_random else dropout_keep(layers)
@@ -101,18 +125,19 @@ def run(args, tf):
     config = tf1.ConfigProto(intra_op_parallelism_threads=args.threads, inter_op_parallelism_threads=inter)
     sess = tf1.Session(config=config)
     sess.run(tf1.global_variables_initializer())
-    if args.init_checkpoint:
+    if args.init_checkpoint:  # into the variables and their averages, which start from the initial weights
         import ablate_checkpoint
         expected = {n: s for n, (_, s, _) in graph.params.items()}
-        load_into(sess, graph, ablate_checkpoint.load_parameters(args.init_checkpoint, expected, data.dtype))
+        load_into(sess, graph, ablate_checkpoint.load_parameters(args.init_checkpoint, expected, data.dtype), averages)
     data.train, data.test = graph.feed_layout(data.train), graph.feed_layout(data.test)  # once, as input_data
-    one_hot = np.eye(classes, dtype=data.dtype)
 
     def step(idx, i):
-        feed = {x: data.train[idx], y_: one_hot[data.train_labels[idx]], keep_prob: keep}
+        feed = {graph.x: data.train[idx], labels: data.train_labels[idx]}
+        if graph.keep_prob is not None:
+            feed[graph.keep_prob] = keep
         if args.lr_policy != "fixed":
             feed[rate] = pc.learning_rate(args, i)
-        return sess.run([train_step, cross_entropy], feed_dict=feed)[1]
+        return sess.run([train_op, cross_entropy], feed_dict=feed)[1]
 
     timing = peer_training.train(args, data, step)
     extra = {"onednn": args.onednn, "inter_op_threads": inter}
@@ -120,9 +145,10 @@ def run(args, tf):
         print(f"tensorflow={tf.__version__} threads={args.threads} batch={args.batch} "
               f"images_per_s={timing.images_per_s:.1f} onednn={args.onednn}")
         return
-    accuracy = peer_training.test_accuracy(args, data, lambda xb: sess.run(prediction, {x: xb, keep_prob: 1.0}))
+    accuracy = peer_training.test_accuracy(args, data, lambda xb: sess.run(prediction, {graph.test_x: xb}))
     print(pc.result_line("tensorflow", tf.__version__, args, timing.warmup, timing.images_per_s, accuracy,
-                         **extra, dropout_keep=keep, init="ablate" if args.init_checkpoint else "tensorflow"))
+                         **extra, dropout_keep=keep, weight_average=args.weight_average,
+                         init="ablate" if args.init_checkpoint else "tensorflow"))
 
 
 def main():
