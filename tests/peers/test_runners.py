@@ -2,8 +2,9 @@
 and ABLATE_BINARY names an ablate binary; skipped with the reason otherwise.
 
 - From ablate's initial weights, the first step's loss (one forward pass on the same weights
-  and the same batch) equals ablate's within 1e-5 relative; loading those weights checks every
-  parameter's name and shape against the runner's model.
+  and the same batch) equals ablate's within 1e-5 relative, for the MNIST network on
+  Fashion-MNIST and the CIFAR-10 network on random CIFAR-10 files; loading those weights checks
+  every parameter's name and shape against the runner's model.
 - A model the runner lacks ends it with exit status 3 and `peer_not_comparable: ...`.
 - A checkpoint of another model is refused naming the differences.
 """
@@ -12,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 import unittest
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -37,6 +40,16 @@ def missing(framework):
     return None
 
 
+def write_random_cifar10(folder, per_file):
+    """CIFAR-10 binary files (data_batch_1..5.bin, test_batch.bin) of random 3073-byte records."""
+    os.makedirs(folder)
+    rng = np.random.RandomState(5)
+    for name in [f"data_batch_{i}.bin" for i in range(1, 6)] + ["test_batch.bin"]:
+        records = rng.randint(0, 256, size=(per_file, 3073)).astype(np.uint8)
+        records[:, 0] %= 10
+        records.tofile(os.path.join(folder, name))
+
+
 class RunnerCase:
     framework = None
 
@@ -56,6 +69,14 @@ class RunnerCase:
         self.assertEqual([r[0] for r in c.rows], [1])
         self.assertLess(c.worst, 1e-5, f"ablate {c.rows[0][1]!r}, {self.framework} {c.rows[0][2]!r}")
         self.assertIn("init=ablate", c.result)
+
+    def test_first_step_loss_of_its_cifar10_network_equals_ablates(self):
+        with tempfile.TemporaryDirectory() as work:
+            data = os.path.join(work, "cifar")
+            write_random_cifar10(data, per_file=256)
+            c = step_check.check(step_check.parse([self.framework, "--steps", "1", "--ablate", ABLATE, "--dataset", "cifar10",
+                                                   "--peers-dir", PEERS, "--data", data, "--work", work]))
+        self.assertLess(c.worst, 1e-5, f"ablate {c.rows[0][1]!r}, {self.framework} {c.rows[0][2]!r}")
 
     def test_a_model_it_lacks_is_not_comparable(self):
         done = self.runner("--model", os.path.join(REPO, "models", "zoo", "cifar10_quick.model"),
