@@ -230,6 +230,17 @@ def comparison_arguments(ap):
     return g
 
 
+def exit_status(run):
+    """Runs run(); a recipe feature it cannot reproduce ends it with `peer_not_comparable: ...`
+    and status 3, which ablate reads as a 'not comparable' row."""
+    try:
+        run()
+    except NotComparable as e:
+        print(f"peer_not_comparable: {e}", flush=True)
+        return NOT_COMPARABLE_EXIT
+    return 0
+
+
 def new_parser(doc):
     return argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
 

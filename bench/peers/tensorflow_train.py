@@ -162,13 +162,11 @@ def main():
     args = ap.parse_args()
     os.environ["TF_ENABLE_ONEDNN_OPTS"] = "1" if args.onednn == "on" else "0"  # read when TF loads
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    try:
-        import tensorflow as tf
+
+    def load_and_run():
+        import tensorflow as tf  # after TF_ENABLE_ONEDNN_OPTS is set
         run(args, tf)
-    except pc.NotComparable as e:
-        print(f"peer_not_comparable: {e}", flush=True)
-        return pc.NOT_COMPARABLE_EXIT
-    return 0
+    return pc.exit_status(load_and_run)
 
 
 if __name__ == "__main__":

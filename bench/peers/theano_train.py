@@ -127,13 +127,8 @@ def main():
                    help="all: Theano's max-pooling gradient, to every element equal to the maximum; first: to the "
                         "first only, as ablate (a departure from Theano, to measure that one difference)")
     args = ap.parse_args()
-    set_environment(args)
-    try:
-        run(args)
-    except pc.NotComparable as e:
-        print(f"peer_not_comparable: {e}", flush=True)
-        return pc.NOT_COMPARABLE_EXIT
-    return 0
+    set_environment(args)  # before Theano loads
+    return pc.exit_status(lambda: run(args))
 
 
 if __name__ == "__main__":
