@@ -12,7 +12,8 @@ does it (issue 16): same data, recipe, initial weights and steps, random parts o
    1e-300 * g, below half an ulp of any w that is not 0, so the snapshot holds the initial
    weights exactly; a weight that starts at exactly 0 (the Theano classifier) holds about 1e-301.
 3. `ablate run ... --iterations N --out RECORD` from the same seed: its curve has the loss of steps
-   1, 10, 20, ... (9 significant digits); its snapshot at the end has step N's with every digit.
+   1, 10, 20, ...; its snapshot at the end has step N's with every digit (older binaries wrote
+   the curve with 9 significant digits).
 4. The data ablate trained on (the training set less its validation tail, the test set) as IDX
    files, and the real framework's runner with the record's recipe (peer_arguments below, as
    bench/peer_runner.cpp builds them) plus --init-checkpoint W0 --no-random.
@@ -164,7 +165,7 @@ def check(args):
         os.path.join(work, "ablate-w0.log"))
     if os.path.exists(record):
         os.remove(record)
-    # The snapshot at the end holds the last step's loss with every digit (the curve has 9).
+    # The snapshot at the end holds the last step's loss with every digit (older curves had 9).
     run(common + ["--iterations", str(args.steps), "--out", record, "--snapshot-every", str(args.steps), "--snapshot", end],
         os.path.join(work, "ablate.log"))
     rec = json.loads(Path(record).read_text().splitlines()[0])

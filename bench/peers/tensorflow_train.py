@@ -4,7 +4,7 @@ through tf.compat.v1 with eager execution disabled (placeholders, Session.run wi
 the data and recipe ablate used. Run it with the TensorFlow environment's interpreter:
 
     ${ABLATE_PEERS_DIR:-.peers}/tensorflow/bin/python bench/peers/tensorflow_train.py \
-        --model tf-mnist.model [the arguments of pytorch_train.py's recipe mode] \
+        --model tf-mnist.model|tf-cifar10.model [the arguments of pytorch_train.py's recipe mode] \
         [--onednn on|off] [--inter-op-threads N] [--init-checkpoint FILE] [--no-random]
 
 --onednn off sets TF_ENABLE_ONEDNN_OPTS=0 before TensorFlow loads: its Eigen kernels, the path
@@ -14,8 +14,9 @@ script's: sess.run([train_op, cross_entropy], feed_dict={images, labels, keep_pr
 cross-entropy of the logits and one-hot labels averaged over the batch.
 peer_loss lines print the cross-entropy alone (the scripts' L2 terms are trained on but not
 printed, as ablate's curve holds the data loss). Graphs: tensorflow_graphs.py.
-Protocol and result line: peer_common.py; the line adds
-onednn=on|off inter_op_threads=N dropout_keep=K init=ablate|tensorflow.
+--weight-average D: the CIFAR-10 tutorial's moving averages of every variable, tested on.
+Protocol and result line: peer_common.py; the line adds onednn=on|off inter_op_threads=N
+dropout_keep=K weight_average=D init=ablate|tensorflow.
 
 Without --train-images (speed mode, `ablate bench`): random data, and the last line is
     tensorflow=2.21.0 threads=1 batch=50 images_per_s=1234.5 onednn=on
@@ -61,11 +62,18 @@ def build(tf1, args, layers, dtype):
     for _, t, p in layers:
         if float(p.get("weight_lr_mult", 1)) != 1 or float(p.get("bias_lr_mult", 1)) != 1:
             raise pc.NotComparable("per-layer learning-rate multipliers (the TF scripts have none)")
-    accepted = {graph.transforms, (graph.transforms[1],) * 2} if args.no_random and graph.transforms else {graph.transforms}
-    if graph.transforms and args.train_images and (args.transform, args.test_transform or args.transform) not in accepted:
-        raise pc.NotComparable(f"preprocessing '{args.transform}' / '{args.test_transform}' (the {name} graph does "
-                               f"the script's own: '{graph.transforms[0]}' / '{graph.transforms[1]}')")
+    if graph.transforms and args.train_images:
+        check_transforms(args, graph.transforms, name)
     return graph
+
+
+def check_transforms(args, script, name):
+    """A graph that preprocesses itself takes the script's (training, test) rules only; with
+    --no-random the test rules for both (step_check.py gives ablate the same)."""
+    accepted = {script, (script[1], script[1])} if args.no_random else {script}
+    if (args.transform, args.test_transform or args.transform) not in accepted:
+        raise pc.NotComparable(f"preprocessing '{args.transform}' / '{args.test_transform}' (the {name} graph does "
+                               f"the script's own: '{script[0]}' / '{script[1]}')")
 
 
 def weight_decay_term(tf1, graph, layers, args):
