@@ -14,9 +14,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-
-class NotComparable(Exception):
-    """A recipe feature this script cannot reproduce; the message names it."""
+from peer_common import NotComparable, parse_model  # noqa: F401 (parse_model: used by the scripts)
 
 
 class TfSamePool(nn.Module):
@@ -45,27 +43,6 @@ class ChannelBias(nn.Module):
 
     def forward(self, x):
         return x + self.bias.view(1, -1, *([1] * (x.dim() - 2)))
-
-
-def parse_model(path):
-    """Returns (input C,H,W, classes, [(name, type, params)]) from an ablate model file."""
-    shape, classes, layers = None, None, []
-    with open(path) as f:
-        for line in f:
-            line = line.split("#", 1)[0].split()
-            if not line:
-                continue
-            if line[0] == "input":
-                shape = [int(v) for v in line[1:4]]
-            elif line[0] == "classes":
-                classes = int(line[1])
-            elif line[0] == "layer":
-                params = dict(kv.split("=", 1) for kv in line[3:])
-                if "input" in params and layers and params["input"] != layers[-1][0]:
-                    raise NotComparable(f"layer {line[1]} reads {params['input']}, not the layer before it "
-                                        "(only sequential models)")
-                layers.append((line[1], line[2], params))
-    return shape, classes, layers
 
 
 def pooling_output(size, k, s, p, padding):

@@ -23,9 +23,8 @@ import time
 import torch
 
 from ablate_model import NotComparable, build, parse_model
+from peer_common import exit_status, recipe_arguments
 from recipe import Transform, Updater, read_images, read_idx
-
-NOT_COMPARABLE_EXIT = 3
 
 
 def speed_mode(args, shape, classes, layers):
@@ -123,48 +122,18 @@ def recipe_mode(args, shape, classes, layers):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--warmup", type=int, default=3, help="untimed steps first (recipe mode: part of --iterations)")
-    ap.add_argument("--iterations", type=int, default=30)
-    ap.add_argument("--lr", "--base-lr", dest="base_lr", type=float, default=0.01)
-    ap.add_argument("--seed", type=int, default=1)
-    g = ap.add_argument_group("recipe mode")
-    g.add_argument("--train-images")
-    g.add_argument("--train-labels")
-    g.add_argument("--test-images")
-    g.add_argument("--test-labels")
-    g.add_argument("--optimizer", default="caffe_sgd", help="caffe_sgd, torch_sgd, gd, adam")
-    g.add_argument("--lr-policy", default="fixed", help="fixed, inv, step, multistep, exp_staircase, torch_decay")
-    g.add_argument("--gamma", type=float, default=0.0)
-    g.add_argument("--power", type=float, default=0.0)
-    g.add_argument("--stepsize", type=int, default=0)
-    g.add_argument("--stepvalues", default="")
-    g.add_argument("--momentum", type=float, default=0.0)
-    g.add_argument("--dampening", type=float, default=0.0)
-    g.add_argument("--weight-decay", type=float, default=0.0)
-    g.add_argument("--transform", default="")
-    g.add_argument("--test-transform", default="")
-    g.add_argument("--test-batch", type=int, default=100)
-    g.add_argument("--test-iterations", type=int, default=0, help="0: the whole test set")
-    g.add_argument("--shuffle", action="store_true")
-    g.add_argument("--precision", default="f32")
-    g.add_argument("--per-sample", action="store_true")
-    g.add_argument("--weight-average", type=float, default=0.0)
+    recipe_arguments(ap)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
-    try:
+
+    def run():
         shape, classes, layers = parse_model(args.model)
         if args.train_images:
             recipe_mode(args, shape, classes, layers)
         else:
             speed_mode(args, shape, classes, layers)
-    except NotComparable as e:
-        print(f"peer_not_comparable: {e}", flush=True)
-        return NOT_COMPARABLE_EXIT
-    return 0
+    return exit_status(run)
 
 
 if __name__ == "__main__":

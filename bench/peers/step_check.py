@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Step-by-step check of a preset against its real framework, until `ablate compare --with-real`
+does it (issue 16): same data, recipe, initial weights and steps, random parts off.
+
+    /usr/bin/python3 bench/peers/step_check.py tensorflow|theano [--steps 100] [--threads 2]
+        [--precision f32|f64] [--ablate build/ablate] [-- RUNNER OPTIONS: --onednn off, --pool-gradient first]
+
+1. Copies the preset with `shuffle false` (and a training transform with random crops, flips
+   or colour changes replaced by the test transform) and its zoo model with dropout `keep=1`.
+2. Step-0 weights: `ablate run ... --iterations 1 --lr 1e-300 --snapshot-every 1 --snapshot W0`
+   (today's ablate refuses --iterations 0 and --lr 0). The one update moves a weight w by about
+   1e-300 * g, below half an ulp of any w that is not 0, so the snapshot holds the initial
+   weights exactly; a weight that starts at exactly 0 (the Theano classifier) holds about 1e-301.
+3. `ablate run ... --iterations N --out RECORD` from the same seed: its curve has the loss of steps
+   1, 10, 20, ...; its snapshot at the end has step N's with every digit (older binaries wrote
+   the curve with 9 significant digits).
+4. The data ablate trained on (the training set less its validation tail, the test set) as IDX
+   files, and the real framework's runner with the record's recipe (peer_arguments below, as
+   bench/peer_runner.cpp builds them) plus --init-checkpoint W0 --no-random.
+5. The relative difference of the two losses at every step of ablate's curve, and the largest.
+"""
+import argparse
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
+
+import peer_common as pc  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUNNERS = {"tensorflow": "tensorflow_train.py", "theano": "theano_train.py"}
+
+
+def number(x):
+    return repr(float(x)) if float(x) != int(x) else str(int(x))
+
+
+def peer_arguments(c, model_file, data_dir, iterations, threads):
+    """The runner's arguments from a record's `config` (bench/peer_runner.cpp peer_arguments)."""
+    o = c["optimizer"]
+    d = data_dir + "/"
+    a = ["--model", model_file, "--threads", str(threads), "--batch", str(c["batch"]),
+         "--iterations", str(iterations), "--warmup", "0", "--seed", str(c["seed"]),
+         "--train-images", d + "train-images.idx", "--train-labels", d + "train-labels.idx",
+         "--test-images", d + "test-images.idx", "--test-labels", d + "test-labels.idx",
+         "--optimizer", o["type"], "--lr-policy", o["lr_policy"], "--base-lr", number(o["base_lr"]),
+         "--gamma", number(o["gamma"]), "--power", number(o["power"]), "--stepsize", str(o["stepsize"]),
+         "--stepvalues", o["stepvalues"], "--momentum", number(o["momentum"]), "--dampening", number(o["dampening"]),
+         "--weight-decay", number(o["weight_decay"]), "--transform", c["transform"],
+         "--test-batch", str(c["test_batch"]), "--test-iterations", str(c["test_iterations"]),
+         "--precision", c["precision"]]
+    if c["test_transform"]:
+        a += ["--test-transform", c["test_transform"]]
+    if c["shuffle"]:
+        a.append("--shuffle")
+    if c["per_sample"]:
+        a.append("--per-sample")
+    if c["weight_average_decay"] > 0:
+        a += ["--weight-average", number(c["weight_average_decay"])]
+    return a
+
+
+def write_idx(path, array):
+    with open(path, "wb") as f:
+        f.write(struct.pack(">I", 0x0800 | array.ndim) + struct.pack(">" + "I" * array.ndim, *array.shape))
+        f.write(array.tobytes())
+
+
+def read_cifar10(source, files):
+    """CIFAR-10 binary records (1 label byte, 3072 pixel bytes) as ([N, 3, 32, 32], [N]) uint8."""
+    raw = np.concatenate([np.fromfile(os.path.join(source, f), dtype=np.uint8) for f in files]).reshape(-1, 3073)
+    return raw[:, 1:].reshape(-1, 3, 32, 32), raw[:, 0].copy()
+
+
+def write_data(source, validation_count, out, family="mnist"):
+    """The data as ablate trains on it, as IDX files: the training set less its last
+    validation_count images, and the whole test set. family mnist: IDX .gz files; cifar10: the
+    CIFAR-10 binary files."""
+    if family == "cifar10":
+        parts = {"train": read_cifar10(source, [f"data_batch_{i}.bin" for i in range(1, 6)]),
+                 "test": read_cifar10(source, ["test_batch.bin"])}
+    else:
+        parts = {part: (pc.read_idx(os.path.join(source, images)), pc.read_idx(os.path.join(source, labels)))
+                 for part, (images, labels) in {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
+                                                "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")}.items()}
+    for part, (x, y) in parts.items():
+        keep = x.shape[0] - validation_count if part == "train" and 0 < validation_count < x.shape[0] else x.shape[0]
+        write_idx(os.path.join(out, f"{part}-images.idx"), x[:keep])
+        write_idx(os.path.join(out, f"{part}-labels.idx"), y[:keep])
+
+
+def without_random(preset, model, work):
+    """Copies of the preset (shuffle false; a training transform with random parts replaced by
+    the test one) and its model (every dropout keep=1)."""
+    text = Path(preset).read_text()
+    test = re.search(r"^test_transform\s+(\S+)", text, re.M)
+    if test and re.search(r"^transform\s+\S*random", text, re.M):
+        text = re.sub(r"^transform\s+\S+", "transform " + test.group(1), text, flags=re.M)
+    model_name = re.search(r"^model\s+(\S+)", text, re.M).group(1)
+    p, m = os.path.join(work, "no-random.preset"), os.path.join(work, model_name + ".model")
+    Path(p).write_text(re.sub(r"^shuffle\s+true", "shuffle false", text, flags=re.M))
+    source = model or os.path.join(REPO, "models", "zoo", model_name + ".model")
+    Path(m).write_text(re.sub(r"\bkeep=[0-9.]+", "keep=1", Path(source).read_text()))
+    return p, m
+
+
+def run(cmd, log):
+    with open(log, "w") as f:
+        done = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        sys.exit(f"step_check: {' '.join(cmd)} exited with {done.returncode}; see {log}:\n" + Path(log).read_text()[-2000:])
+    return Path(log).read_text()
+
+
+def parse(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("framework", choices=sorted(RUNNERS))
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--precision", choices=("f32", "f64"), help="default: the preset's")
+    ap.add_argument("--preset", help="preset file (default: models/presets/FRAMEWORK-FAMILY.preset)")
+    ap.add_argument("--model", help="model file (default: the preset's zoo model)")
+    ap.add_argument("--dataset", choices=("fashion-mnist", "mnist", "cifar10"), default="fashion-mnist")
+    ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist",
+                    help="MNIST-format IDX .gz files, or CIFAR-10 binary files with --dataset cifar10")
+    ap.add_argument("--ablate", default=os.environ.get("ABLATE_BINARY", os.path.join(REPO, "build", "ablate")))
+    ap.add_argument("--peers-dir", default=os.environ.get("ABLATE_PEERS_DIR", os.path.join(REPO, ".peers")))
+    ap.add_argument("--work", help="keep the files here (default: a temporary directory)")
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = ap.parse_args(argv[:cut])
+    args.runner_options = argv[cut + 1:]  # after --: more runner options (--onednn off, --pool-gradient first)
+    return args
+
+
+class Check:
+    """rows: (step, ablate's loss, the peer's, relative difference); worst; the peer_result line."""
+
+    def __init__(self, rows, result, ablate_images_per_s, work):
+        self.rows, self.result, self.ablate_images_per_s, self.work = rows, result, ablate_images_per_s, work
+        self.worst = max(r[3] for r in rows)
+
+
+def check(args):
+    python = os.path.join(args.peers_dir, args.framework, "bin", "python")
+    if not os.access(python, os.X_OK):
+        sys.exit(f"step_check: {python} not found: install the peer with scripts/setup-peers.sh {args.framework}")
+    work = args.work or tempfile.mkdtemp(prefix="ablate-step-check-")
+    os.makedirs(work, exist_ok=True)
+    family = "cifar10" if args.dataset == "cifar10" else "mnist"
+    preset, model = without_random(args.preset or os.path.join(REPO, "models", "presets", f"{args.framework}-{family}.preset"),
+                                   args.model, work)
+    common = [args.ablate, "run", "--framework", args.framework, "--preset", preset, "--model", model,
+              "--dataset", args.dataset, "--data", args.data, "--threads", str(args.threads), "--test-iterations", "1", "--quiet"]
+    if args.precision:
+        common += ["--precision", args.precision]
+    w0, end, record = (os.path.join(work, f) for f in ("w0.ckpt", "end.ckpt", "ablate.jsonl"))
+    run(common + ["--iterations", "1", "--lr", "1e-300", "--snapshot-every", "1", "--snapshot", w0],
+        os.path.join(work, "ablate-w0.log"))
+    if os.path.exists(record):
+        os.remove(record)
+    # The snapshot at the end holds the last step's loss with every digit (older curves had 9).
+    run(common + ["--iterations", str(args.steps), "--out", record, "--snapshot-every", str(args.steps), "--snapshot", end],
+        os.path.join(work, "ablate.log"))
+    rec = json.loads(Path(record).read_text().splitlines()[0])
+    import ablate_checkpoint
+    mine = {p["iteration"]: p["loss"] for p in rec["curve"]}
+    mine[args.steps] = float(ablate_checkpoint.read(end).metadata["last_loss"])
+    write_data(args.data, rec["config"]["validation_count"], work, family)
+    peer = [python, os.path.join(REPO, "bench", "peers", RUNNERS[args.framework])]
+    peer += peer_arguments(rec["config"], model, work, args.steps, args.threads)
+    peer += ["--init-checkpoint", w0, "--no-random"] + args.runner_options
+    out = run(peer, os.path.join(work, "peer.log"))
+    losses = {int(s): float(v) for s, v in re.findall(r"^peer_loss (\d+) (\S+)$", out, re.M)}
+    rows = [(step, loss, losses[step], abs(losses[step] - loss) / abs(loss)) for step, loss in sorted(mine.items())]
+    result = [line for line in out.splitlines() if line.startswith("peer_result ")][-1]
+    return Check(rows, result, rec["metrics"]["images_per_s"], work)
+
+
+def main():
+    args = parse(sys.argv[1:])
+    c = check(args)
+    for step, mine, theirs, rel in c.rows:
+        print(f"step {step:5d}  ablate {mine:.12g}  {args.framework} {theirs:.12g}  relative {rel:.2e}")
+    print(c.result)
+    print(f"ablate: {c.ablate_images_per_s:.1f} images/s; files in {c.work}")
+    print(f"largest relative difference over {args.steps} steps: {c.worst:.2e}")
+
+
+if __name__ == "__main__":
+    main()
