@@ -22,7 +22,7 @@
 #include "graph/checkpoint_file.h"
 #include "graph/engine_checkpoint.h"
 #include "kernels/peak_flops.h"
-#include "kernels/profiling_backend.h"
+#include "kernels/profiling_observer.h"
 #include "kernels/registry.h"
 #include "models/memory_estimate.h"
 
@@ -398,8 +398,8 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
   kernels::Backend* engine_backend = run->backend.get();
   if (!cfg.profile.empty()) {
     run->trace = std::make_unique<kernels::TraceRecorder>();
-    run->profiled = std::make_unique<kernels::ProfilingBackend>(*run->backend, *run->trace);
-    engine_backend = run->profiled.get();
+    run->profiled = std::make_unique<kernels::ProfilingObserver>(*run->trace, *run->backend);
+    run->backend->set_observer(run->profiled.get());
   }
   run->engine = graph::make_engine(cfg.strategy, run->spec, *engine_backend, options);
   return run;

@@ -41,9 +41,9 @@ struct PreparedRun {
   datasets::TrainTest data;
   datasets::ImageSet validation;  // empty without validation_count
   std::unique_ptr<kernels::Backend> backend;
-  // With --profile: the recorder and the wrapper the engine runs on (kernels/profiling_backend.h).
+  // With --profile: the recorder and the backend's observer (kernels/profiling_observer.h).
   std::unique_ptr<kernels::TraceRecorder> trace;
-  std::unique_ptr<kernels::Backend> profiled;
+  std::unique_ptr<kernels::OpObserver> profiled;
   models::ModelSpec spec;
   datasets::Transform transform, test_transform;
   kernels::DType dtype = kernels::DType::f32;

@@ -5,16 +5,11 @@
 
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 
 namespace ablate::kernels::cpu {
-void CpuBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
-  const char* op = "activation_forward";
-  check_float(x, op, "x");
-  check_same_dtype(y, x, op, "y");
-  check_shape(y, x.shape(), op, "y");
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+void CpuBackend::activation_forward_impl(Activation a, const Tensor& x, Tensor& y) {
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* in = x.data<T>();
     T* out = y.data<T>();
@@ -32,14 +27,8 @@ void CpuBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
   });
 }
 
-void CpuBackend::activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
-  const char* op = "activation_backward";
-  check_float(y, op, "y");
-  check_same_dtype(dy, y, op, "dy");
-  check_shape(dy, y.shape(), op, "dy");
-  check_same_dtype(dx, y, op, "dx");
-  check_shape(dx, y.shape(), op, "dx");
-  dispatch_float(y.dtype(), op, [&](auto tag) {
+void CpuBackend::activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
+  dispatch_float(y.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* out = y.data<T>();
     const T* g = dy.data<T>();

@@ -29,12 +29,8 @@ dnnl::eltwise_forward::primitive_desc eltwise_forward_pd(dnnl::algorithm alg, st
 
 }  // namespace
 
-void OnednnBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
-  if (x.dtype() != DType::f32) return CpuBackend::activation_forward(a, x, y);
-  const char* op = "activation_forward";
-  check_dtype(x, DType::f32, op, "x");
-  check_dtype(y, DType::f32, op, "y");
-  check_shape(y, x.shape(), op, "y");
+void OnednnBackend::activation_forward_impl(Activation a, const Tensor& x, Tensor& y) {
+  if (x.dtype() != DType::f32) return CpuBackend::activation_forward_impl(a, x, y);
   const auto alg = eltwise_algorithm(a);
   const std::int64_t n = x.numel();
   if (n == 0) return;
@@ -51,14 +47,8 @@ void OnednnBackend::activation_forward(Activation a, const Tensor& x, Tensor& y)
   run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
 }
 
-void OnednnBackend::activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
-  if (y.dtype() != DType::f32) return CpuBackend::activation_backward(a, y, dy, dx);
-  const char* op = "activation_backward";
-  check_dtype(y, DType::f32, op, "y");
-  check_dtype(dy, DType::f32, op, "dy");
-  check_dtype(dx, DType::f32, op, "dx");
-  check_shape(dy, y.shape(), op, "dy");
-  check_shape(dx, y.shape(), op, "dx");
+void OnednnBackend::activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
+  if (y.dtype() != DType::f32) return CpuBackend::activation_backward_impl(a, y, dy, dx);
   const auto alg = eltwise_algorithm(a);
   const std::int64_t n = y.numel();
   if (n == 0) return;

@@ -56,27 +56,27 @@ class OnednnBackend : public cpu::CpuBackend {
   // The layout each cached convolution primitive runs in: (cache key, "nhwc").
   std::vector<std::pair<std::string, std::string>> conv_layouts() const { return cache_.labels(); }
 
-  void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
-                      const Conv2dParams& p) override;
-  void conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override;
-  void conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
-                               const Conv2dParams& p) override;
-  void linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) override;
-  void linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx) override;
-  void linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) override;
-  void pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) override;
-  void pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
-                       Tensor& dx, const Pool2dParams& p) override;
-  void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
-  void activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
-  void lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) override;
-  void lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
-                    Tensor& dx, const LrnParams& p) override;
-  void softmax_forward(const Tensor& x, Tensor& y) override;
-  void log_softmax_forward(const Tensor& x, Tensor& y) override;
-  void log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) override;
-
  protected:
+  // oneDNN primitives in f32; f64 (and pooling geometries oneDNN lacks) take CpuBackend's loops.
+  void conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                           const Conv2dParams& p) override;
+  void conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override;
+  void conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                    const Conv2dParams& p) override;
+  void linear_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) override;
+  void linear_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx) override;
+  void linear_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) override;
+  void pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) override;
+  void pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                            Tensor& dx, const Pool2dParams& p) override;
+  void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) override;
+  void activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
+  void lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) override;
+  void lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                         Tensor& dx, const LrnParams& p) override;
+  void softmax_forward_impl(const Tensor& x, Tensor& y) override;
+  void log_softmax_forward_impl(const Tensor& x, Tensor& y) override;
+  void log_softmax_backward_impl(const Tensor& y, const Tensor& dy, Tensor& dx) override;
   void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda,
              const float* b, int ldb, float beta, float* c, int ldc) override;
   void dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda,

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "kernels/reference/reference_backend_impl.h"
-#include "kernels/reference/reference_checks.h"
+#include "kernels/reference/reference_loops.h"
 
 namespace ablate::kernels::reference {
 namespace {
@@ -34,11 +34,7 @@ double derivative_from_output(Activation a, double y) {
 
 }  // namespace
 
-void ReferenceBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
-  const char* op = "activation_forward";
-  require_float(op, "x", x);
-  require_like(op, "y", y, x);
-  require_numel(op, "y", y, x.numel());
+void ReferenceBackend::activation_forward_impl(Activation a, const Tensor& x, Tensor& y) {
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* in = x.data<T>();
@@ -47,13 +43,7 @@ void ReferenceBackend::activation_forward(Activation a, const Tensor& x, Tensor&
   });
 }
 
-void ReferenceBackend::activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
-  const char* op = "activation_backward";
-  require_float(op, "y", y);
-  require_like(op, "dy", dy, y);
-  require_like(op, "dx", dx, y);
-  require_numel(op, "dy", dy, y.numel());
-  require_numel(op, "dx", dx, y.numel());
+void ReferenceBackend::activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
   with_float_type(y.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* out = y.data<T>();
