@@ -12,8 +12,6 @@
 
 namespace ablate::kernels::cpu {
 
-CpuBackend::CpuBackend() : conv_mode_(default_conv_mode()) {}
-
 // Our OpenMP loops take threads_ explicitly (num_threads), so the setting holds on whatever
 // thread calls the ops; omp_set_num_threads covers any default-sized region of this thread.
 // The library's own pool gets the thread count unless OpenMP owns the threads (omp_* modes).

@@ -15,9 +15,9 @@ namespace ablate::kernels::cpu {
 
 class CpuBackend : public Backend {
  public:
-  CpuBackend();
-  // Convolution and threading strategy (conv_mode.h); starts as default_conv_mode()
-  // (ABLATE_CONV_MODE). The omp_* modes keep the library single-threaded.
+  // Convolution and threading strategy (conv_mode.h), BackendOptions::conv_mode. The omp_*
+  // modes keep the library single-threaded.
+  explicit CpuBackend(ConvMode mode = default_conv_mode()) : conv_mode_(mode) {}
   void set_conv_mode(ConvMode mode);
   ConvMode conv_mode() const { return conv_mode_; }
   std::vector<std::pair<std::string, std::string>> choices() const override {

@@ -3,7 +3,6 @@
 // updates). Convolution, pooling, LRN, activations and softmax are in cuda_dnn.cpp.
 // Row-major [M,N] is column-major [N,M], so C = op(A) op(B) runs as C^T = op(B)^T op(A)^T.
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "kernels/cuda/cuda_backend.h"
@@ -12,7 +11,7 @@
 
 namespace ablate::kernels {
 
-std::unique_ptr<Backend> make_cuda_backend() {
+std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
@@ -21,8 +20,7 @@ std::unique_ptr<Backend> make_cuda_backend() {
                              cudaGetErrorString(e) + ")");
   }
   if (count == 0) throw std::runtime_error("backend 'cuda': no CUDA device found (cudaGetDeviceCount reports 0 devices)");
-  const char* det = std::getenv("ABLATE_CUDA_DETERMINISTIC");
-  return std::make_unique<cuda::CudaBackend>(0, det && std::string(det) == "1");
+  return std::make_unique<cuda::CudaBackend>(0, options.deterministic);
 }
 
 }  // namespace ablate::kernels

@@ -37,7 +37,8 @@ struct OnednnOptions {
 
 class OnednnBackend : public cpu::CpuBackend {
  public:
-  explicit OnednnBackend(OnednnOptions options = {});
+  // conv_mode: the shared loops' convolution strategy, for the f64 convolutions (conv_mode.h).
+  explicit OnednnBackend(OnednnOptions options = {}, cpu::ConvMode conv_mode = cpu::default_conv_mode());
 
   std::string name() const override { return "onednn"; }
   std::string library_version() const override;
