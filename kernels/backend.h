@@ -97,10 +97,37 @@ class Backend {
   void activation_forward(Activation a, const Tensor& x, Tensor& y);
   void activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx);
 
+  // --- GELU (op_params.h, kernels/gelu_math.h): elementwise, x, y, dy, dx of one shape. Backward
+  // reads x, not y (dx = dy * GELU'(x)): a layer that needs the backward keeps x, so its
+  // forward does not run in place. y may alias x and dx may alias dy. ----------------------
+  void gelu_forward(const Tensor& x, Tensor& y, GeluApprox approx);
+  void gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx);
+
   // --- LRN across channels: x, y [N,C,H,W]; workspace as for pooling ------------------------
   void lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p);
   void lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy,
                     const Tensor& workspace, Tensor& dx, const LrnParams& p);
+
+  // --- batch normalisation per channel over N (and H, W): x, y, dy, dx [N,C,H,W] or [N,C];
+  // gamma, beta, mean, var, dgamma, dbeta [C]; M = N*H*W values per channel (M >= 1). gamma
+  // and beta may be empty: no scale (1) and no shift (0), as Caffe's BatchNorm layer without
+  // its Scale layer. epsilon > 0 (Caffe's and Torch's default 1e-5). With s = sqrt(var + eps)
+  // and x_hat = (x - mean[c]) / s[c]:  y = gamma[c] x_hat + beta[c].
+  // Training: the batch statistics mean[c] = (1/M) sum x and the biased variance
+  // var[c] = (1/M) sum (x - mean[c])^2 are outputs, for the layer to keep running statistics
+  // by its framework's rule (Caffe's moving_average_fraction with its scale factor, Torch's
+  // momentum with the unbiased variance M/(M-1) var) and for the backward. y may alias x.
+  void batch_norm_forward_training(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon, Tensor& y,
+                                   Tensor& mean, Tensor& var);
+  // Inference: y from the given mean and var (the running statistics); y may alias x.
+  void batch_norm_forward_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                                    const Tensor& var, double epsilon, Tensor& y);
+  // Backward of the training forward (mean and var depend on x), from x, dy, gamma (empty: 1)
+  // and the mean and var that forward returned:
+  //   dbeta[c] = sum dy,  dgamma[c] = sum dy x_hat,  dx = gamma[c] / s[c] (dy - (dbeta[c] + x_hat dgamma[c]) / M)
+  // dx, dgamma, dbeta may each be empty: not computed. dx may alias dy.
+  void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                           const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma, Tensor& dbeta);
 
   // --- dropout: mask[i] = (u_i < keep) / keep with u_i uniform from a counter-based hash
   // of (seed, first_index + i), identical on every backend; then y = x * mask and
@@ -165,9 +192,18 @@ class Backend {
                                     const Tensor& workspace, Tensor& dx, const Pool2dParams& p) = 0;
   virtual void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) = 0;
   virtual void activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) = 0;
+  virtual void gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx) = 0;
+  virtual void gelu_backward_impl(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) = 0;
   virtual void lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) = 0;
   virtual void lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                                  Tensor& dx, const LrnParams& p) = 0;
+  virtual void batch_norm_forward_training_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                               double epsilon, Tensor& y, Tensor& mean, Tensor& var) = 0;
+  virtual void batch_norm_forward_inference_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                                const Tensor& mean, const Tensor& var, double epsilon, Tensor& y) = 0;
+  virtual void batch_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                                        const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma,
+                                        Tensor& dbeta) = 0;
   virtual void dropout_mask_impl(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) = 0;
   virtual double softmax_xent_forward_impl(const Tensor& logits, const Tensor& labels, Tensor& prob) = 0;
   virtual void softmax_xent_backward_impl(const Tensor& prob, const Tensor& labels, double scale,

@@ -16,7 +16,9 @@
   X(linear_forward) X(linear_backward_data) X(linear_backward_weights)                                  \
   X(pool2d_forward) X(pool2d_backward)                                                                  \
   X(activation_forward) X(activation_backward)                                                          \
+  X(gelu_forward) X(gelu_backward)                                                                      \
   X(lrn_forward) X(lrn_backward)                                                                        \
+  X(batch_norm_forward_training) X(batch_norm_forward_inference) X(batch_norm_backward)                 \
   X(dropout_mask)                                                                                       \
   X(softmax_xent_forward) X(softmax_xent_backward) X(softmax_forward)                                   \
   X(log_softmax_forward) X(log_softmax_backward) X(nll_forward) X(nll_backward)                         \

@@ -1,5 +1,5 @@
-// The contract of the pointwise and per-pixel ops (kernels/backend.h): activations (x, y, dy,
-// dx of one shape and float dtype; backward reads y), LRN across channels (x, y, dy, dx
+// The contract of the pointwise and per-pixel ops (kernels/backend.h): activations and GELU
+// (x, y, dy, dx of one shape and float dtype; backward reads y, GELU's x), LRN across channels (x, y, dy, dx
 // [N,C,H,W]; an odd window, k > 0, alpha >= 0) and dropout's mask (keep in (0, 1]).
 #include <sstream>
 
@@ -22,6 +22,21 @@ void Backend::activation_backward(Activation a, const Tensor& y, const Tensor& d
   check.like_shape("dy", dy, y, y.shape());
   check.like_shape("dx", dx, y, y.shape());
   observed_call(*this, Op::activation_backward, [&] { activation_backward_impl(a, y, dy, dx); });
+}
+
+void Backend::gelu_forward(const Tensor& x, Tensor& y, GeluApprox approx) {
+  const OpCheck check(*this, Op::gelu_forward);
+  check.floating("x", x);
+  check.like_shape("y", y, x, x.shape());
+  observed_call(*this, Op::gelu_forward, [&] { gelu_forward_impl(x, y, approx); });
+}
+
+void Backend::gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) {
+  const OpCheck check(*this, Op::gelu_backward);
+  check.floating("x", x);
+  check.like_shape("dy", dy, x, x.shape());
+  check.like_shape("dx", dx, x, x.shape());
+  observed_call(*this, Op::gelu_backward, [&] { gelu_backward_impl(x, dy, dx, approx); });
 }
 
 void Backend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) {

@@ -52,9 +52,18 @@ class CpuBackend : public Backend {
                             Tensor& dx, const Pool2dParams& p) override;
   void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) override;
   void activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
+  void gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx) override;
+  void gelu_backward_impl(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) override;
   void lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) override;
   void lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                          Tensor& dx, const LrnParams& p) override;
+  // Batch normalisation as loops over channels (batch_norm.cpp); onednn uses them too.
+  void batch_norm_forward_training_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon,
+                                       Tensor& y, Tensor& mean, Tensor& var) override;
+  void batch_norm_forward_inference_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                                        const Tensor& var, double epsilon, Tensor& y) override;
+  void batch_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                                const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
   void dropout_mask_impl(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) override;
   double softmax_xent_forward_impl(const Tensor& logits, const Tensor& labels, Tensor& prob) override;
   void softmax_xent_backward_impl(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits) override;

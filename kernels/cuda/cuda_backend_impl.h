@@ -1,7 +1,8 @@
 // CudaBackend: the Backend op set on one NVIDIA GPU (see cuda_backend.h). Internal header,
 // shared by cuda_backend.cpp (identity, staging, BLAS, elementwise, losses, optimizers),
-// cuda_dnn.cpp (convolution, pooling, LRN, activations, softmax through cuDNN) and
-// cuda_conv_map.cpp (Torch's connection-table convolution on our own kernels).
+// cuda_dnn.cpp (convolution, pooling, LRN, activations, softmax through cuDNN),
+// cuda_conv_map.cpp (Torch's connection-table convolution on our own kernels), cuda_gelu.cpp
+// and cuda_batch_norm.cpp (our own kernels too).
 // Tensors it creates live on the device (cuda_allocator()); an argument that is a host tensor
 // (the engine's batch, a test's input) is staged through a device copy (DeviceArg).
 #pragma once
@@ -90,9 +91,17 @@ class CudaBackend final : public Backend {
                             const Pool2dParams& p) override;
   void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) override;
   void activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
+  void gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx) override;
+  void gelu_backward_impl(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) override;
   void lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) override;
   void lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
                          const LrnParams& p) override;
+  void batch_norm_forward_training_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon,
+                                       Tensor& y, Tensor& mean, Tensor& var) override;
+  void batch_norm_forward_inference_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                                        const Tensor& var, double epsilon, Tensor& y) override;
+  void batch_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                                const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
   void dropout_mask_impl(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) override;
   double softmax_xent_forward_impl(const Tensor& logits, const Tensor& labels, Tensor& prob) override;
   void softmax_xent_backward_impl(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits) override;

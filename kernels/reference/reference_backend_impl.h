@@ -6,8 +6,8 @@
 //    rounds once, so the f32 reference is as exact as f32 outputs can be;
 //  - the arguments arrive checked by the Backend's contract (kernels/contract/).
 // One op family per file: reference_gemm.cpp (gemm, linear), reference_conv.cpp (conv, bias),
-// reference_conv_map.cpp (Torch's connection-table convolution),
-// reference_pool.cpp, reference_activation.cpp, reference_lrn.cpp, reference_dropout.cpp,
+// reference_conv_map.cpp (Torch's connection-table convolution), reference_pool.cpp,
+// reference_activation.cpp (with GELU), reference_lrn.cpp, reference_batch_norm.cpp, reference_dropout.cpp,
 // reference_losses.cpp, reference_elementwise.cpp, reference_optim.cpp.
 // Private to kernels/reference/: the rest of the code uses make_reference_backend().
 #pragma once
@@ -55,9 +55,19 @@ class ReferenceBackend final : public Backend {
   void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) override;
   void activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
 
+  void gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx) override;
+  void gelu_backward_impl(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) override;
+
   void lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) override;
   void lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                          Tensor& dx, const LrnParams& p) override;
+
+  void batch_norm_forward_training_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon,
+                                       Tensor& y, Tensor& mean, Tensor& var) override;
+  void batch_norm_forward_inference_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                                        const Tensor& var, double epsilon, Tensor& y) override;
+  void batch_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                                const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
 
   void dropout_mask_impl(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) override;
 

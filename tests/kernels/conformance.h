@@ -75,6 +75,7 @@ std::vector<Case> conv_map_cases();
 std::vector<Case> pool_cases();
 std::vector<Case> activation_cases();
 std::vector<Case> lrn_cases();
+std::vector<Case> batch_norm_cases();
 std::vector<Case> dropout_cases();
 std::vector<Case> loss_cases();
 std::vector<Case> elementwise_cases();

@@ -1,11 +1,12 @@
 // Backend conformance: every op of kernels/backend.h on every backend other than reference,
 // in f32 and f64, against the reference backend over the seeded random cases of
 // conformance_*_cases.cpp (odd sizes, strides 1-3, asymmetric padding, connection tables,
-// the three pooling conventions with max and avg, batch 1 and > 1, in-place activations).
+// the three pooling conventions with max and avg, batch 1 and > 1, in-place activations and
+// GELU, batch normalisation of [N,C] and [N,C,H,W] with and without scale and shift).
 //
 // Tolerance: for each output element, err = |out - ref| / max(1, |ref|); a case passes when
 // max err <= base * sqrt(L), L the number of terms summed into the element (C*KH*KW for a
-// convolution, K for gemm, 1 for pointwise ops), base 1e-5 for f32 and 1e-11 for f64.
+// convolution, K for gemm, N*H*W for batch normalisation, 1 for pointwise ops), base 1e-5 for f32 and 1e-11 for f64.
 // Dropout masks, copies and argmax indices must match exactly. Workspaces are private to a
 // backend: outputs and gradients are compared, never workspaces.
 //
@@ -79,6 +80,7 @@ TEST_P(Conformance, Conv2dMap) { check(conv_map_cases()); }
 TEST_P(Conformance, Pool2d) { check(pool_cases()); }
 TEST_P(Conformance, Activations) { check(activation_cases()); }
 TEST_P(Conformance, Lrn) { check(lrn_cases()); }
+TEST_P(Conformance, BatchNorm) { check(batch_norm_cases()); }
 TEST_P(Conformance, Dropout) { check(dropout_cases()); }
 TEST_P(Conformance, Losses) { check(loss_cases()); }
 TEST_P(Conformance, ElementwiseAndBias) { check(elementwise_cases()); }

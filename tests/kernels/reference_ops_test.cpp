@@ -217,6 +217,47 @@ TEST_F(ReferenceOps, Activations) {
   expect_values(dx.slice0(0, 3), {0, 6, 7}, "relu backward");
 }
 
+// GELU at known points: exact GELU(x) = x Phi(x) with the standard normal CDF (Phi(1) =
+// 0.841344746...), PyTorch's tanh form, and the derivatives at 0 (1/2) and 1 (Phi(1) + phi(1)).
+TEST_F(ReferenceOps, GeluAtKnownPoints) {
+  Tensor x = make({4}, {1, -1, 2, -0.5}), y({4}, DType::f64);
+  b->gelu_forward(x, y, GeluApprox::exact);
+  expect_values(y, {0.8413447460685429, -0.15865525393145707, 1.9544997361036416, -0.15426876936299344}, "exact");
+  b->gelu_forward(x, y, GeluApprox::tanh);
+  expect_values(y, {0.8411919906082768, -0.15880800939172324, 1.954597694087775, -0.15428599017485606}, "tanh");
+  Tensor at = make({2}, {0, 1}), dx({2}, DType::f64);
+  b->gelu_backward(at, make({2}, {1, 1}), dx, GeluApprox::exact);
+  expect_values(dx, {0.5, 0.8413447460685429 + 0.24197072451914337}, "exact derivative");
+  b->gelu_backward(at, make({2}, {1, 1}), dx, GeluApprox::tanh);
+  EXPECT_NEAR(dx.at(0), 0.5, 1e-15);
+  EXPECT_EQ(parse_gelu_approx("tanh"), GeluApprox::tanh);
+  EXPECT_NE(invalid_argument_of([] { parse_gelu_approx("none"); }).find("expected exact or tanh"), std::string::npos);
+}
+
+// Batch statistics per channel of [N,C,H,W] (channel 0 holds 1..4, channel 1 10..40), the
+// normalised output with scale and shift, inference with given statistics, and the backward's
+// sums: with dy = 1, dbeta = M, dgamma = sum x_hat = 0 and dx = 0.
+TEST_F(ReferenceOps, BatchNormByHand) {
+  Tensor x = make({2, 2, 1, 2}, {1, 2, 10, 20, 3, 4, 30, 40}), y({2, 2, 1, 2}, DType::f64);
+  Tensor mean({2}, DType::f64), var({2}, DType::f64), gamma = make({2}, {2, 1}), beta = make({2}, {1, 0});
+  const double eps = 1e-5;
+  b->batch_norm_forward_training(x, gamma, beta, eps, y, mean, var);
+  expect_values(mean, {2.5, 25}, "mean");
+  expect_values(var, {1.25, 125}, "biased var");
+  const double s0 = std::sqrt(1.25 + eps), s1 = std::sqrt(125 + eps);
+  expect_values(y, {2 * -1.5 / s0 + 1, 2 * -0.5 / s0 + 1, -15 / s1, -5 / s1, 2 * 0.5 / s0 + 1, 2 * 1.5 / s0 + 1, 5 / s1,
+                    15 / s1},
+                "y");
+  Tensor plain({2, 2, 1, 2}, DType::f64);
+  b->batch_norm_forward_inference(x, Tensor(), Tensor(), make({2}, {0, 10}), make({2}, {4 - eps, 1 - eps}), eps, plain);
+  expect_values(plain, {0.5, 1, 0, 10, 1.5, 2, 20, 30}, "inference, no affine");
+  Tensor dx({2, 2, 1, 2}, DType::f64), dgamma({2}, DType::f64), dbeta({2}, DType::f64);
+  b->batch_norm_backward(x, make({2, 2, 1, 2}, {1, 1, 1, 1, 1, 1, 1, 1}), gamma, mean, var, eps, dx, dgamma, dbeta);
+  expect_values(dbeta, {4, 4}, "dbeta");
+  expect_values(dgamma, {0, 0}, "dgamma");
+  expect_values(dx, {0, 0, 0, 0, 0, 0, 0, 0}, "dx");
+}
+
 TEST_F(ReferenceOps, DropoutMaskIsTheCounterFormula) {
   for (DType dt : {DType::f32, DType::f64}) {
     Tensor mask({4000}, dt);
