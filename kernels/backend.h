@@ -4,6 +4,14 @@
 // labels are i32. Ops write their outputs, which the caller allocates with the right shape;
 // gradients of parameters are overwritten, not accumulated. Inputs and outputs of
 // elementwise ops may alias (in-place layers).
+//
+// Each op is a public non-virtual function that (1) checks its arguments against the one
+// contract of the op set (kernels/contract/: dtypes, ranks, shapes, label and table ranges of
+// host tensors, scalar ranges; a failure throws std::invalid_argument "<backend> <op>: <arg>
+// is <what came>, expected <what>"), (2) tells the observer, if one is set (the profiler), and
+// (3) calls the protected virtual <op>_impl that each backend overrides. An implementation
+// receives checked arguments; it checks only what is its own (a tensor on its device, a
+// library's limit, the format of its private workspace). kernels/op_list.h names every op.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/op_list.h"
+#include "kernels/op_observer.h"
 #include "kernels/op_params.h"
 #include "kernels/tensor.h"
 
@@ -39,96 +49,186 @@ class Backend {
   // mode, oneDNN's layouts, cuDNN's algorithms and workspaces.
   virtual std::vector<std::pair<std::string, std::string>> choices() const { return {}; }
 
+  // The observer told about every op call (nullptr: none); not owned, must outlive its use.
+  void set_observer(OpObserver* observer) { observer_ = observer; }
+  OpObserver* observer() const { return observer_; }
+
   // --- GEMM: c = alpha * op(a) * op(b) + beta * c; a, b, c are 2-D --------------------------
-  virtual void gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b,
-                    double beta, Tensor& c) = 0;
+  void gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta, Tensor& c);
 
   // --- convolution: x [N,C,H,W], w [K,C,KH,KW], bias [K] or empty, y [N,K,OH,OW] -----------
-  virtual void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
-                              const Conv2dParams& p) = 0;
+  void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, const Conv2dParams& p);
   // dx = conv_transpose(dy, w)
-  virtual void conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx,
-                                    const Conv2dParams& p) = 0;
+  void conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p);
   // dw = sum_n corr(x_n, dy_n); dbias (if not empty) = sum over n, oh, ow of dy
-  virtual void conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
-                                       const Conv2dParams& p) = 0;
+  void conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias, const Conv2dParams& p);
   // --- connection-table convolution (Torch's SpatialConvolutionMap): table i32 [T, 2] holds
   // T (input plane, output plane) pairs; w [T, KH, KW] one kernel per pair; bias [K] or empty;
   // x [N,C,H,W], y [N,K,OH,OW]:  y[n,o] = bias[o] + sum over t with table[t] = (i, o) of
   // corr(x[n,i], w[t]). The table lives where the backend's tensors live. ---------------------
-  virtual void conv2d_map_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table,
-                                  Tensor& y, const Conv2dParams& p) = 0;
+  void conv2d_map_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table,
+                          Tensor& y, const Conv2dParams& p);
   // dx[n,i] = sum over t with table[t] = (i, o) of conv_transpose(dy[n,o], w[t])
-  virtual void conv2d_map_backward_data(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
-                                        const Conv2dParams& p) = 0;
+  void conv2d_map_backward_data(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
+                                const Conv2dParams& p);
   // dw[t] = sum_n corr(x[n,i], dy[n,o]) for table[t] = (i, o); dbias as for conv2d
-  virtual void conv2d_map_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw,
-                                           Tensor& dbias, const Conv2dParams& p) = 0;
+  void conv2d_map_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw,
+                                   Tensor& dbias, const Conv2dParams& p);
 
   // y[n, c, ...] += bias[c] for y [N,C,...] (Theano adds the bias after pooling)
-  virtual void bias_add(Tensor& y, const Tensor& bias) = 0;
+  void bias_add(Tensor& y, const Tensor& bias);
   // dbias[c] = sum over n and the trailing dimensions of dy[n, c, ...]
-  virtual void bias_backward(const Tensor& dy, Tensor& dbias) = 0;
+  void bias_backward(const Tensor& dy, Tensor& dbias);
 
   // --- fully connected (Caffe InnerProduct): x [N,I], w [O,I], bias [O] or empty, y [N,O] --
-  virtual void linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) = 0;
-  virtual void linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx) = 0;
-  virtual void linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) = 0;
+  void linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y);
+  void linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx);
+  void linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias);
 
   // --- pooling: x [N,C,H,W], y [N,C,out_h,out_w] ----------------------------------------------
   // `workspace` is backend-private state that forward fills and backward reads (argmax
   // indices, a oneDNN workspace); pass the same, initially empty, Tensor to both.
-  virtual void pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) = 0;
-  virtual void pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy,
-                               const Tensor& workspace, Tensor& dx, const Pool2dParams& p) = 0;
+  void pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p);
+  void pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy,
+                       const Tensor& workspace, Tensor& dx, const Pool2dParams& p);
 
   // --- activations, elementwise: backward reads y (relu: y > 0, tanh: 1 - y^2,
   // sigmoid: y (1 - y)), so in-place forward is allowed; dx may alias dy ---------------------
-  virtual void activation_forward(Activation a, const Tensor& x, Tensor& y) = 0;
-  virtual void activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) = 0;
+  void activation_forward(Activation a, const Tensor& x, Tensor& y);
+  void activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx);
+
+  // --- GELU (op_params.h, kernels/gelu_math.h): elementwise, x, y, dy, dx of one shape. Backward
+  // reads x, not y (dx = dy * GELU'(x)): a layer that needs the backward keeps x, so its
+  // forward does not run in place. y may alias x and dx may alias dy. ----------------------
+  void gelu_forward(const Tensor& x, Tensor& y, GeluApprox approx);
+  void gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx);
 
   // --- LRN across channels: x, y [N,C,H,W]; workspace as for pooling ------------------------
-  virtual void lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) = 0;
-  virtual void lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy,
-                            const Tensor& workspace, Tensor& dx, const LrnParams& p) = 0;
+  void lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p);
+  void lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy,
+                    const Tensor& workspace, Tensor& dx, const LrnParams& p);
+
+  // --- batch normalisation per channel over N (and H, W): x, y, dy, dx [N,C,H,W] or [N,C];
+  // gamma, beta, mean, var, dgamma, dbeta [C]; M = N*H*W values per channel (M >= 1). gamma
+  // and beta may be empty: no scale (1) and no shift (0), as Caffe's BatchNorm layer without
+  // its Scale layer. epsilon > 0 (Caffe's and Torch's default 1e-5). With s = sqrt(var + eps)
+  // and x_hat = (x - mean[c]) / s[c]:  y = gamma[c] x_hat + beta[c].
+  // Training: the batch statistics mean[c] = (1/M) sum x and the biased variance
+  // var[c] = (1/M) sum (x - mean[c])^2 are outputs, for the layer to keep running statistics
+  // by its framework's rule (Caffe's moving_average_fraction with its scale factor, Torch's
+  // momentum with the unbiased variance M/(M-1) var) and for the backward. y may alias x.
+  void batch_norm_forward_training(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon, Tensor& y,
+                                   Tensor& mean, Tensor& var);
+  // Inference: y from the given mean and var (the running statistics); y may alias x.
+  void batch_norm_forward_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                                    const Tensor& var, double epsilon, Tensor& y);
+  // Backward of the training forward (mean and var depend on x), from x, dy, gamma (empty: 1)
+  // and the mean and var that forward returned:
+  //   dbeta[c] = sum dy,  dgamma[c] = sum dy x_hat,  dx = gamma[c] / s[c] (dy - (dbeta[c] + x_hat dgamma[c]) / M)
+  // dx, dgamma, dbeta may each be empty: not computed. dx may alias dy.
+  void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                           const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma, Tensor& dbeta);
 
   // --- dropout: mask[i] = (u_i < keep) / keep with u_i uniform from a counter-based hash
   // of (seed, first_index + i), identical on every backend; then y = x * mask and
   // dx = dy * mask (mul). first_index: where this mask starts in a larger one (a data-parallel
   // rank's slice of the global batch draws the elements the single-process run draws) ---
-  virtual void dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index = 0) = 0;
+  void dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index = 0);
 
   // --- losses over logits [N,K] and labels i32 [N] --------------------------------------
   // prob = softmax(logits); returns mean over N of -log prob[n, label_n]
-  virtual double softmax_xent_forward(const Tensor& logits, const Tensor& labels, Tensor& prob) = 0;
+  double softmax_xent_forward(const Tensor& logits, const Tensor& labels, Tensor& prob);
   // dlogits = (prob - onehot(labels)) * scale  (scale = loss_weight / N for a batch mean)
-  virtual void softmax_xent_backward(const Tensor& prob, const Tensor& labels, double scale,
-                                     Tensor& dlogits) = 0;
-  virtual void softmax_forward(const Tensor& x, Tensor& y) = 0;  // rows of [N,K]
+  void softmax_xent_backward(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits);
+  void softmax_forward(const Tensor& x, Tensor& y);  // rows of [N,K]
   // y = x - log sum exp(x) per row; backward: dx = dy - exp(y) * sum_k dy
-  virtual void log_softmax_forward(const Tensor& x, Tensor& y) = 0;
-  virtual void log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) = 0;
+  void log_softmax_forward(const Tensor& x, Tensor& y);
+  void log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx);
   // returns mean over N of -logp[n, label_n]; backward: dlogp = -scale at the label, 0 elsewhere
-  virtual double nll_forward(const Tensor& logp, const Tensor& labels) = 0;
-  virtual void nll_backward(const Tensor& labels, double scale, Tensor& dlogp) = 0;
+  double nll_forward(const Tensor& logp, const Tensor& labels);
+  void nll_backward(const Tensor& labels, double scale, Tensor& dlogp);
 
   // --- elementwise and reductions (any shape; same numel where two tensors meet) ---------
-  virtual void fill(Tensor& x, double value) = 0;
-  virtual void copy(const Tensor& src, Tensor& dst) = 0;
-  virtual void scale(Tensor& x, double alpha) = 0;                               // x *= alpha
-  virtual void axpy(double alpha, const Tensor& x, Tensor& y) = 0;               // y += alpha x
-  virtual void axpby(double alpha, const Tensor& x, double beta, Tensor& y) = 0; // y = a x + b y
-  virtual void add(const Tensor& a, const Tensor& b, Tensor& out) = 0;           // out = a + b
-  virtual void mul(const Tensor& a, const Tensor& b, Tensor& out) = 0;           // out = a * b
-  virtual double sum(const Tensor& x) = 0;
-  virtual double sum_squares(const Tensor& x) = 0;
+  void fill(Tensor& x, double value);
+  void copy(const Tensor& src, Tensor& dst);
+  void scale(Tensor& x, double alpha);                               // x *= alpha
+  void axpy(double alpha, const Tensor& x, Tensor& y);               // y += alpha x
+  void axpby(double alpha, const Tensor& x, double beta, Tensor& y); // y = a x + b y
+  void add(const Tensor& a, const Tensor& b, Tensor& out);           // out = a + b
+  void mul(const Tensor& a, const Tensor& b, Tensor& out);           // out = a * b
+  double sum(const Tensor& x);
+  double sum_squares(const Tensor& x);
   // out[n] = argmax_k x[n, k] for x [N,K], out i32 [N] (ties: the lowest k)
-  virtual void argmax_rows(const Tensor& x, Tensor& out) = 0;
+  void argmax_rows(const Tensor& x, Tensor& out);
 
   // --- optimizer updates on one parameter w with gradient g (g may be modified) ---------
-  virtual void caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) = 0;
-  virtual void torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) = 0;
-  virtual void adam_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) = 0;
+  void caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p);
+  void torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p);
+  void adam_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p);
+
+ protected:
+  // The implementations, called with arguments that passed the contract. An implementation
+  // that needs another op calls its _impl (no second check, no second observer span).
+  virtual void gemm_impl(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b,
+                         double beta, Tensor& c) = 0;
+  virtual void conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                   const Conv2dParams& p) = 0;
+  virtual void conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) = 0;
+  virtual void conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                            const Conv2dParams& p) = 0;
+  virtual void conv2d_map_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias,
+                                       const Tensor& table, Tensor& y, const Conv2dParams& p) = 0;
+  virtual void conv2d_map_backward_data_impl(const Tensor& dy, const Tensor& w, const Tensor& table,
+                                             Tensor& dx, const Conv2dParams& p) = 0;
+  virtual void conv2d_map_backward_weights_impl(const Tensor& x, const Tensor& dy, const Tensor& table,
+                                                Tensor& dw, Tensor& dbias, const Conv2dParams& p) = 0;
+  virtual void bias_add_impl(Tensor& y, const Tensor& bias) = 0;
+  virtual void bias_backward_impl(const Tensor& dy, Tensor& dbias) = 0;
+  virtual void linear_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) = 0;
+  virtual void linear_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx) = 0;
+  virtual void linear_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) = 0;
+  virtual void pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) = 0;
+  virtual void pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy,
+                                    const Tensor& workspace, Tensor& dx, const Pool2dParams& p) = 0;
+  virtual void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) = 0;
+  virtual void activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) = 0;
+  virtual void gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx) = 0;
+  virtual void gelu_backward_impl(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) = 0;
+  virtual void lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) = 0;
+  virtual void lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                                 Tensor& dx, const LrnParams& p) = 0;
+  virtual void batch_norm_forward_training_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                               double epsilon, Tensor& y, Tensor& mean, Tensor& var) = 0;
+  virtual void batch_norm_forward_inference_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                                const Tensor& mean, const Tensor& var, double epsilon, Tensor& y) = 0;
+  virtual void batch_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                                        const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma,
+                                        Tensor& dbeta) = 0;
+  virtual void dropout_mask_impl(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) = 0;
+  virtual double softmax_xent_forward_impl(const Tensor& logits, const Tensor& labels, Tensor& prob) = 0;
+  virtual void softmax_xent_backward_impl(const Tensor& prob, const Tensor& labels, double scale,
+                                          Tensor& dlogits) = 0;
+  virtual void softmax_forward_impl(const Tensor& x, Tensor& y) = 0;
+  virtual void log_softmax_forward_impl(const Tensor& x, Tensor& y) = 0;
+  virtual void log_softmax_backward_impl(const Tensor& y, const Tensor& dy, Tensor& dx) = 0;
+  virtual double nll_forward_impl(const Tensor& logp, const Tensor& labels) = 0;
+  virtual void nll_backward_impl(const Tensor& labels, double scale, Tensor& dlogp) = 0;
+  virtual void fill_impl(Tensor& x, double value) = 0;
+  virtual void copy_impl(const Tensor& src, Tensor& dst) = 0;
+  virtual void scale_impl(Tensor& x, double alpha) = 0;
+  virtual void axpy_impl(double alpha, const Tensor& x, Tensor& y) = 0;
+  virtual void axpby_impl(double alpha, const Tensor& x, double beta, Tensor& y) = 0;
+  virtual void add_impl(const Tensor& a, const Tensor& b, Tensor& out) = 0;
+  virtual void mul_impl(const Tensor& a, const Tensor& b, Tensor& out) = 0;
+  virtual double sum_impl(const Tensor& x) = 0;
+  virtual double sum_squares_impl(const Tensor& x) = 0;
+  virtual void argmax_rows_impl(const Tensor& x, Tensor& out) = 0;
+  virtual void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) = 0;
+  virtual void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) = 0;
+  virtual void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) = 0;
+
+ private:
+  OpObserver* observer_ = nullptr;
 };
 
 }  // namespace ablate::kernels

@@ -35,6 +35,14 @@ const char* activation_name(Activation a) {
   return "?";
 }
 
+const char* gelu_approx_name(GeluApprox a) { return a == GeluApprox::exact ? "exact" : "tanh"; }
+
+GeluApprox parse_gelu_approx(const std::string& name) {
+  for (GeluApprox a : {GeluApprox::exact, GeluApprox::tanh})
+    if (name == gelu_approx_name(a)) return a;
+  throw std::invalid_argument("GELU approximation '" + name + "' is not known; expected exact or tanh");
+}
+
 namespace {
 
 void require_at_least(const char* what, const char* field, int value, int minimum) {

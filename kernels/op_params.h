@@ -55,6 +55,14 @@ struct LrnParams {
 enum class Activation { relu, tanh, sigmoid };
 const char* activation_name(Activation a);
 
+// GELU (Hendrycks & Gimpel), in PyTorch's two forms (nn.GELU's approximate='none' | 'tanh'):
+//   exact: y = 0.5 x (1 + erf(x / sqrt 2))
+//   tanh:  y = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+// The formulas and their derivatives, for every backend: kernels/gelu_math.h.
+enum class GeluApprox { exact, tanh };
+const char* gelu_approx_name(GeluApprox a);               // "exact", "tanh"
+GeluApprox parse_gelu_approx(const std::string& name);  // throws listing the known names
+
 // Caffe's SGD (sgd_solver.cpp): g += weight_decay * w; h = momentum * h + lr * g; w -= h.
 struct CaffeSgdParams {
   double lr = 0.01, momentum = 0.0, weight_decay = 0.0;

@@ -1,4 +1,4 @@
-// Backend registry: the one place that knows every backend's factory.
+// Backend registry: the one table of every backend's factory and the options it takes.
 #include "kernels/registry.h"
 
 #include <functional>
@@ -16,42 +16,89 @@
 namespace ablate::kernels {
 namespace {
 
-using Factory = std::function<std::unique_ptr<Backend>()>;
+using Factory = std::function<std::unique_ptr<Backend>(const BackendOptions&)>;
 
-const std::vector<std::pair<std::string, Factory>>& factories() {
-  static const std::vector<std::pair<std::string, Factory>> table = {
-      {"reference", make_reference_backend},
-      {"eigen", make_eigen_backend},
-      {"openblas", make_openblas_backend},
-      {"onednn", make_onednn_backend},
+struct Entry {
+  std::string name;
+  Factory factory;
+  std::vector<BackendOption> options;  // the options it takes
+};
+
+const std::vector<Entry>& table() {
+  using O = BackendOption;
+  static const std::vector<Entry> entries = {
+      {"reference", make_reference_backend, {O::threads, O::deterministic}},
+      {"eigen", make_eigen_backend, {O::threads, O::conv_mode, O::deterministic}},
+      {"openblas", make_openblas_backend, {O::threads, O::conv_mode, O::deterministic}},
+      {"onednn", make_onednn_backend, {O::threads, O::conv_mode, O::onednn_conv_layout, O::deterministic}},
 #ifdef ABLATE_HAVE_CUDA
-      {"cuda", make_cuda_backend},
+      {"cuda", make_cuda_backend, {O::threads, O::deterministic}},
 #endif
   };
-  return table;
+  return entries;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
+const Entry& entry_of(const std::string& name) {
+  for (const Entry& e : table())
+    if (e.name == name) return e;
+  throw std::invalid_argument("backend '" + name + "' is not known; the known backends are: " + joined(backend_names()));
+}
+
+bool takes(const Entry& e, BackendOption option) {
+  for (BackendOption o : e.options)
+    if (o == option) return true;
+  return false;
 }
 
 }  // namespace
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
-  for (const auto& [name, factory] : factories()) names.push_back(name);
+  for (const Entry& e : table()) names.push_back(e.name);
   return names;
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
-  if (threads < 1)
-    throw std::invalid_argument("--threads " + std::to_string(threads) + ": expected a count of at least 1");
-  for (const auto& [known, factory] : factories()) {
-    if (known == name) {
-      auto backend = factory();
-      backend->set_threads(threads);
-      return backend;
-    }
+std::vector<BackendOption> backend_options_of(const std::string& backend) { return entry_of(backend).options; }
+
+std::vector<std::string> backends_taking(BackendOption option) {
+  std::vector<std::string> names;
+  for (const Entry& e : table())
+    if (takes(e, option)) names.push_back(e.name);
+  return names;
+}
+
+void check_backend_options(const std::string& backend, const BackendOptions& options) {
+  const Entry& e = entry_of(backend);
+  if (options.threads < 1)
+    throw std::invalid_argument("--threads " + std::to_string(options.threads) + ": expected a count of at least 1");
+  for (BackendOption option : options_set(options)) {
+    if (takes(e, option)) continue;
+    const std::vector<std::string> owners = backends_taking(option);
+    throw std::invalid_argument(describe_option(options, option) + " is an option of the " + joined(owners) +
+                                (owners.size() == 1 ? " backend" : " backends") + ", not of '" + backend + "'");
   }
-  std::string list;
-  for (const auto& known : backend_names()) list += (list.empty() ? "" : ", ") + known;
-  throw std::invalid_argument("backend '" + name + "' is not known; the known backends are: " + list);
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options) {
+  check_backend_options(name, options);
+  std::unique_ptr<Backend> backend = entry_of(name).factory(options);
+  backend->set_threads(options.threads);
+  if (options.deterministic && !backend->make_deterministic())
+    throw std::invalid_argument("deterministic: backend '" + name + "' cannot promise bit-identical runs (" +
+                                backend->library_version() + ")");
+  return backend;
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
+  BackendOptions options;
+  options.threads = threads;
+  return make_backend(name, options);
 }
 
 }  // namespace ablate::kernels

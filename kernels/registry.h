@@ -1,4 +1,5 @@
-// Gives a Backend by name ("reference", "eigen", "openblas", "onednn", "cuda" when built).
+// Gives a Backend by name ("reference", "eigen", "openblas", "onednn", "cuda" when built),
+// made with typed options (backend_options.h), and says which backend takes which option.
 #pragma once
 
 #include <memory>
@@ -6,13 +7,26 @@
 #include <vector>
 
 #include "kernels/backend.h"
+#include "kernels/backend_options.h"
 
 namespace ablate::kernels {
 
 // Names of the backends compiled into this build, in a stable order.
 std::vector<std::string> backend_names();
-// A new backend with its thread setting applied; an unknown name throws an error that
-// lists the known ones.
+// The options `backend` takes (threads and deterministic: every backend; conv_mode: eigen,
+// openblas, onednn; onednn_conv_layout: onednn). An unknown name throws listing the known ones.
+std::vector<BackendOption> backend_options_of(const std::string& backend);
+// The backends that take `option`, in registry order.
+std::vector<std::string> backends_taking(BackendOption option);
+// Throws std::invalid_argument when `backend` is unknown (listing the known ones), when
+// threads < 1, or when `options` sets an option that `backend` does not take, naming the
+// option, its value, the backend and the backends that take it:
+//   "onednn_conv_layout 'nhwc' is an option of the onednn backend, not of 'openblas'".
+void check_backend_options(const std::string& backend, const BackendOptions& options);
+// A new backend made with `options` (checked as above); with options.deterministic it has
+// switched to its deterministic choices, or the call throws saying why it cannot.
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options);
+// make_backend(name, {threads}) with every other option at its default.
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads = 1);
 
 }  // namespace ablate::kernels

@@ -63,6 +63,8 @@ const std::vector<PresetKey>& preset_table() {
       {"executor", choice({"sequential", "parallel"})},
       {"inter_op_threads", kind(ValueKind::thread_count)},
       {"passes", kind(ValueKind::text)},
+      {"conv_mode", choice({"per_image", "batched", "omp_per_image", "omp_batched"})},
+      {"onednn_conv_layout", choice({"autotune", "plain", "nhwc", "blocked"})},
       {"seed", kind(ValueKind::non_negative_integer)},
       {"notes", kind(ValueKind::text)},
   };

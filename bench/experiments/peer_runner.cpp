@@ -137,7 +137,7 @@ PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow&
   p.model = config.model;
   p.ablate.backend = config.backend.name;
   p.ablate.precision = kernels::dtype_name(config.precision);
-  p.ablate.threads = config.backend.threads;
+  p.ablate.threads = config.backend.options.threads;
   if (!row.measured() || row.iterations_done <= 0 || row.uniform_train_s <= 0) {
     p.note = "no ablate run to compare with (" + row.state + (row.note.empty() ? "" : ": " + row.note) + ")";
     return p;

@@ -19,11 +19,12 @@ void check_backend_name(const std::string& name, const std::string& where) {
 }
 
 std::unique_ptr<kernels::Backend> make_backend(const BackendSettings& s) {
-  auto backend = kernels::make_backend(s.name, s.threads);
-  if (s.deterministic && !backend->make_deterministic())
-    throw std::invalid_argument("--deterministic: backend '" + s.name + "' cannot promise bit-identical runs (" +
-                                backend->library_version() + ")");
-  return backend;
+  try {
+    return kernels::make_backend(s.name, s.options);
+  } catch (const std::invalid_argument& e) {
+    if (!s.options.deterministic) throw;
+    throw std::invalid_argument(std::string("--") + e.what());  // "--deterministic: backend ..."
+  }
 }
 
 }  // namespace ablate::bench::run

@@ -8,7 +8,7 @@
 
 #include "bench/run/run_reporting.h"
 #include "bench/run/strategy_switches.h"
-#include "kernels/profiling_backend.h"
+#include "kernels/profiling_observer.h"
 
 namespace ablate::bench::run {
 
@@ -59,13 +59,12 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
   run->dtype = cfg.precision;
   check_memory(*run);
 
-  kernels::Backend* engine_backend = run->backend.get();
   if (!cfg.profile.empty()) {
     run->trace = std::make_unique<kernels::TraceRecorder>();
-    run->profiled = std::make_unique<kernels::ProfilingBackend>(*run->backend, *run->trace);
-    engine_backend = run->profiled.get();
+    run->profiled = std::make_unique<kernels::ProfilingObserver>(*run->trace, *run->backend);
+    run->backend->set_observer(run->profiled.get());
   }
-  run->engine = make_engine(cfg, run->spec, *engine_backend);
+  run->engine = make_engine(cfg, run->spec, *run->backend);
   return run;
 }
 

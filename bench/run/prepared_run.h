@@ -3,7 +3,7 @@
 // (TF's 5,000 and Theano's 10,000 images), the length resolved on what is left, the
 // transforms fitted on the training part, the backend and the model built, the input shape
 // checked against the data, the memory estimate checked, and the engine of the chosen
-// strategy built over the backend (wrapped in the profiler with --profile).
+// strategy built over the backend (observed by the profiler with --profile).
 #pragma once
 
 #include <memory>
@@ -24,9 +24,9 @@ struct PreparedRun {
   datasets::TrainTest data;
   datasets::ImageSet validation;  // empty without validation_count
   std::unique_ptr<kernels::Backend> backend;
-  // With --profile: the recorder and the wrapper the engine runs on (kernels/profiling_backend.h).
+  // With --profile: the recorder and the backend's observer (kernels/profiling_observer.h).
   std::unique_ptr<kernels::TraceRecorder> trace;
-  std::unique_ptr<kernels::Backend> profiled;
+  std::unique_ptr<kernels::OpObserver> profiled;
   models::ModelSpec spec;
   datasets::Transform transform, test_transform;
   kernels::DType dtype = kernels::DType::f32;

@@ -32,7 +32,11 @@ Json config_json(const RunConfig& c) {
       {"model", c.model},
       {"strategy", c.strategy},
       {"backend", c.backend.name},
-      {"threads", c.backend.threads},
+      {"threads", c.backend.options.threads},
+      {"conv_mode", c.backend.options.conv_mode ? Json(kernels::cpu::conv_mode_name(*c.backend.options.conv_mode)) : Json()},
+      {"onednn_conv_layout", c.backend.options.onednn_conv_layout
+                                 ? Json(kernels::onednn::conv_layout_name(*c.backend.options.onednn_conv_layout))
+                                 : Json()},
       {"precision", kernels::dtype_name(c.precision)},
       {"optimizer",
        {{"type", o.type}, {"base_lr", o.lr.base_lr}, {"lr_policy", o.lr.policy}, {"gamma", o.lr.gamma},

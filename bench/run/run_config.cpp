@@ -13,6 +13,7 @@
 #include "bench/run/run_timing.h"
 #include "datasets/dataset_registry.h"
 #include "graph/engine.h"
+#include "kernels/registry.h"
 #include "models/preset.h"
 
 namespace ablate::bench::run {
@@ -45,7 +46,40 @@ class Origins {
 // error), then parsed into RunConfig's typed fields.
 struct Names {
   std::string strategy, precision = "f32", executor = "sequential", timing = "uniform";
+  std::string conv_mode, onednn_conv_layout;  // empty: the backend's default
 };
+
+// The backend's own switches (kernels::BackendOptions): parsed, then checked against the
+// chosen backend. A switch the backend does not take is an error when it came as a flag
+// ("--onednn-conv-layout: onednn_conv_layout 'nhwc' is an option of the onednn backend, not of
+// 'openblas'"), and recorded as unused when it came from the preset, as strategy switches are.
+void apply_backend_options(RunConfig& c, const Names& names, Origins& origins) {
+  kernels::BackendOptions& o = c.backend.options;
+  auto parsed = [&](const std::string& key, const std::string& text, auto parse) {
+    try {
+      return parse(text);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(origins.of(key) + ": " + e.what());
+    }
+  };
+  if (!names.conv_mode.empty()) o.conv_mode = parsed("conv_mode", names.conv_mode, kernels::parse_conv_mode);
+  if (!names.onednn_conv_layout.empty())
+    o.onednn_conv_layout = parsed("onednn_conv_layout", names.onednn_conv_layout, kernels::parse_conv_layout);
+  const auto taken = kernels::backend_options_of(c.backend.name);
+  auto drop_if_untaken = [&](kernels::BackendOption option, const std::string& key, auto& field) {
+    if (!field || std::find(taken.begin(), taken.end(), option) != taken.end()) return;
+    if (origins.from_flag(key)) {
+      throw std::invalid_argument(origins.of(key) + ": " + kernels::describe_option(o, option) +
+                                  " is not an option of the " + c.backend.name + " backend (the backends that take it: " +
+                                  join(kernels::backends_taking(option), ", ") + ")");
+    }
+    field.reset();
+    c.unused_options.push_back(key);
+  };
+  drop_if_untaken(kernels::BackendOption::conv_mode, "conv_mode", o.conv_mode);
+  drop_if_untaken(kernels::BackendOption::onednn_conv_layout, "onednn_conv_layout", o.onednn_conv_layout);
+  kernels::check_backend_options(c.backend.name, o);
+}
 
 void apply_preset(RunConfig& c, Names& names, const models::Preset& p, Origins& origins) {
   auto where = [&](const std::string& key) {
@@ -69,7 +103,9 @@ void apply_preset(RunConfig& c, Names& names, const models::Preset& p, Origins& 
   text("model", c.model);
   text("strategy", names.strategy);
   text("backend", c.backend.name);
-  if (p.has("threads")) c.backend.threads = parse_thread_count(p.get("threads"), where("threads"));
+  if (p.has("threads")) c.backend.options.threads = parse_thread_count(p.get("threads"), where("threads"));
+  text("conv_mode", names.conv_mode);
+  text("onednn_conv_layout", names.onednn_conv_layout);
   text("precision", names.precision);
   text("optimizer", c.optimizer.type);
   c.optimizer.lr.base_lr = num("base_lr", c.optimizer.lr.base_lr);
@@ -121,7 +157,9 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   if (given("model", "model")) c.model = args.get("model");
   if (given("strategy", "strategy")) names.strategy = args.get("strategy");
   if (given("backend", "backend")) c.backend.name = args.get("backend");
-  if (given("threads", "threads")) c.backend.threads = parse_thread_count(args.get("threads"), "--threads");
+  if (given("threads", "threads")) c.backend.options.threads = parse_thread_count(args.get("threads"), "--threads");
+  if (given("conv-mode", "conv_mode")) names.conv_mode = args.get("conv-mode");
+  if (given("onednn-conv-layout", "onednn_conv_layout")) names.onednn_conv_layout = args.get("onednn-conv-layout");
   if (given("precision", "precision")) names.precision = args.get("precision");
   if (given("iterations", "iterations")) {
     c.iterations = args.get_int("iterations", 0, 0);
@@ -176,7 +214,7 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   c.snapshot_every = args.get_int("snapshot-every", 0, 0);
   c.resume = args.get("resume", "");
   c.memory_check = !args.has("no-memory-check");
-  c.backend.deterministic = args.has("deterministic");
+  c.backend.options.deterministic = args.has("deterministic");
   if (args.has("check-gradients"))
     c.optimizer.check_gradients = parse_switch(args.get("check-gradients"), "--check-gradients");
   c.quiet = args.has("quiet");
@@ -194,6 +232,7 @@ void check(RunConfig& c, const Names& names, Origins& origins) {
   c.precision = parse_precision(names.precision, origins.of("precision"));
   c.strategy = parse_strategy(names.strategy, origins.of("strategy"));
   check_backend_name(c.backend.name, origins.of("backend"));
+  apply_backend_options(c, names, origins);
   graph::validate(c.optimizer);
   if (c.test_interval_epochs < 0)
     fail("test_interval_epochs", number(c.test_interval_epochs), "expected a non-negative number of epochs");

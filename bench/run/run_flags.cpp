@@ -49,6 +49,8 @@ const std::vector<FlagSpec>& run_flags() {
       {"out", "FILE", "append the result record (one JSON line) to FILE"},
       {"profile", "FILE", "write a Chrome trace (Perfetto, chrome://tracing) of every op and step to FILE"},
       {"no-memory-check", "", "train even if the memory estimate exceeds the available memory"},
+      {"conv-mode", "NAME", "eigen, openblas, onednn: convolution as per_image, batched, omp_per_image (default) or omp_batched im2col + GEMM"},
+      {"onednn-conv-layout", "NAME", "onednn: convolution layout autotune (default), plain, nhwc or blocked"},
       {"deterministic", "", "bit-identical repeated runs (same seed): an error if the backend cannot promise it"},
       {"check-gradients", "on|off", "stop as diverged when a gradient holds NaN or inf (default on)"},
       {"snapshot-every", "N", "write a snapshot every N iterations and at the end (default: only on SIGINT/SIGTERM)"},

@@ -7,7 +7,6 @@
 #include "kernels/cpu/bias_loops.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 
 namespace ablate::kernels::cpu {
@@ -54,26 +53,16 @@ namespace {
 std::int64_t inner_size(const Tensor& t) { return t.dim(1) == 0 ? 0 : t.numel() / (t.dim(0) * t.dim(1)); }
 }  // namespace
 
-void CpuBackend::bias_add(Tensor& y, const Tensor& bias) {
-  const char* op = "bias_add";
-  check_float(y, op, "y");
-  if (y.ndim() < 2) check_ndim(y, 2, op, "y");
-  check_same_dtype(bias, y, op, "bias");
-  check_shape(bias, {y.dim(1)}, op, "bias");
+void CpuBackend::bias_add_impl(Tensor& y, const Tensor& bias) {
   if (y.numel() == 0) return;
-  dispatch_float(y.dtype(), op, [&](auto tag) {
+  dispatch_float(y.dtype(), [&](auto tag) {
     using T = decltype(tag);
     add_channel_bias(threads_, y.data<T>(), bias.data<T>(), y.dim(0), y.dim(1), inner_size(y));
   });
 }
 
-void CpuBackend::bias_backward(const Tensor& dy, Tensor& dbias) {
-  const char* op = "bias_backward";
-  check_float(dy, op, "dy");
-  if (dy.ndim() < 2) check_ndim(dy, 2, op, "dy");
-  check_same_dtype(dbias, dy, op, "dbias");
-  check_shape(dbias, {dy.dim(1)}, op, "dbias");
-  dispatch_float(dy.dtype(), op, [&](auto tag) {
+void CpuBackend::bias_backward_impl(const Tensor& dy, Tensor& dbias) {
+  dispatch_float(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (dy.numel() == 0) {
       std::fill(dbias.data<T>(), dbias.data<T>() + dbias.numel(), T(0));

@@ -15,7 +15,6 @@
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
 #include "kernels/cpu/im2col.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/scratch.h"
 
@@ -129,15 +128,12 @@ void backward_weights_images(const ConvGeometry& g, const Gemm& gemm, int thread
 
 }  // namespace
 
-void CpuBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
-                                const Conv2dParams& p) {
-  const char* op = "conv2d_forward";
-  const ConvGeometry g = conv_geometry(x, w, y, p, op, "x", "w", "y");
+void CpuBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                     const Conv2dParams& p) {
+  const ConvGeometry g = conv_geometry(x, w, p);
   if (!bias.empty()) {
-    check_same_dtype(bias, x, op, "bias");
-    check_shape(bias, {g.k}, op, "bias");
   }
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const ConvPlan plan = plan_conv(g, conv_mode_, threads_, sizeof(T));
     const T* b = bias.empty() ? nullptr : bias.data<T>();
@@ -148,10 +144,9 @@ void CpuBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& 
   });
 }
 
-void CpuBackend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
-  const char* op = "conv2d_backward_data";
-  const ConvGeometry g = conv_geometry(dx, w, dy, p, op, "dx", "w", "dy");
-  dispatch_float(dx.dtype(), op, [&](auto tag) {
+void CpuBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
+  const ConvGeometry g = conv_geometry(dx, w, p);
+  dispatch_float(dx.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const ConvPlan plan = plan_conv(g, conv_mode_, threads_, sizeof(T));
     auto gemm = gemm_hook<T>();
@@ -161,15 +156,12 @@ void CpuBackend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor&
   });
 }
 
-void CpuBackend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
-                                         const Conv2dParams& p) {
-  const char* op = "conv2d_backward_weights";
-  const ConvGeometry g = conv_geometry(x, dw, dy, p, op, "x", "dw", "dy");
+void CpuBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                              const Conv2dParams& p) {
+  const ConvGeometry g = conv_geometry(x, dw, p);
   if (!dbias.empty()) {
-    check_same_dtype(dbias, x, op, "dbias");
-    check_shape(dbias, {g.k}, op, "dbias");
   }
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const ConvPlan plan = plan_conv(g, conv_mode_, threads_, sizeof(T));
     auto gemm = gemm_hook<T>();

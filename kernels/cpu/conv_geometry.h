@@ -1,4 +1,4 @@
-// The sizes of one convolution, read from its tensors and checked once at an op's entry:
+// The sizes of one convolution, read from its tensors (checked by the contract):
 // x [N,C,H,W], w [K,C,KH,KW], y [N,K,OH,OW] with OH = (H + pad_top + pad_bottom - KH) / stride_h + 1.
 // The im2col matrix of one image is [C*KH*KW, OH*OW] (Caffe's col_buffer_ layout).
 #pragma once
@@ -27,14 +27,12 @@ struct ConvGeometry {
   }
 };
 
-// Checks image [N,C,H,W], filters [K,C,KH,KW] and out [N,K,OH,OW] (all of one float dtype,
-// named by image_arg / out_arg in errors) and the parameters; returns the geometry.
-ConvGeometry conv_geometry(const Tensor& image, const Tensor& filters, const Tensor& out, const Conv2dParams& p,
-                           const char* op, const char* image_arg, const char* filters_arg, const char* out_arg);
-// The part shared with the connection-table convolution (conv_map.cpp): checks the float image
-// [N,C,H,W] and the parameters, and sizes its convolution into k planes with kh x kw kernels
-// (from the tensor named filters_arg); the caller checks the filters' and the output's shapes.
+// image [N,C,H,W] (x or dx) convolved with filters [K,C,KH,KW] (w or dw); the contract
+// (kernels/contract/) has checked the shapes and parameters.
+ConvGeometry conv_geometry(const Tensor& image, const Tensor& filters, const Conv2dParams& p);
+// The part shared with the connection-table convolution (conv_map.cpp): image [N,C,H,W] into
+// k planes with kh x kw kernels.
 ConvGeometry plane_geometry(const Tensor& image, std::int64_t k, std::int64_t kh, std::int64_t kw,
-                            const Conv2dParams& p, const char* op, const char* image_arg, const char* filters_arg);
+                            const Conv2dParams& p);
 
 }  // namespace ablate::kernels::cpu

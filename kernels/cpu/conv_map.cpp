@@ -23,7 +23,6 @@
 #include "kernels/cpu/conv_map_planes.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 
 namespace ablate::kernels::cpu {
@@ -41,35 +40,14 @@ struct MapCall {
   std::int64_t out_plane() const { return g.oh * g.ow; }
 };
 
-// Checks image [N,C,H,W], kernels [T,KH,KW], out [N,K,OH,OW] (one float dtype) and the
-// table i32 [T, 2] with every input plane in [0, C) and output plane in [0, K).
+// image [N,C,H,W] (x or dx), kernels [T,KH,KW] (w or dw), out [N,K,OH,OW] (y or dy) and the
+// table i32 [T, 2], all checked by the contract (kernels/contract/conv_map_ops.cpp).
 MapCall map_call(const Tensor& image, const Tensor& kernels, const Tensor& out, const Tensor& table,
-                 const Conv2dParams& p, const char* op, const char* image_arg, const char* kernels_arg,
-                 const char* out_arg) {
-  check_float(image, op, image_arg);
-  check_same_dtype(kernels, image, op, kernels_arg);
-  check_ndim(kernels, 3, op, kernels_arg);
-  check_same_dtype(out, image, op, out_arg);
-  check_ndim(out, 4, op, out_arg);
+                 const Conv2dParams& p) {
   MapCall c;
-  c.g = plane_geometry(image, out.dim(1), kernels.dim(1), kernels.dim(2), p, op, image_arg, kernels_arg);
-  check_shape(out, {c.g.n, c.g.k, c.g.oh, c.g.ow}, op, out_arg);
+  c.g = plane_geometry(image, out.dim(1), kernels.dim(1), kernels.dim(2), p);
   c.connections = kernels.dim(0);
-  check_dtype(table, DType::i32, op, "table");
-  check_shape(table, {c.connections, 2}, op, "table");
   c.table = table.data<std::int32_t>();
-  for (std::int64_t t = 0; t < c.connections; ++t) {
-    const std::int64_t planes[2] = {c.g.c, c.g.k};
-    for (int side = 0; side < 2; ++side) {
-      const std::int32_t v = c.table[2 * t + side];
-      if (v < 0 || v >= planes[side]) {
-        const std::string arg = "table[" + std::to_string(t) + ", " + std::to_string(side) + "]";
-        const std::string expected = std::string(side == 0 ? "an input" : "an output") + " plane in [0, " +
-                                     std::to_string(planes[side]) + ")";
-        fail_value(op, arg.c_str(), v, expected.c_str());
-      }
-    }
-  }
   return c;
 }
 
@@ -94,20 +72,17 @@ std::int64_t item_grain(std::int64_t work) { return std::max<std::int64_t>(1, kE
 
 }  // namespace
 
-void CpuBackend::conv2d_map_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table, Tensor& y,
-                                    const Conv2dParams& p) {
-  const char* op = "conv2d_map_forward";
-  const MapCall c = map_call(x, w, y, table, p, op, "x", "w", "y");
+void CpuBackend::conv2d_map_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table,
+                                         Tensor& y, const Conv2dParams& p) {
+  const MapCall c = map_call(x, w, y, table, p);
   const ConvGeometry& g = c.g;
   if (!bias.empty()) {
-    check_same_dtype(bias, x, op, "bias");
-    check_shape(bias, {g.k}, op, "bias");
   }
   const Grouping by_output = group_connections(c, 1, g.k);
   const std::int64_t work = g.k ? c.connections * c.taps() * c.out_plane() / g.k : 0;
   const bool flat = flat_applies(g);
   const Flat f = flat_layout(g);
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *xd = x.data<T>(), *wd = w.data<T>(), *b = bias.empty() ? nullptr : bias.data<T>();
     T* yd = y.data<T>();
@@ -133,16 +108,15 @@ void CpuBackend::conv2d_map_forward(const Tensor& x, const Tensor& w, const Tens
   });
 }
 
-void CpuBackend::conv2d_map_backward_data(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
-                                          const Conv2dParams& p) {
-  const char* op = "conv2d_map_backward_data";
-  const MapCall c = map_call(dx, w, dy, table, p, op, "dx", "w", "dy");
+void CpuBackend::conv2d_map_backward_data_impl(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
+                                               const Conv2dParams& p) {
+  const MapCall c = map_call(dx, w, dy, table, p);
   const ConvGeometry& g = c.g;
   const Grouping by_input = group_connections(c, 0, g.c);
   const std::int64_t work = g.c ? c.connections * c.taps() * c.out_plane() / g.c : 0;
   const bool flat = flat_applies(g);
   const Full f = full_layout(g);
-  dispatch_float(dx.dtype(), op, [&](auto tag) {
+  dispatch_float(dx.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *dyd = dy.data<T>(), *wd = w.data<T>();
     T* dxd = dx.data<T>();
@@ -173,18 +147,15 @@ void CpuBackend::conv2d_map_backward_data(const Tensor& dy, const Tensor& w, con
   });
 }
 
-void CpuBackend::conv2d_map_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw,
-                                             Tensor& dbias, const Conv2dParams& p) {
-  const char* op = "conv2d_map_backward_weights";
-  const MapCall c = map_call(x, dw, dy, table, p, op, "x", "dw", "dy");
+void CpuBackend::conv2d_map_backward_weights_impl(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw,
+                                                  Tensor& dbias, const Conv2dParams& p) {
+  const MapCall c = map_call(x, dw, dy, table, p);
   const ConvGeometry& g = c.g;
   if (!dbias.empty()) {
-    check_same_dtype(dbias, x, op, "dbias");
-    check_shape(dbias, {g.k}, op, "dbias");
   }
   const bool flat = flat_applies(g);
   const Flat f = flat_layout(g);
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *xd = x.data<T>(), *dyd = dy.data<T>();
     T* dwd = dw.data<T>();

@@ -1,7 +1,6 @@
-// Names of the convolution strategies and the process default (see conv_mode.h).
+// Names of the convolution strategies and the default (see conv_mode.h).
 #include "kernels/cpu/conv_mode.h"
 
-#include <cstdlib>
 #include <stdexcept>
 
 namespace ablate::kernels::cpu {
@@ -28,15 +27,9 @@ ConvMode parse_conv_mode(const std::string& name) {
     if (name == conv_mode_name(m)) return m;
     known += (known.empty() ? "" : ", ") + std::string(conv_mode_name(m));
   }
-  throw std::invalid_argument("convolution mode '" + name + "' (ABLATE_CONV_MODE) is not known; expected one of " + known);
+  throw std::invalid_argument("convolution mode '" + name + "' is not known; expected one of " + known);
 }
 
-ConvMode default_conv_mode() {
-  static const ConvMode mode = [] {
-    const char* env = std::getenv("ABLATE_CONV_MODE");
-    return env && *env ? parse_conv_mode(env) : kFastestMode;
-  }();
-  return mode;
-}
+ConvMode default_conv_mode() { return kFastestMode; }
 
 }  // namespace ablate::kernels::cpu

@@ -10,8 +10,8 @@
 // the other GEMMs (linear layers, Backend::gemm) are split over OpenMP threads (split_gemm.h),
 // so the BLAS's threads never compete with ours for the cores (Debian's OpenBLAS runs a
 // pthread pool beside OpenMP's). With 1 thread the omp_* modes equal their plain ones.
-// The setting comes from the environment variable ABLATE_CONV_MODE, read once per process,
-// and can be changed per backend with CpuBackend::set_conv_mode; library_version() shows it.
+// The setting is BackendOptions::conv_mode (kernels/backend_options.h), and can be changed per
+// backend with CpuBackend::set_conv_mode; choices() and library_version() show it.
 // Default omp_per_image, the fastest measured: Caffe's LeNet (batch 64, f32, forward +
 // backward + SGD update) on the 2-core Zen 5, medians of 5 interleaved rounds, img/s:
 //                     1 thread: per_image  batched | 2 threads: per_image batched omp_per_image omp_batched
@@ -28,8 +28,10 @@ namespace ablate::kernels::cpu {
 enum class ConvMode { per_image, batched, omp_per_image, omp_batched };
 
 const char* conv_mode_name(ConvMode mode);
-ConvMode parse_conv_mode(const std::string& name);  // throws listing the known names
-// ABLATE_CONV_MODE if set (an unknown value throws), else the measured fastest default.
+// "per_image" -> ConvMode::per_image; an unknown name throws std::invalid_argument listing the
+// known ones.
+ConvMode parse_conv_mode(const std::string& name);
+// The measured fastest mode (omp_per_image), used when no mode is asked for.
 ConvMode default_conv_mode();
 
 }  // namespace ablate::kernels::cpu

@@ -8,18 +8,16 @@
 #include <string>
 
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/split_gemm.h"
 
 namespace ablate::kernels::cpu {
-
-CpuBackend::CpuBackend() : conv_mode_(default_conv_mode()) {}
 
 // Our OpenMP loops take threads_ explicitly (num_threads), so the setting holds on whatever
 // thread calls the ops; omp_set_num_threads covers any default-sized region of this thread.
 // The library's own pool gets the thread count unless OpenMP owns the threads (omp_* modes).
 void CpuBackend::set_threads(int threads) {
-  if (threads < 1) fail_value("set_threads", "threads", threads, "at least 1");
+  if (threads < 1)
+    throw std::invalid_argument(name() + " set_threads: threads " + std::to_string(threads) + ", expected at least 1");
   threads_ = threads;
   omp_set_num_threads(threads);
   set_library_threads(openmp_owns_threads() ? 1 : threads);
@@ -46,19 +44,11 @@ std::string CpuBackend::cpu_settings() const {
          std::to_string(openmp_owns_threads() ? 1 : threads_);
 }
 
-void CpuBackend::gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,
-                      Tensor& c) {
-  const char* op = "gemm";
-  check_float(a, op, "a");
-  check_ndim(a, 2, op, "a");
-  check_same_dtype(b, a, op, "b");
-  check_ndim(b, 2, op, "b");
-  check_same_dtype(c, a, op, "c");
+void CpuBackend::gemm_impl(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,
+                           Tensor& c) {
   const std::int64_t m = trans_a ? a.dim(1) : a.dim(0), k = trans_a ? a.dim(0) : a.dim(1);
   const std::int64_t n = trans_b ? b.dim(0) : b.dim(1);
-  check_shape(b, trans_b ? Shape{n, k} : Shape{k, n}, op, trans_b ? "b (transposed: [N, K])" : "b ([K, N])");
-  check_shape(c, {m, n}, op, "c ([M, N])");
-  dispatch_float(a.dtype(), op, [&](auto tag) {
+  dispatch_float(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     run_gemm<T>(trans_a, trans_b, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), static_cast<T>(alpha),
                    a.data<T>(), static_cast<int>(a.dim(1)), b.data<T>(), static_cast<int>(b.dim(1)), static_cast<T>(beta),

@@ -4,16 +4,12 @@
 #include "kernels/counter_random.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 
 namespace ablate::kernels::cpu {
 
-void CpuBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) {
-  const char* op = "dropout_mask";
-  check_float(mask, op, "mask");
-  if (!(keep_prob > 0.0 && keep_prob <= 1.0)) fail_value(op, "keep_prob", keep_prob, "in (0, 1]");
-  dispatch_float(mask.dtype(), op, [&](auto tag) {
+void CpuBackend::dropout_mask_impl(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) {
+  dispatch_float(mask.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* m = mask.data<T>();
     const T kept = static_cast<T>(1.0 / keep_prob);

@@ -1,28 +1,21 @@
 // Elementwise BLAS-1 style ops over any shape (Caffe's caffe_set / caffe_copy / caffe_scal /
 // caffe_axpy / caffe_cpu_axpby / caffe_add / caffe_mul). Tensors that meet have the same
-// dtype and number of elements; inputs and outputs may alias (in-place layers).
+// dtype and number of elements; inputs and outputs may alias (in-place layers). fill and copy
+// also take i32 and u8 tensors (labels, masks).
 #include <cstring>
 
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 
 namespace ablate::kernels::cpu {
-namespace {
 
-void check_pair(const Tensor& a, const Tensor& b, const char* op, const char* a_arg, const char* b_arg) {
-  check_float(a, op, a_arg);
-  check_same_dtype(b, a, op, b_arg);
-  check_numel(b, a.numel(), op, b_arg);
-}
-
-}  // namespace
-
-void CpuBackend::fill(Tensor& x, double value) {
-  const char* op = "fill";
-  check_float(x, op, "x");
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+void CpuBackend::fill_impl(Tensor& x, double value) {
+  if (x.dtype() != DType::f32 && x.dtype() != DType::f64) {  // i32 or u8: element by element, converted
+    for (std::int64_t i = 0; i < x.numel(); ++i) x.set(i, value);
+    return;
+  }
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* p = x.data<T>();
     const T v = static_cast<T>(value);
@@ -31,11 +24,7 @@ void CpuBackend::fill(Tensor& x, double value) {
 }
 
 // Same dtype: a (parallel) memcpy; otherwise converts between f32, f64, i32 and u8.
-void CpuBackend::copy(const Tensor& src, Tensor& dst) {
-  const char* op = "copy";
-  if (src.empty()) check_float(src, op, "src");
-  if (dst.empty()) check_float(dst, op, "dst");
-  check_numel(dst, src.numel(), op, "dst");
+void CpuBackend::copy_impl(const Tensor& src, Tensor& dst) {
   if (src.dtype() != dst.dtype() || src.raw_data() == dst.raw_data()) {
     if (src.raw_data() != dst.raw_data()) dst.copy_from(src);
     return;
@@ -48,10 +37,8 @@ void CpuBackend::copy(const Tensor& src, Tensor& dst) {
   });
 }
 
-void CpuBackend::scale(Tensor& x, double alpha) {
-  const char* op = "scale";
-  check_float(x, op, "x");
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+void CpuBackend::scale_impl(Tensor& x, double alpha) {
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* p = x.data<T>();
     const T a = static_cast<T>(alpha);
@@ -59,10 +46,8 @@ void CpuBackend::scale(Tensor& x, double alpha) {
   });
 }
 
-void CpuBackend::axpy(double alpha, const Tensor& x, Tensor& y) {
-  const char* op = "axpy";
-  check_pair(x, y, op, "x", "y");
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+void CpuBackend::axpy_impl(double alpha, const Tensor& x, Tensor& y) {
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* py = y.data<T>();
@@ -71,10 +56,8 @@ void CpuBackend::axpy(double alpha, const Tensor& x, Tensor& y) {
   });
 }
 
-void CpuBackend::axpby(double alpha, const Tensor& x, double beta, Tensor& y) {
-  const char* op = "axpby";
-  check_pair(x, y, op, "x", "y");
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+void CpuBackend::axpby_impl(double alpha, const Tensor& x, double beta, Tensor& y) {
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* py = y.data<T>();
@@ -86,10 +69,8 @@ void CpuBackend::axpby(double alpha, const Tensor& x, double beta, Tensor& y) {
 namespace {
 // out[i] = f(a[i], b[i]) over tensors of equal numel and dtype.
 template <class F>
-void binary_map(int threads, const Tensor& a, const Tensor& b, Tensor& out, const char* op, F f) {
-  check_pair(a, b, op, "a", "b");
-  check_pair(a, out, op, "a", "out");
-  dispatch_float(a.dtype(), op, [&](auto tag) {
+void binary_map(int threads, const Tensor& a, const Tensor& b, Tensor& out, F f) {
+  dispatch_float(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *pa = a.data<T>(), *pb = b.data<T>();
     T* po = out.data<T>();
@@ -98,12 +79,12 @@ void binary_map(int threads, const Tensor& a, const Tensor& b, Tensor& out, cons
 }
 }  // namespace
 
-void CpuBackend::add(const Tensor& a, const Tensor& b, Tensor& out) {
-  binary_map(threads_, a, b, out, "add", [](auto x, auto y) { return x + y; });
+void CpuBackend::add_impl(const Tensor& a, const Tensor& b, Tensor& out) {
+  binary_map(threads_, a, b, out, [](auto x, auto y) { return x + y; });
 }
 
-void CpuBackend::mul(const Tensor& a, const Tensor& b, Tensor& out) {
-  binary_map(threads_, a, b, out, "mul", [](auto x, auto y) { return x * y; });
+void CpuBackend::mul_impl(const Tensor& a, const Tensor& b, Tensor& out) {
+  binary_map(threads_, a, b, out, [](auto x, auto y) { return x * y; });
 }
 
 }  // namespace ablate::kernels::cpu

@@ -6,23 +6,16 @@
 
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/softmax_rows.h"
 
 namespace ablate::kernels::cpu {
 // prob = softmax(logits); loss = mean_n (log sum_k exp(logits[n,k]) - logits[n, label_n]),
 // which is -log prob[n, label_n] without rounding prob first.
-double CpuBackend::softmax_xent_forward(const Tensor& logits, const Tensor& labels, Tensor& prob) {
-  const char* op = "softmax_xent_forward";
-  check_float(logits, op, "logits");
-  check_ndim(logits, 2, op, "logits");
-  check_same_dtype(prob, logits, op, "prob");
-  check_shape(prob, logits.shape(), op, "prob");
+double CpuBackend::softmax_xent_forward_impl(const Tensor& logits, const Tensor& labels, Tensor& prob) {
   const std::int64_t n = logits.dim(0), k = logits.dim(1);
-  check_labels(labels, n, k, op);
   if (n == 0) return 0.0;
-  return dispatch_float(logits.dtype(), op, [&](auto tag) {
+  return dispatch_float(logits.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = logits.data<T>();
     T* p = prob.data<T>();
@@ -39,15 +32,9 @@ double CpuBackend::softmax_xent_forward(const Tensor& logits, const Tensor& labe
   });
 }
 
-void CpuBackend::softmax_xent_backward(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits) {
-  const char* op = "softmax_xent_backward";
-  check_float(prob, op, "prob");
-  check_ndim(prob, 2, op, "prob");
-  check_same_dtype(dlogits, prob, op, "dlogits");
-  check_shape(dlogits, prob.shape(), op, "dlogits");
+void CpuBackend::softmax_xent_backward_impl(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits) {
   const std::int64_t n = prob.dim(0), k = prob.dim(1);
-  check_labels(labels, n, k, op);
-  dispatch_float(prob.dtype(), op, [&](auto tag) {
+  dispatch_float(prob.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = prob.data<T>();
     T* d = dlogits.data<T>();
@@ -60,14 +47,10 @@ void CpuBackend::softmax_xent_backward(const Tensor& prob, const Tensor& labels,
   });
 }
 
-double CpuBackend::nll_forward(const Tensor& logp, const Tensor& labels) {
-  const char* op = "nll_forward";
-  check_float(logp, op, "logp");
-  check_ndim(logp, 2, op, "logp");
+double CpuBackend::nll_forward_impl(const Tensor& logp, const Tensor& labels) {
   const std::int64_t n = logp.dim(0), k = logp.dim(1);
-  check_labels(labels, n, k, op);
   if (n == 0) return 0.0;
-  return dispatch_float(logp.dtype(), op, [&](auto tag) {
+  return dispatch_float(logp.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* lp = logp.data<T>();
     const std::int32_t* l = labels.data<std::int32_t>();
@@ -77,13 +60,9 @@ double CpuBackend::nll_forward(const Tensor& logp, const Tensor& labels) {
   });
 }
 
-void CpuBackend::nll_backward(const Tensor& labels, double scale, Tensor& dlogp) {
-  const char* op = "nll_backward";
-  check_float(dlogp, op, "dlogp");
-  check_ndim(dlogp, 2, op, "dlogp");
+void CpuBackend::nll_backward_impl(const Tensor& labels, double scale, Tensor& dlogp) {
   const std::int64_t n = dlogp.dim(0), k = dlogp.dim(1);
-  check_labels(labels, n, k, op);
-  dispatch_float(dlogp.dtype(), op, [&](auto tag) {
+  dispatch_float(dlogp.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* d = dlogp.data<T>();
     const std::int32_t* l = labels.data<std::int32_t>();

@@ -9,20 +9,14 @@
 #include <cmath>
 #include <utility>
 
+#include "kernels/contract/op_check.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/scratch.h"
 
 namespace ablate::kernels::cpu {
 namespace {
-
-void check_lrn_params(const LrnParams& p, const char* op) {
-  if (p.size < 1) fail_value(op, "size", p.size, "at least 1");
-  if (!(p.k > 0)) fail_value(op, "k", p.k, "above 0 (the scale must stay positive)");
-  if (!(p.alpha >= 0)) fail_value(op, "alpha", p.alpha, "at least 0");
-}
 
 // out[s] = sum over channels [lo, hi) clipped to [0, C) of f(c, s), for one image of planes [C, S].
 template <class T, class F>
@@ -34,16 +28,10 @@ void window_sum(std::int64_t channels, std::int64_t plane, std::int64_t lo, std:
 
 }  // namespace
 
-void CpuBackend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) {
-  const char* op = "lrn_forward";
-  check_float(x, op, "x");
-  check_ndim(x, 4, op, "x");
-  check_same_dtype(y, x, op, "y");
-  check_shape(y, x.shape(), op, "y");
-  check_lrn_params(p, op);
+void CpuBackend::lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) {
   if (workspace.empty() || workspace.dtype() != x.dtype() || workspace.shape() != x.shape())
     workspace = Tensor(x.shape(), x.dtype());
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const std::int64_t n = x.dim(0), channels = x.dim(1), plane = x.dim(2) * x.dim(3), pre = (p.size - 1) / 2;
     const T a = static_cast<T>(p.alpha / p.size), k = static_cast<T>(p.k), beta = static_cast<T>(p.beta);
@@ -67,18 +55,11 @@ void CpuBackend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, cons
   });
 }
 
-void CpuBackend::lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
-                              const LrnParams& p) {
-  const char* op = "lrn_backward";
-  check_float(x, op, "x");
-  check_ndim(x, 4, op, "x");
-  for (auto [t, name] : {std::pair<const Tensor*, const char*>{&y, "y"}, {&dy, "dy"}, {&dx, "dx"},
-                         {&workspace, "workspace (the scale that lrn_forward filled)"}}) {
-    check_same_dtype(*t, x, op, name);
-    check_shape(*t, x.shape(), op, name);
-  }
-  check_lrn_params(p, op);
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+void CpuBackend::lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                                   Tensor& dx, const LrnParams& p) {
+  // The workspace is this backend's own: the scale that lrn_forward filled.
+  OpCheck(*this, Op::lrn_backward).like_shape("workspace (the scale that lrn_forward filled)", workspace, x, x.shape());
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const std::int64_t n = x.dim(0), channels = x.dim(1), plane = x.dim(2) * x.dim(3), pre = (p.size - 1) / 2;
     const T coeff = static_cast<T>(2.0 * p.alpha * p.beta / p.size), beta = static_cast<T>(p.beta);

@@ -7,32 +7,15 @@
 //   TF AdamOptimizer:            lr_t = lr sqrt(1 - b2^t) / (1 - b1^t);  m = b1 m + (1 - b1) g;
 //                                v = b2 v + (1 - b2) g^2;  w -= lr_t m / (sqrt(v) + eps)
 #include <cmath>
-#include <initializer_list>
-#include <utility>
 
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 
 namespace ablate::kernels::cpu {
-namespace {
 
-// w and every state tensor: one float dtype, the same shape.
-void check_state(const Tensor& w, std::initializer_list<std::pair<const Tensor*, const char*>> state, const char* op) {
-  check_float(w, op, "w");
-  for (const auto& [t, name] : state) {
-    check_same_dtype(*t, w, op, name);
-    check_shape(*t, w.shape(), op, name);
-  }
-}
-
-}  // namespace
-
-void CpuBackend::caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) {
-  const char* op = "caffe_sgd_update";
-  check_state(w, {{&g, "g"}, {&history, "history"}}, op);
-  dispatch_float(w.dtype(), op, [&](auto tag) {
+void CpuBackend::caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) {
+  dispatch_float(w.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T *pw = w.data<T>(), *pg = g.data<T>(), *ph = history.data<T>();
     const T lr = static_cast<T>(p.lr), mom = static_cast<T>(p.momentum), wd = static_cast<T>(p.weight_decay);
@@ -44,10 +27,8 @@ void CpuBackend::caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const C
   });
 }
 
-void CpuBackend::torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) {
-  const char* op = "torch_sgd_update";
-  check_state(w, {{&g, "g"}, {&velocity, "velocity"}}, op);
-  dispatch_float(w.dtype(), op, [&](auto tag) {
+void CpuBackend::torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) {
+  dispatch_float(w.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T *pw = w.data<T>(), *pg = g.data<T>(), *pv = velocity.data<T>();
     const T lr = static_cast<T>(p.lr), mom = static_cast<T>(p.momentum), wd = static_cast<T>(p.weight_decay),
@@ -65,11 +46,8 @@ void CpuBackend::torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const 
   });
 }
 
-void CpuBackend::adam_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) {
-  const char* op = "adam_update";
-  check_state(w, {{&g, "g"}, {&m, "m"}, {&v, "v"}}, op);
-  if (p.t < 1) fail_value(op, "t", static_cast<double>(p.t), "at least 1 (the step count, from 1)");
-  dispatch_float(w.dtype(), op, [&](auto tag) {
+void CpuBackend::adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) {
+  dispatch_float(w.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T *pw = w.data<T>(), *pm = m.data<T>(), *pv = v.data<T>();
     const T* pg = g.data<T>();

@@ -12,9 +12,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/contract/op_check.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 
 namespace ablate::kernels::cpu {
@@ -24,20 +24,8 @@ struct PoolGeometry {
   std::int64_t planes, h, w, oh, ow;
 };
 
-PoolGeometry pool_geometry(const Tensor& x, const Tensor& y, const Pool2dParams& p, const char* op, const char* x_arg,
-                           const char* y_arg) {
-  check_float(x, op, x_arg);
-  check_ndim(x, 4, op, x_arg);
-  check_same_dtype(y, x, op, y_arg);
-  if (p.kernel_h < 1) fail_value(op, "kernel_h", p.kernel_h, "at least 1");
-  if (p.kernel_w < 1) fail_value(op, "kernel_w", p.kernel_w, "at least 1");
-  if (p.stride_h < 1) fail_value(op, "stride_h", p.stride_h, "at least 1");
-  if (p.stride_w < 1) fail_value(op, "stride_w", p.stride_w, "at least 1");
-  if (p.pad_top < 0) fail_value(op, "pad_top", p.pad_top, "at least 0");
-  if (p.pad_left < 0) fail_value(op, "pad_left", p.pad_left, "at least 0");
-  if (p.out_h < 1) fail_value(op, "out_h", p.out_h, "at least 1 (resolve the parameters with make_pool2d_params)");
-  if (p.out_w < 1) fail_value(op, "out_w", p.out_w, "at least 1 (resolve the parameters with make_pool2d_params)");
-  check_shape(y, {x.dim(0), x.dim(1), p.out_h, p.out_w}, op, y_arg);
+// x [N,C,H,W] pooled with p (checked by the contract).
+PoolGeometry pool_geometry(const Tensor& x, const Pool2dParams& p) {
   return {x.dim(0) * x.dim(1), x.dim(2), x.dim(3), p.out_h, p.out_w};
 }
 
@@ -255,10 +243,9 @@ template <class T> void avg_backward(int threads, const PoolGeometry& g, const W
 
 }  // namespace
 
-void CpuBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
-  const char* op = "pool2d_forward";
-  const PoolGeometry g = pool_geometry(x, y, p, op, "x", "y");
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+void CpuBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
+  const PoolGeometry g = pool_geometry(x, p);
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (p.kind == PoolKind::avg) {
       avg_forward(threads_, g, p, windows_of(g, p), x.data<T>(), y.data<T>());
@@ -271,22 +258,16 @@ void CpuBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, c
   });
 }
 
-void CpuBackend::pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
-                                 Tensor& dx, const Pool2dParams& p) {
-  const char* op = "pool2d_backward";
-  const PoolGeometry g = pool_geometry(x, y, p, op, "x", "y");
-  check_same_dtype(dy, x, op, "dy");
-  check_shape(dy, y.shape(), op, "dy");
-  check_same_dtype(dx, x, op, "dx");
-  check_shape(dx, x.shape(), op, "dx");
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+void CpuBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                                      Tensor& dx, const Pool2dParams& p) {
+  const PoolGeometry g = pool_geometry(x, p);
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (p.kind == PoolKind::avg) {
       avg_backward(threads_, g, windows_of(g, p), dy.data<T>(), dx.data<T>());
       return;
     }
-    check_dtype(workspace, DType::i32, op, "workspace (the argmax that pool2d_forward filled)");
-    check_shape(workspace, y.shape(), op, "workspace (the argmax that pool2d_forward filled)");
+    OpCheck(*this, Op::pool2d_backward).argmax_workspace(workspace, dy.shape());
     max_backward(threads_, g, dy.data<T>(), workspace.data<std::int32_t>(), dx.data<T>());
   });
 }

@@ -4,15 +4,12 @@
 #include "kernels/cpu/accumulate.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 
 namespace ablate::kernels::cpu {
 
-double CpuBackend::sum(const Tensor& x) {
-  const char* op = "sum";
-  check_float(x, op, "x");
-  return dispatch_float(x.dtype(), op, [&](auto tag) {
+double CpuBackend::sum_impl(const Tensor& x) {
+  return dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = x.data<T>();
     return parallel_sum(threads_, x.numel(), kElementwiseGrain,
@@ -20,10 +17,8 @@ double CpuBackend::sum(const Tensor& x) {
   });
 }
 
-double CpuBackend::sum_squares(const Tensor& x) {
-  const char* op = "sum_squares";
-  check_float(x, op, "x");
-  return dispatch_float(x.dtype(), op, [&](auto tag) {
+double CpuBackend::sum_squares_impl(const Tensor& x) {
+  return dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = x.data<T>();
     return parallel_sum(threads_, x.numel(), kElementwiseGrain,
@@ -31,14 +26,8 @@ double CpuBackend::sum_squares(const Tensor& x) {
   });
 }
 
-void CpuBackend::argmax_rows(const Tensor& x, Tensor& out) {
-  const char* op = "argmax_rows";
-  check_float(x, op, "x");
-  check_ndim(x, 2, op, "x");
-  check_dtype(out, DType::i32, op, "out");
-  check_shape(out, {x.dim(0)}, op, "out");
-  if (x.dim(1) < 1) fail_value(op, "x.dim(1) (classes)", static_cast<double>(x.dim(1)), "at least 1");
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+void CpuBackend::argmax_rows_impl(const Tensor& x, Tensor& out) {
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = x.data<T>();
     std::int32_t* o = out.data<std::int32_t>();

@@ -2,28 +2,15 @@
 // nn.LogSoftMax); log-softmax backward: dx = dy - exp(y) * sum_k dy[k] per row.
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
-#include "kernels/cpu/op_checks.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/softmax_rows.h"
 
 namespace ablate::kernels::cpu {
-namespace {
-
-void check_rows(const Tensor& x, const Tensor& y, const char* op, const char* x_arg, const char* y_arg) {
-  check_float(x, op, x_arg);
-  check_ndim(x, 2, op, x_arg);
-  check_same_dtype(y, x, op, y_arg);
-  check_shape(y, x.shape(), op, y_arg);
-}
-
-
-}  // namespace
 
 // Applies `row_fn(in, out, k)` to every row of x [N, K] into y, rows split across threads.
 template <class RowFn>
-void map_rows(int threads, const Tensor& x, Tensor& y, const char* op, RowFn row_fn) {
-  check_rows(x, y, op, "x", "y");
-  dispatch_float(x.dtype(), op, [&](auto tag) {
+void map_rows(int threads, const Tensor& x, Tensor& y, RowFn row_fn) {
+  dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const std::int64_t k = x.dim(1);
     const T* in = x.data<T>();
@@ -35,21 +22,16 @@ void map_rows(int threads, const Tensor& x, Tensor& y, const char* op, RowFn row
   });
 }
 
-void CpuBackend::softmax_forward(const Tensor& x, Tensor& y) {
-  map_rows(threads_, x, y, "softmax_forward", [](const auto* in, auto* out, std::int64_t k) { softmax_row(in, out, k); });
+void CpuBackend::softmax_forward_impl(const Tensor& x, Tensor& y) {
+  map_rows(threads_, x, y, [](const auto* in, auto* out, std::int64_t k) { softmax_row(in, out, k); });
 }
 
-void CpuBackend::log_softmax_forward(const Tensor& x, Tensor& y) {
-  map_rows(threads_, x, y, "log_softmax_forward",
-           [](const auto* in, auto* out, std::int64_t k) { log_softmax_row(in, out, k); });
+void CpuBackend::log_softmax_forward_impl(const Tensor& x, Tensor& y) {
+  map_rows(threads_, x, y, [](const auto* in, auto* out, std::int64_t k) { log_softmax_row(in, out, k); });
 }
 
-void CpuBackend::log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
-  const char* op = "log_softmax_backward";
-  check_rows(y, dy, op, "y", "dy");
-  check_same_dtype(dx, y, op, "dx");
-  check_shape(dx, y.shape(), op, "dx");
-  dispatch_float(y.dtype(), op, [&](auto tag) {
+void CpuBackend::log_softmax_backward_impl(const Tensor& y, const Tensor& dy, Tensor& dx) {
+  dispatch_float(y.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const std::int64_t k = y.dim(1);
     const T *out = y.data<T>(), *g = dy.data<T>();

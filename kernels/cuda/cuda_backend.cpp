@@ -3,7 +3,6 @@
 // updates). Convolution, pooling, LRN, activations and softmax are in cuda_dnn.cpp.
 // Row-major [M,N] is column-major [N,M], so C = op(A) op(B) runs as C^T = op(B)^T op(A)^T.
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "kernels/cuda/cuda_backend.h"
@@ -12,7 +11,7 @@
 
 namespace ablate::kernels {
 
-std::unique_ptr<Backend> make_cuda_backend() {
+std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
@@ -21,8 +20,7 @@ std::unique_ptr<Backend> make_cuda_backend() {
                              cudaGetErrorString(e) + ")");
   }
   if (count == 0) throw std::runtime_error("backend 'cuda': no CUDA device found (cudaGetDeviceCount reports 0 devices)");
-  const char* det = std::getenv("ABLATE_CUDA_DETERMINISTIC");
-  return std::make_unique<cuda::CudaBackend>(0, det && std::string(det) == "1");
+  return std::make_unique<cuda::CudaBackend>(0, options.deterministic);
 }
 
 }  // namespace ablate::kernels
@@ -31,43 +29,17 @@ namespace ablate::kernels::cuda {
 
 // --- shared helpers ---------------------------------------------------------------------
 
-void fail(const char* op, const std::string& message) {
-  throw std::invalid_argument(std::string("backend 'cuda' ") + op + ": " + message);
-}
-void require_float(const char* op, const char* arg, const Tensor& t) {
-  if (t.empty()) fail(op, std::string(arg) + " is empty, expected an allocated f32 or f64 tensor");
-  if (t.dtype() != DType::f32 && t.dtype() != DType::f64)
-    fail(op, std::string(arg) + " is " + t.describe() + ", expected f32 or f64");
-}
-void require_same_numel(const char* op, const char* arg, const Tensor& t, std::int64_t numel) {
-  if (t.numel() != numel)
-    fail(op, std::string(arg) + " is " + t.describe() + ", expected " + std::to_string(numel) + " elements");
-}
-namespace {
-void require_like(const char* op, const char* arg, const Tensor& t, const Tensor& like) {
-  require_float(op, arg, t);
-  if (t.dtype() != like.dtype()) fail(op, std::string(arg) + " is " + t.describe() + ", expected dtype " + dtype_name(like.dtype()));
-}
-void require_shape(const char* op, const char* arg, const Tensor& t, const Shape& shape) {
-  if (t.shape() != shape) fail(op, std::string(arg) + " is " + t.describe() + ", expected shape " + shape_string(shape));
-}
 Tensor to_host(const Tensor& t) {
   if (t.device() == Device::cpu) return t;
   Tensor h(t.shape(), t.dtype());
   ABLATE_CUDA_CHECK(cudaMemcpy(h.raw_data(), t.raw_data(), t.bytes(), cudaMemcpyDeviceToHost));
   return h;
 }
-}  // namespace
 
-void check_labels(const char* op, const Tensor& labels, std::int64_t N, std::int64_t K) {
-  if (labels.dtype() != DType::i32) fail(op, "labels are " + labels.describe() + ", expected i32");
-  require_shape(op, "labels", labels, {N});
+void check_device_labels(const OpCheck& check, const Tensor& labels, std::int64_t classes) {
+  if (labels.device() == Device::cpu) return;  // the contract has checked host labels
   Tensor h = to_host(labels);
-  const std::int32_t* l = h.data<std::int32_t>();
-  for (std::int64_t n = 0; n < N; ++n)
-    if (l[n] < 0 || l[n] >= K)
-      fail(op, "label " + std::to_string(l[n]) + " of row " + std::to_string(n) + ", expected a class in [0, " +
-                   std::to_string(K) + ")");
+  check.label_values(h.data<std::int32_t>(), h.numel(), classes);
 }
 
 DeviceArg::DeviceArg(const Tensor& t, bool written) : written_(written) {
@@ -123,19 +95,10 @@ Tensor CudaBackend::device_tensor(const Shape& shape, DType dtype) {
 
 // --- GEMM and fully connected -------------------------------------------------------------
 
-void CudaBackend::gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,
-                       Tensor& c) {
-  const char* op = "gemm";
-  require_float(op, "a", a);
-  require_like(op, "b", b, a);
-  require_like(op, "c", c, a);
-  if (a.ndim() != 2 || b.ndim() != 2 || c.ndim() != 2)
-    fail(op, "a " + a.describe() + ", b " + b.describe() + ", c " + c.describe() + ": expected 2-D tensors");
+void CudaBackend::gemm_impl(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,
+                            Tensor& c) {
   std::int64_t M = trans_a ? a.dim(1) : a.dim(0), K = trans_a ? a.dim(0) : a.dim(1);
-  std::int64_t KB = trans_b ? b.dim(1) : b.dim(0), N = trans_b ? b.dim(0) : b.dim(1);
-  if (K != KB || c.dim(0) != M || c.dim(1) != N)
-    fail(op, "op(a) " + std::to_string(M) + "x" + std::to_string(K) + ", op(b) " + std::to_string(KB) + "x" +
-                 std::to_string(N) + ", c " + c.describe() + ": inner sizes or the output shape do not match");
+  std::int64_t N = trans_b ? b.dim(0) : b.dim(1);
   if (M == 0 || N == 0) return;
   DeviceArg da(a, false), db(b, false), dc(c, true);
   cublasOperation_t ta = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, tb = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -151,29 +114,24 @@ void CudaBackend::gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a
   dc.finish();
 }
 
-void CudaBackend::linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) {
-  gemm(false, true, 1.0, x, w, 0.0, y);  // y [N,O] = x [N,I] w^T
-  if (!bias.empty()) bias_add(y, bias);
+void CudaBackend::linear_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) {
+  gemm_impl(false, true, 1.0, x, w, 0.0, y);  // y [N,O] = x [N,I] w^T
+  if (!bias.empty()) bias_add_impl(y, bias);
 }
 
-void CudaBackend::linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx) {
-  gemm(false, false, 1.0, dy, w, 0.0, dx);  // dx [N,I] = dy [N,O] w [O,I]
+void CudaBackend::linear_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx) {
+  gemm_impl(false, false, 1.0, dy, w, 0.0, dx);  // dx [N,I] = dy [N,O] w [O,I]
 }
 
-void CudaBackend::linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) {
-  gemm(true, false, 1.0, dy, x, 0.0, dw);  // dw [O,I] = dy^T x
-  if (!dbias.empty()) bias_backward(dy, dbias);
+void CudaBackend::linear_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) {
+  gemm_impl(true, false, 1.0, dy, x, 0.0, dw);  // dw [O,I] = dy^T x
+  if (!dbias.empty()) bias_backward_impl(dy, dbias);
 }
 
 // --- bias ------------------------------------------------------------------------------
 
-void CudaBackend::bias_add(Tensor& y, const Tensor& bias) {
-  const char* op = "bias_add";
-  require_float(op, "y", y);
-  require_like(op, "bias", bias, y);
-  if (y.ndim() < 2) fail(op, "y is " + y.describe() + ", expected [N, C, ...]");
+void CudaBackend::bias_add_impl(Tensor& y, const Tensor& bias) {
   std::int64_t N = y.dim(0), C = y.dim(1), inner = (N * C != 0) ? y.numel() / (N * C) : 0;
-  require_same_numel(op, "bias", bias, C);
   if (y.numel() == 0) return;
   DeviceArg dy(y, true), db(bias, false);
   with_float(y.dtype(), [&](auto tag) {
@@ -183,13 +141,8 @@ void CudaBackend::bias_add(Tensor& y, const Tensor& bias) {
   dy.finish();
 }
 
-void CudaBackend::bias_backward(const Tensor& dy, Tensor& dbias) {
-  const char* op = "bias_backward";
-  require_float(op, "dy", dy);
-  require_like(op, "dbias", dbias, dy);
-  if (dy.ndim() < 2) fail(op, "dy is " + dy.describe() + ", expected [N, C, ...]");
+void CudaBackend::bias_backward_impl(const Tensor& dy, Tensor& dbias) {
   std::int64_t N = dy.dim(0), C = dy.dim(1), inner = (N * C != 0) ? dy.numel() / (N * C) : 1;
-  require_same_numel(op, "dbias", dbias, C);
   DeviceArg d(dy, false), db(dbias, true);
   with_float(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -200,11 +153,7 @@ void CudaBackend::bias_backward(const Tensor& dy, Tensor& dbias) {
 
 // --- dropout and losses ----------------------------------------------------------------------
 
-void CudaBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) {
-  const char* op = "dropout_mask";
-  require_float(op, "mask", mask);
-  if (!(keep_prob > 0 && keep_prob <= 1))
-    fail(op, "keep probability " + std::to_string(keep_prob) + ", expected in (0, 1]");
+void CudaBackend::dropout_mask_impl(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) {
   DeviceArg m(mask, true);
   with_float(mask.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -214,11 +163,6 @@ void CudaBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t see
 }
 
 namespace {
-std::pair<std::int64_t, std::int64_t> check_rows(const char* op, const char* arg, const Tensor& x) {
-  require_float(op, arg, x);
-  if (x.ndim() != 2 || x.dim(1) < 1) fail(op, std::string(arg) + " is " + x.describe() + ", expected [N, K] with K >= 1");
-  return {x.dim(0), x.dim(1)};
-}
 double mean_of_rows(const Tensor& row_loss) {
   Tensor h = to_host(row_loss);
   double s = 0;
@@ -227,12 +171,9 @@ double mean_of_rows(const Tensor& row_loss) {
 }
 }  // namespace
 
-double CudaBackend::softmax_xent_forward(const Tensor& logits, const Tensor& labels, Tensor& prob) {
-  const char* op = "softmax_xent_forward";
-  auto [N, K] = check_rows(op, "logits", logits);
-  require_like(op, "prob", prob, logits);
-  require_shape(op, "prob", prob, logits.shape());
-  check_labels(op, labels, N, K);
+double CudaBackend::softmax_xent_forward_impl(const Tensor& logits, const Tensor& labels, Tensor& prob) {
+  const std::int64_t N = logits.dim(0), K = logits.dim(1);
+  check_device_labels(OpCheck(*this, Op::softmax_xent_forward), labels, K);
   if (N == 0) return 0.0;
   Tensor rows = device_tensor({N}, DType::f64);
   {
@@ -243,16 +184,13 @@ double CudaBackend::softmax_xent_forward(const Tensor& logits, const Tensor& lab
     });
   }
   double loss = mean_of_rows(rows);
-  softmax_forward(logits, prob);  // after the loss: prob may alias logits
+  softmax_forward_impl(logits, prob);  // after the loss: prob may alias logits
   return loss;
 }
 
-void CudaBackend::softmax_xent_backward(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits) {
-  const char* op = "softmax_xent_backward";
-  auto [N, K] = check_rows(op, "prob", prob);
-  require_like(op, "dlogits", dlogits, prob);
-  require_shape(op, "dlogits", dlogits, prob.shape());
-  check_labels(op, labels, N, K);
+void CudaBackend::softmax_xent_backward_impl(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits) {
+  const std::int64_t N = prob.dim(0), K = prob.dim(1);
+  check_device_labels(OpCheck(*this, Op::softmax_xent_backward), labels, K);
   if (N == 0) return;
   DeviceArg p(prob, false), l(labels, false), d(dlogits, true);
   with_float(prob.dtype(), [&](auto tag) {
@@ -262,10 +200,9 @@ void CudaBackend::softmax_xent_backward(const Tensor& prob, const Tensor& labels
   d.finish();
 }
 
-double CudaBackend::nll_forward(const Tensor& logp, const Tensor& labels) {
-  const char* op = "nll_forward";
-  auto [N, K] = check_rows(op, "logp", logp);
-  check_labels(op, labels, N, K);
+double CudaBackend::nll_forward_impl(const Tensor& logp, const Tensor& labels) {
+  const std::int64_t N = logp.dim(0), K = logp.dim(1);
+  check_device_labels(OpCheck(*this, Op::nll_forward), labels, K);
   if (N == 0) return 0.0;
   Tensor rows = device_tensor({N}, DType::f64);
   DeviceArg x(logp, false), l(labels, false);
@@ -276,10 +213,9 @@ double CudaBackend::nll_forward(const Tensor& logp, const Tensor& labels) {
   return mean_of_rows(rows);
 }
 
-void CudaBackend::nll_backward(const Tensor& labels, double scale, Tensor& dlogp) {
-  const char* op = "nll_backward";
-  auto [N, K] = check_rows(op, "dlogp", dlogp);
-  check_labels(op, labels, N, K);
+void CudaBackend::nll_backward_impl(const Tensor& labels, double scale, Tensor& dlogp) {
+  const std::int64_t N = dlogp.dim(0), K = dlogp.dim(1);
+  check_device_labels(OpCheck(*this, Op::nll_backward), labels, K);
   if (N == 0) return;
   DeviceArg l(labels, false), d(dlogp, true);
   with_float(dlogp.dtype(), [&](auto tag) {
@@ -291,14 +227,13 @@ void CudaBackend::nll_backward(const Tensor& labels, double scale, Tensor& dlogp
 
 // --- elementwise and reductions ---------------------------------------------------------------
 
-void CudaBackend::fill(Tensor& x, double value) {
-  const char* op = "fill";
-  if (x.empty()) fail(op, "x is empty, expected an allocated tensor");
+void CudaBackend::fill_impl(Tensor& x, double value) {
   if (x.device() == Device::cpu) {  // any dtype on the host
     for (std::int64_t i = 0; i < x.numel(); ++i) x.set(i, value);
     return;
   }
-  require_float(op, "x", x);
+  if (x.dtype() != DType::f32 && x.dtype() != DType::f64)  // our fill kernel is for f32 and f64
+    OpCheck(*this, Op::fill).fail("x " + x.describe() + " is on the device, where only f32 and f64 can be filled");
   if (x.numel() == 0) return;
   with_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -306,11 +241,7 @@ void CudaBackend::fill(Tensor& x, double value) {
   });
 }
 
-void CudaBackend::copy(const Tensor& src, Tensor& dst) {
-  const char* op = "copy";
-  if (src.empty()) fail(op, "src is empty, expected an allocated tensor");
-  if (dst.empty()) fail(op, "dst is empty, expected an allocated tensor");
-  require_same_numel(op, "dst", dst, src.numel());
+void CudaBackend::copy_impl(const Tensor& src, Tensor& dst) {
   if (src.dtype() != dst.dtype()) {  // converts on the host (the edges of a step only)
     Tensor h(dst.shape(), dst.dtype());
     h.copy_from(to_host(src));
@@ -325,15 +256,7 @@ void CudaBackend::copy(const Tensor& src, Tensor& dst) {
   ABLATE_CUDA_CHECK(cudaMemcpy(dst.raw_data(), src.raw_data(), src.bytes(), kind));
 }
 
-void CudaBackend::elementwise(const char* op, int kind, double alpha, const Tensor& x, double beta, const Tensor* y,
-                              Tensor& out) {
-  require_float(op, "x", x);
-  require_like(op, "out", out, x);
-  require_same_numel(op, "out", out, x.numel());
-  if (y) {
-    require_like(op, "y", *y, x);
-    require_same_numel(op, "y", *y, x.numel());
-  }
+void CudaBackend::elementwise(int kind, double alpha, const Tensor& x, double beta, const Tensor* y, Tensor& out) {
   if (x.numel() == 0) return;
   DeviceArg dx(x, false), dout(out, true);
   DeviceArg dy(y ? *y : Tensor(), false);
@@ -344,22 +267,23 @@ void CudaBackend::elementwise(const char* op, int kind, double alpha, const Tens
   dout.finish();
 }
 
-void CudaBackend::scale(Tensor& x, double alpha) { elementwise("scale", int(Elementwise::axpby), alpha, x, 0.0, nullptr, x); }
-void CudaBackend::axpy(double alpha, const Tensor& x, Tensor& y) {
-  elementwise("axpy", int(Elementwise::axpby), alpha, x, 1.0, nullptr, y);
+void CudaBackend::scale_impl(Tensor& x, double alpha) {
+  elementwise(int(Elementwise::axpby), alpha, x, 0.0, nullptr, x);
 }
-void CudaBackend::axpby(double alpha, const Tensor& x, double beta, Tensor& y) {
-  elementwise("axpby", int(Elementwise::axpby), alpha, x, beta, nullptr, y);
+void CudaBackend::axpy_impl(double alpha, const Tensor& x, Tensor& y) {
+  elementwise(int(Elementwise::axpby), alpha, x, 1.0, nullptr, y);
 }
-void CudaBackend::add(const Tensor& a, const Tensor& b, Tensor& out) {
-  elementwise("add", int(Elementwise::add), 1.0, a, 0.0, &b, out);
+void CudaBackend::axpby_impl(double alpha, const Tensor& x, double beta, Tensor& y) {
+  elementwise(int(Elementwise::axpby), alpha, x, beta, nullptr, y);
 }
-void CudaBackend::mul(const Tensor& a, const Tensor& b, Tensor& out) {
-  elementwise("mul", int(Elementwise::mul), 1.0, a, 0.0, &b, out);
+void CudaBackend::add_impl(const Tensor& a, const Tensor& b, Tensor& out) {
+  elementwise(int(Elementwise::add), 1.0, a, 0.0, &b, out);
+}
+void CudaBackend::mul_impl(const Tensor& a, const Tensor& b, Tensor& out) {
+  elementwise(int(Elementwise::mul), 1.0, a, 0.0, &b, out);
 }
 
-double CudaBackend::reduce(const char* op, const Tensor& x, bool squares) {
-  require_float(op, "x", x);
+double CudaBackend::reduce(const Tensor& x, bool squares) {
   if (x.numel() == 0) return 0.0;
   int blocks = int(std::min<std::int64_t>(256, (x.numel() + 255) / 256));
   Tensor partials = device_tensor({blocks}, DType::f64);
@@ -374,14 +298,11 @@ double CudaBackend::reduce(const char* op, const Tensor& x, bool squares) {
   return s;
 }
 
-double CudaBackend::sum(const Tensor& x) { return reduce("sum", x, false); }
-double CudaBackend::sum_squares(const Tensor& x) { return reduce("sum_squares", x, true); }
+double CudaBackend::sum_impl(const Tensor& x) { return reduce(x, false); }
+double CudaBackend::sum_squares_impl(const Tensor& x) { return reduce(x, true); }
 
-void CudaBackend::argmax_rows(const Tensor& x, Tensor& out) {
-  const char* op = "argmax_rows";
-  auto [N, K] = check_rows(op, "x", x);
-  if (out.dtype() != DType::i32) fail(op, "out is " + out.describe() + ", expected i32");
-  require_shape(op, "out", out, {N});
+void CudaBackend::argmax_rows_impl(const Tensor& x, Tensor& out) {
+  const std::int64_t N = x.dim(0), K = x.dim(1);
   if (N == 0) return;
   DeviceArg dx(x, false), dout(out, true);
   with_float(x.dtype(), [&](auto tag) {
@@ -393,18 +314,7 @@ void CudaBackend::argmax_rows(const Tensor& x, Tensor& out) {
 
 // --- optimizer updates -------------------------------------------------------------------------
 
-namespace {
-void check_state(const char* op, const Tensor& w, std::initializer_list<std::pair<const char*, const Tensor*>> state) {
-  require_float(op, "w", w);
-  for (auto [name, t] : state) {
-    require_like(op, name, *t, w);
-    require_shape(op, name, *t, w.shape());
-  }
-}
-}  // namespace
-
-void CudaBackend::caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) {
-  check_state("caffe_sgd_update", w, {{"g", &g}, {"history", &history}});
+void CudaBackend::caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) {
   if (w.numel() == 0) return;
   DeviceArg dw(w, true), dg(g, true), dh(history, true);
   with_float(w.dtype(), [&](auto tag) {
@@ -414,8 +324,7 @@ void CudaBackend::caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const 
   dw.finish(), dg.finish(), dh.finish();
 }
 
-void CudaBackend::torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) {
-  check_state("torch_sgd_update", w, {{"g", &g}, {"velocity", &velocity}});
+void CudaBackend::torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) {
   if (w.numel() == 0) return;
   DeviceArg dw(w, true), dg(g, true), dv(velocity, true);
   with_float(w.dtype(), [&](auto tag) {
@@ -426,10 +335,7 @@ void CudaBackend::torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const
   dw.finish(), dg.finish(), dv.finish();
 }
 
-void CudaBackend::adam_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) {
-  const char* op = "adam_update";
-  check_state(op, w, {{"g", &g}, {"m", &m}, {"v", &v}});
-  if (p.t < 1) fail(op, "step t " + std::to_string(p.t) + ", expected at least 1 (the first update is t = 1)");
+void CudaBackend::adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) {
   double t = static_cast<double>(p.t);
   double lr_t = p.lr * std::sqrt(1 - std::pow(p.beta2, t)) / (1 - std::pow(p.beta1, t));
   if (w.numel() == 0) return;

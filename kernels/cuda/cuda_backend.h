@@ -6,12 +6,12 @@
 #include <memory>
 
 #include "kernels/backend.h"
+#include "kernels/backend_options.h"
 
 namespace ablate::kernels {
 
 // Throws std::runtime_error("backend 'cuda': no CUDA device found (...)") when the machine
-// has no usable GPU. ABLATE_CUDA_DETERMINISTIC=1 in the environment selects deterministic
-// cuDNN algorithms.
-std::unique_ptr<Backend> make_cuda_backend();
+// has no usable GPU. options.deterministic selects deterministic cuDNN algorithms.
+std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options = {});
 
 }  // namespace ablate::kernels

@@ -1,7 +1,8 @@
 // CudaBackend: the Backend op set on one NVIDIA GPU (see cuda_backend.h). Internal header,
 // shared by cuda_backend.cpp (identity, staging, BLAS, elementwise, losses, optimizers),
-// cuda_dnn.cpp (convolution, pooling, LRN, activations, softmax through cuDNN) and
-// cuda_conv_map.cpp (Torch's connection-table convolution on our own kernels).
+// cuda_dnn.cpp (convolution, pooling, LRN, activations, softmax through cuDNN),
+// cuda_conv_map.cpp (Torch's connection-table convolution on our own kernels), cuda_gelu.cpp
+// and cuda_batch_norm.cpp (our own kernels too).
 // Tensors it creates live on the device (cuda_allocator()); an argument that is a host tensor
 // (the engine's batch, a test's input) is staged through a device copy (DeviceArg).
 #pragma once
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "kernels/backend.h"
+#include "kernels/contract/op_check.h"
 #include "kernels/cuda/cuda_allocator.h"
 #include "kernels/cuda/cuda_check.h"
 
@@ -62,54 +64,65 @@ class CudaBackend final : public Backend {
   // "fwd <geometry>: algo 1, workspace 0 B" lines, one per convolution geometry chosen so far.
   std::vector<std::string> conv_algorithms() const;
 
-  void gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta, Tensor& c) override;
-  void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, const Conv2dParams& p) override;
-  void conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override;
-  void conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
-                               const Conv2dParams& p) override;
-  void conv2d_map_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table, Tensor& y,
-                          const Conv2dParams& p) override;
-  void conv2d_map_backward_data(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
-                                const Conv2dParams& p) override;
-  void conv2d_map_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw, Tensor& dbias,
-                                   const Conv2dParams& p) override;
-  void bias_add(Tensor& y, const Tensor& bias) override;
-  void bias_backward(const Tensor& dy, Tensor& dbias) override;
-  void linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) override;
-  void linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx) override;
-  void linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) override;
-  void pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) override;
-  void pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
-                       const Pool2dParams& p) override;
-  void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
-  void activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
-  void lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) override;
-  void lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
-                    const LrnParams& p) override;
-  void dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index = 0) override;
-  double softmax_xent_forward(const Tensor& logits, const Tensor& labels, Tensor& prob) override;
-  void softmax_xent_backward(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits) override;
-  void softmax_forward(const Tensor& x, Tensor& y) override;
-  void log_softmax_forward(const Tensor& x, Tensor& y) override;
-  void log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) override;
-  double nll_forward(const Tensor& logp, const Tensor& labels) override;
-  void nll_backward(const Tensor& labels, double scale, Tensor& dlogp) override;
-  void fill(Tensor& x, double value) override;
-  void copy(const Tensor& src, Tensor& dst) override;
-  void scale(Tensor& x, double alpha) override;
-  void axpy(double alpha, const Tensor& x, Tensor& y) override;
-  void axpby(double alpha, const Tensor& x, double beta, Tensor& y) override;
-  void add(const Tensor& a, const Tensor& b, Tensor& out) override;
-  void mul(const Tensor& a, const Tensor& b, Tensor& out) override;
-  double sum(const Tensor& x) override;
-  double sum_squares(const Tensor& x) override;
-  void argmax_rows(const Tensor& x, Tensor& out) override;
-  void caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) override;
-  void torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) override;
-  void adam_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) override;
-
   // A zero-filled device tensor (Tensor's constructor zero-fills host memory only).
   Tensor device_tensor(const Shape& shape, DType dtype);
+
+ protected:
+  void gemm_impl(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,
+                 Tensor& c) override;
+  void conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                           const Conv2dParams& p) override;
+  void conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override;
+  void conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                    const Conv2dParams& p) override;
+  void conv2d_map_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table, Tensor& y,
+                               const Conv2dParams& p) override;
+  void conv2d_map_backward_data_impl(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
+                                     const Conv2dParams& p) override;
+  void conv2d_map_backward_weights_impl(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw,
+                                        Tensor& dbias, const Conv2dParams& p) override;
+  void bias_add_impl(Tensor& y, const Tensor& bias) override;
+  void bias_backward_impl(const Tensor& dy, Tensor& dbias) override;
+  void linear_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) override;
+  void linear_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx) override;
+  void linear_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) override;
+  void pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) override;
+  void pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
+                            const Pool2dParams& p) override;
+  void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) override;
+  void activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
+  void gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx) override;
+  void gelu_backward_impl(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) override;
+  void lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) override;
+  void lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
+                         const LrnParams& p) override;
+  void batch_norm_forward_training_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon,
+                                       Tensor& y, Tensor& mean, Tensor& var) override;
+  void batch_norm_forward_inference_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                                        const Tensor& var, double epsilon, Tensor& y) override;
+  void batch_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                                const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+  void dropout_mask_impl(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) override;
+  double softmax_xent_forward_impl(const Tensor& logits, const Tensor& labels, Tensor& prob) override;
+  void softmax_xent_backward_impl(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits) override;
+  void softmax_forward_impl(const Tensor& x, Tensor& y) override;
+  void log_softmax_forward_impl(const Tensor& x, Tensor& y) override;
+  void log_softmax_backward_impl(const Tensor& y, const Tensor& dy, Tensor& dx) override;
+  double nll_forward_impl(const Tensor& logp, const Tensor& labels) override;
+  void nll_backward_impl(const Tensor& labels, double scale, Tensor& dlogp) override;
+  void fill_impl(Tensor& x, double value) override;
+  void copy_impl(const Tensor& src, Tensor& dst) override;
+  void scale_impl(Tensor& x, double alpha) override;
+  void axpy_impl(double alpha, const Tensor& x, Tensor& y) override;
+  void axpby_impl(double alpha, const Tensor& x, double beta, Tensor& y) override;
+  void add_impl(const Tensor& a, const Tensor& b, Tensor& out) override;
+  void mul_impl(const Tensor& a, const Tensor& b, Tensor& out) override;
+  double sum_impl(const Tensor& x) override;
+  double sum_squares_impl(const Tensor& x) override;
+  void argmax_rows_impl(const Tensor& x, Tensor& out) override;
+  void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) override;
+  void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) override;
+  void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) override;
 
  private:
   enum class ConvPass { forward, backward_data, backward_filter };
@@ -117,9 +130,9 @@ class CudaBackend final : public Backend {
   void run_conv(ConvPass pass, DType dtype, const Shape& x_shape, const Shape& w_shape, const Shape& y_shape,
                 int pad_h, int pad_w, const Conv2dParams& p, const void* a, const void* b, void* out);
   void* workspace(std::size_t bytes);
-  double reduce(const char* op, const Tensor& x, bool squares);
-  void elementwise(const char* op, int kind, double alpha, const Tensor& x, double beta, const Tensor* y, Tensor& out);
-  void softmax_rows(const char* op, const Tensor& x, Tensor& y, bool log_space);
+  double reduce(const Tensor& x, bool squares);
+  void elementwise(int kind, double alpha, const Tensor& x, double beta, const Tensor* y, Tensor& out);
+  void softmax_rows(const Tensor& x, Tensor& y, bool log_space);
 
   int device_ = 0;
   int threads_ = 1;
@@ -130,15 +143,12 @@ class CudaBackend final : public Backend {
   Tensor workspace_;  // the cuDNN workspace, grown to the largest request
 };
 
-// Helpers shared by the two implementation files.
-void require_float(const char* op, const char* arg, const Tensor& t);
-void require_same_numel(const char* op, const char* arg, const Tensor& t, std::int64_t numel);
-[[noreturn]] void fail(const char* op, const std::string& message);
-// The output shape [N, K, OH, OW] of x [N,C,H,W] convolved with w [K,C,KH,KW]; throws for bad
-// strides or paddings, a channel mismatch or a kernel larger than the padded input.
-Shape conv_out(const char* op, const Shape& x, const Shape& w, const Conv2dParams& p);
-// Downloads i32 labels [N] and checks each in [0, K).
-void check_labels(const char* op, const Tensor& labels, std::int64_t N, std::int64_t K);
+// Helpers shared by the implementation files.
+// A host copy of t (t itself when it is in host memory).
+Tensor to_host(const Tensor& t);
+// Labels i32 [N] checked by the contract's rule: in host memory the contract has checked
+// them; on the device they are downloaded and checked here (one message format: OpCheck).
+void check_device_labels(const OpCheck& check, const Tensor& labels, std::int64_t classes);
 // Calls f(float{}) or f(double{}) for an f32 or f64 tensor.
 template <class F> auto with_float(DType dtype, F&& f) {
   if (dtype == DType::f64) return f(double{});

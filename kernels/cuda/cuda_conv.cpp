@@ -62,16 +62,6 @@ void pad_planes(const Tensor& x_dev_src, const void* x, const Shape& s, const Co
 
 }  // namespace
 
-Shape conv_out(const char* op, const Shape& x, const Shape& w, const Conv2dParams& p) {
-  if (p.stride_h < 1 || p.stride_w < 1 || p.pad_top < 0 || p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0)
-    fail(op, "strides " + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) +
-                 " and pads must be at least 1 and 0");
-  if (x[1] != w[1]) fail(op, "x has " + std::to_string(x[1]) + " channels, the filter " + shape_string(w) + " expects " + std::to_string(w[1]));
-  std::int64_t hp = x[2] + p.pad_top + p.pad_bottom, wp = x[3] + p.pad_left + p.pad_right;
-  if (hp < w[2] || wp < w[3]) fail(op, "padded input " + std::to_string(hp) + "x" + std::to_string(wp) + " is smaller than the kernel " + shape_string(w));
-  return {x[0], w[0], (hp - w[2]) / p.stride_h + 1, (wp - w[3]) / p.stride_w + 1};
-}
-
 void* CudaBackend::workspace(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   if (workspace_.empty() || workspace_.bytes() < bytes)
@@ -143,14 +133,9 @@ void CudaBackend::run_conv(ConvPass pass, DType dtype, const Shape& x_shape, con
                                                      c.workspace_bytes, zero, wd.d, out));
 }
 
-void CudaBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, const Conv2dParams& p) {
-  const char* op = "conv2d_forward";
-  require_4d(op, "x", x);
-  require_4d(op, "w", w);
-  Shape ys = conv_out(op, x.shape(), w.shape(), p);
-  require_dtype_shape(op, "w", w, x.dtype(), w.shape());
-  require_dtype_shape(op, "y", y, x.dtype(), ys);
-  if (!bias.empty()) require_dtype_shape(op, "bias", bias, x.dtype(), {w.dim(0)});
+void CudaBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                      const Conv2dParams& p) {
+  const Shape& ys = y.shape();
   if (y.numel() == 0) return;
   {
     DeviceArg dx(x, false), dw(w, false), dy(y, true);
@@ -163,16 +148,11 @@ void CudaBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor&
     }
     dy.finish();
   }
-  if (!bias.empty()) bias_add(y, bias);
+  if (!bias.empty()) bias_add_impl(y, bias);
 }
 
-void CudaBackend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
-  const char* op = "conv2d_backward_data";
-  require_4d(op, "dx", dx);
-  require_4d(op, "w", w);
-  Shape ys = conv_out(op, dx.shape(), w.shape(), p);
-  require_dtype_shape(op, "w", w, dx.dtype(), w.shape());
-  require_dtype_shape(op, "dy", dy, dx.dtype(), ys);
+void CudaBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
+  const Shape& ys = dy.shape();
   if (dx.numel() == 0) return;
   DeviceArg ddy(dy, false), dw(w, false), ddx(dx, true);
   if (dy.numel() == 0) {
@@ -193,15 +173,9 @@ void CudaBackend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor
   ddx.finish();
 }
 
-void CudaBackend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
-                                          const Conv2dParams& p) {
-  const char* op = "conv2d_backward_weights";
-  require_4d(op, "x", x);
-  require_4d(op, "dw", dw);
-  Shape ys = conv_out(op, x.shape(), dw.shape(), p);
-  require_dtype_shape(op, "dw", dw, x.dtype(), dw.shape());
-  require_dtype_shape(op, "dy", dy, x.dtype(), ys);
-  if (!dbias.empty()) require_dtype_shape(op, "dbias", dbias, x.dtype(), {dw.dim(0)});
+void CudaBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                               const Conv2dParams& p) {
+  const Shape& ys = dy.shape();
   if (dw.numel() != 0) {
     DeviceArg dx(x, false), ddy(dy, false), ddw(dw, true);
     if (dy.numel() == 0) {
@@ -216,7 +190,7 @@ void CudaBackend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Ten
     }
     ddw.finish();
   }
-  if (!dbias.empty()) bias_backward(dy, dbias);
+  if (!dbias.empty()) bias_backward_impl(dy, dbias);
 }
 
 }  // namespace ablate::kernels::cuda

@@ -3,7 +3,7 @@
 // neither), so it runs on our own kernels (cuda_conv_map.cu), as cunn's did. Math and shapes:
 // kernels/backend.h and kernels/reference/reference_conv_map.cpp.
 // The table i32 [T, 2] lives on the device like every tensor; each call downloads it (T*8
-// bytes) to check every plane index, as check_labels does for labels, and uploads the
+// bytes) to check every plane index (a host table the contract has checked), and uploads the
 // connections grouped by plane (CSR) that the forward and data kernels walk in table order.
 #include <string>
 #include <vector>
@@ -14,44 +14,27 @@
 namespace ablate::kernels::cuda {
 namespace {
 
-// A checked call: its geometry and the table on the host.
+// A call: its geometry and the table on the host.
 struct MapCall {
   MapGeometry g{};
   std::vector<std::int32_t> table;  // [T, 2]
 };
 
-// Checks image [N,C,H,W], kernels [T,KH,KW], out [N,K,OH,OW] (one float dtype) and the table
-// i32 [T, 2] with every input plane in [0, C) and output plane in [0, K).
-MapCall map_call(const char* op, const Tensor& image, const Tensor& kernels, const Tensor& out, const Tensor& table,
-                 const Conv2dParams& p, const char* image_arg, const char* kernels_arg, const char* out_arg) {
-  require_4d(op, image_arg, image);
-  require_float(op, kernels_arg, kernels);
-  if (kernels.ndim() != 3) fail(op, std::string(kernels_arg) + " is " + kernels.describe() + ", expected [T, KH, KW]");
-  require_4d(op, out_arg, out);
+// image [N,C,H,W], kernels [T,KH,KW], out [N,K,OH,OW] and the table i32 [T, 2], checked by the
+// contract; a table on the device is downloaded here and its rows checked (the contract
+// checks host tables only).
+MapCall map_call(const OpCheck& check, const Tensor& image, const Tensor& kernels, const Tensor& out,
+                 const Tensor& table, const Conv2dParams& p) {
   const Shape& x = image.shape();
   const std::int64_t T = kernels.dim(0), K = out.dim(1);
-  const Shape ys = conv_out(op, x, {K, x[1], kernels.dim(1), kernels.dim(2)}, p);
-  require_dtype_shape(op, kernels_arg, kernels, image.dtype(), kernels.shape());
-  require_dtype_shape(op, out_arg, out, image.dtype(), ys);
-  if (table.empty() || table.dtype() != DType::i32 || table.shape() != Shape{T, 2})
-    fail(op, "table is " + (table.empty() ? std::string("empty") : table.describe()) + ", expected i32[" +
-                 std::to_string(T) + ", 2] (one row per kernel of " + kernels_arg + ")");
   MapCall c;
-  c.g = {x[0], x[1], x[2], x[3], K, kernels.dim(1), kernels.dim(2), ys[2], ys[3], T,
+  c.g = {x[0], x[1], x[2], x[3], K, kernels.dim(1), kernels.dim(2), out.dim(2), out.dim(3), T,
          p.stride_h, p.stride_w, p.pad_top, p.pad_left};
   c.table.resize(static_cast<std::size_t>(2 * T));
   if (T > 0)
     ABLATE_CUDA_CHECK(cudaMemcpy(c.table.data(), table.raw_data(), table.bytes(),
                                  table.device() == Device::cuda ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost));
-  for (std::int64_t t = 0; t < T; ++t) {
-    const std::int32_t in = c.table[2 * t], o = c.table[2 * t + 1];
-    if (in < 0 || in >= c.g.C)
-      fail(op, "table row " + std::to_string(t) + " has input plane " + std::to_string(in) + ", expected one in [0, " +
-                   std::to_string(c.g.C) + ")");
-    if (o < 0 || o >= K)
-      fail(op, "table row " + std::to_string(t) + " has output plane " + std::to_string(o) + ", expected one in [0, " +
-                   std::to_string(K) + ")");
-  }
+  if (table.device() == Device::cuda) check.table_rows(c.table.data(), T, c.g.C, K);
   return c;
 }
 
@@ -74,11 +57,9 @@ MapGroups upload_groups(CudaBackend& backend, const MapCall& c, int column, std:
 
 }  // namespace
 
-void CudaBackend::conv2d_map_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table, Tensor& y,
-                                     const Conv2dParams& p) {
-  const char* op = "conv2d_map_forward";
-  const MapCall c = map_call(op, x, w, y, table, p, "x", "w", "y");
-  if (!bias.empty()) require_dtype_shape(op, "bias", bias, x.dtype(), {c.g.K});
+void CudaBackend::conv2d_map_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table,
+                                          Tensor& y, const Conv2dParams& p) {
+  const MapCall c = map_call(OpCheck(*this, Op::conv2d_map_forward), x, w, y, table, p);
   if (y.numel() == 0) return;
   Tensor groups;
   const MapGroups by_output = upload_groups(*this, c, 1, c.g.K, groups);
@@ -91,10 +72,9 @@ void CudaBackend::conv2d_map_forward(const Tensor& x, const Tensor& w, const Ten
   dy.finish();
 }
 
-void CudaBackend::conv2d_map_backward_data(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
-                                           const Conv2dParams& p) {
-  const char* op = "conv2d_map_backward_data";
-  const MapCall c = map_call(op, dx, w, dy, table, p, "dx", "w", "dy");
+void CudaBackend::conv2d_map_backward_data_impl(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
+                                                const Conv2dParams& p) {
+  const MapCall c = map_call(OpCheck(*this, Op::conv2d_map_backward_data), dx, w, dy, table, p);
   if (dx.numel() == 0) return;
   Tensor groups;
   const MapGroups by_input = upload_groups(*this, c, 0, c.g.C, groups);
@@ -106,11 +86,9 @@ void CudaBackend::conv2d_map_backward_data(const Tensor& dy, const Tensor& w, co
   ddx.finish();
 }
 
-void CudaBackend::conv2d_map_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw,
-                                              Tensor& dbias, const Conv2dParams& p) {
-  const char* op = "conv2d_map_backward_weights";
-  const MapCall c = map_call(op, x, dw, dy, table, p, "x", "dw", "dy");
-  if (!dbias.empty()) require_dtype_shape(op, "dbias", dbias, x.dtype(), {c.g.K});
+void CudaBackend::conv2d_map_backward_weights_impl(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw,
+                                                   Tensor& dbias, const Conv2dParams& p) {
+  const MapCall c = map_call(OpCheck(*this, Op::conv2d_map_backward_weights), x, dw, dy, table, p);
   if (dw.numel() != 0) {
     DeviceArg dxa(x, false), ddy(dy, false), dt(table, false), ddw(dw, true);
     with_float(x.dtype(), [&](auto tag) {
@@ -119,7 +97,7 @@ void CudaBackend::conv2d_map_backward_weights(const Tensor& x, const Tensor& dy,
     });
     ddw.finish();
   }
-  if (!dbias.empty()) bias_backward(dy, dbias);
+  if (!dbias.empty()) bias_backward_impl(dy, dbias);
 }
 
 }  // namespace ablate::kernels::cuda

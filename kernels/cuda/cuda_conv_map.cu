@@ -6,18 +6,10 @@
 #include <algorithm>
 
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_launch.h"
 
 namespace ablate::kernels::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-int blocks_for(std::int64_t n) {
-  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535)));
-}
-
-#define GRID_LOOP(i, n) \
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < (n); i += std::int64_t(blockDim.x) * gridDim.x)
 
 template <class T>
 __global__ void forward_kernel(MapGeometry g, const T* x, const T* w, const T* bias, const std::int32_t* table,

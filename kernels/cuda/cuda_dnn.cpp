@@ -9,29 +9,16 @@ namespace ablate::kernels::cuda {
 // --- pooling (own kernels) -------------------------------------------------------------------
 
 namespace {
-PoolGeometry pool_geometry(const char* op, const Pool2dParams& p, const Shape& x) {
-  std::int64_t H = x[2], W = x[3];
-  if (p.kernel_h < 1 || p.kernel_w < 1 || p.stride_h < 1 || p.stride_w < 1)
-    fail(op, "kernel " + std::to_string(p.kernel_h) + "x" + std::to_string(p.kernel_w) + ", stride " +
-                 std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) + ": expected all at least 1");
-  if (p.pad_top < 0 || p.pad_left < 0 || p.pad_top >= p.kernel_h || p.pad_left >= p.kernel_w)
-    fail(op, "pad " + std::to_string(p.pad_top) + "," + std::to_string(p.pad_left) + ": expected 0 <= pad < kernel");
-  if (p.out_h < 1 || p.out_w < 1)
-    fail(op, "output " + std::to_string(p.out_h) + "x" + std::to_string(p.out_w) + ": expected at least 1 (use make_pool2d_params)");
-  if ((p.out_h - 1) * std::int64_t(p.stride_h) - p.pad_top >= H || (p.out_w - 1) * std::int64_t(p.stride_w) - p.pad_left >= W)
-    fail(op, "output " + std::to_string(p.out_h) + "x" + std::to_string(p.out_w) + " puts the last window past the input " +
-                 std::to_string(H) + "x" + std::to_string(W));
-  return {x[0] * x[1], H, W, p.out_h, p.out_w, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
-          p.pad_bottom_limit, p.pad_right_limit, p.kind == PoolKind::max, p.avg_count_padding};
+// x [N,C,H,W] pooled with p (checked by the contract), as our kernels take it.
+PoolGeometry pool_geometry(const Pool2dParams& p, const Shape& x) {
+  return {x[0] * x[1], x[2], x[3], p.out_h, p.out_w, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_top,
+          p.pad_left, p.pad_bottom_limit, p.pad_right_limit, p.kind == PoolKind::max, p.avg_count_padding};
 }
 }  // namespace
 
-void CudaBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
-  const char* op = "pool2d_forward";
-  require_4d(op, "x", x);
-  PoolGeometry g = pool_geometry(op, p, x.shape());
-  Shape ys{x.dim(0), x.dim(1), p.out_h, p.out_w};
-  require_dtype_shape(op, "y", y, x.dtype(), ys);
+void CudaBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
+  PoolGeometry g = pool_geometry(p, x.shape());
+  const Shape& ys = y.shape();
   if (p.kind == PoolKind::max &&
       (workspace.empty() || workspace.shape() != ys || workspace.dtype() != DType::i32 || workspace.device() != Device::cuda))
     workspace = device_tensor(ys, DType::i32);
@@ -45,18 +32,10 @@ void CudaBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, 
   dy.finish();
 }
 
-void CudaBackend::pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
-                                  const Pool2dParams& p) {
-  const char* op = "pool2d_backward";
-  require_4d(op, "x", x);
-  PoolGeometry g = pool_geometry(op, p, x.shape());
-  Shape ys{x.dim(0), x.dim(1), p.out_h, p.out_w};
-  require_dtype_shape(op, "dy", dy, x.dtype(), ys);
-  require_dtype_shape(op, "dx", dx, x.dtype(), x.shape());
-  if (p.kind == PoolKind::max) {
-    if (workspace.empty()) fail(op, "max pooling needs the workspace that pool2d_forward filled; it is empty");
-    require_dtype_shape(op, "workspace", workspace, DType::i32, ys);
-  }
+void CudaBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                                       Tensor& dx, const Pool2dParams& p) {
+  PoolGeometry g = pool_geometry(p, x.shape());
+  if (p.kind == PoolKind::max) OpCheck(*this, Op::pool2d_backward).argmax_workspace(workspace, dy.shape());
   if (dx.numel() == 0) return;
   DeviceArg ddy(dy, false), ddx(dx, true), ws(p.kind == PoolKind::max ? workspace : Tensor(), false);
   with_float(x.dtype(), [&](auto tag) {
@@ -84,11 +63,7 @@ struct ActivationDesc {
 };
 }  // namespace
 
-void CudaBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
-  const char* op = "activation_forward";
-  require_float(op, "x", x);
-  require_dtype_shape(op, "y", y, x.dtype(), y.shape());
-  require_same_numel(op, "y", y, x.numel());
+void CudaBackend::activation_forward_impl(Activation a, const Tensor& x, Tensor& y) {
   if (x.numel() == 0) return;
   DeviceArg dx(x, false), dy(y, true);
   ActivationDesc ad(a);
@@ -98,13 +73,7 @@ void CudaBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
   dy.finish();
 }
 
-void CudaBackend::activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
-  const char* op = "activation_backward";
-  require_float(op, "y", y);
-  require_dtype_shape(op, "dy", dy, y.dtype(), dy.shape());
-  require_dtype_shape(op, "dx", dx, y.dtype(), dx.shape());
-  require_same_numel(op, "dy", dy, y.numel());
-  require_same_numel(op, "dx", dx, y.numel());
+void CudaBackend::activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
   if (y.numel() == 0) return;
   DeviceArg dyv(y, false), ddy(dy, false), ddx(dx, true);
   Tensor keep;  // dx may alias dy
@@ -122,9 +91,10 @@ void CudaBackend::activation_backward(Activation a, const Tensor& y, const Tenso
 namespace {
 struct LrnDesc {
   cudnnLRNDescriptor_t d = nullptr;
-  LrnDesc(const char* op, const LrnParams& p) {
+  // cuDNN's own limits on LRN, beyond the contract's.
+  LrnDesc(const OpCheck& check, const LrnParams& p) {
     if (p.size < CUDNN_LRN_MIN_N || p.size > CUDNN_LRN_MAX_N || p.k < CUDNN_LRN_MIN_K || p.beta < CUDNN_LRN_MIN_BETA)
-      fail(op, "size " + std::to_string(p.size) + ", k " + std::to_string(p.k) + ", beta " + std::to_string(p.beta) +
+      check.fail("size " + std::to_string(p.size) + ", k " + std::to_string(p.k) + ", beta " + std::to_string(p.beta) +
                    ": cuDNN needs size in [" + std::to_string(CUDNN_LRN_MIN_N) + ", " + std::to_string(CUDNN_LRN_MAX_N) +
                    "], k >= 1e-5 and beta >= 0.01");
     ABLATE_CUDA_CHECK(cudnnCreateLRNDescriptor(&d));
@@ -137,11 +107,8 @@ struct LrnDesc {
 };
 }  // namespace
 
-void CudaBackend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) {
-  const char* op = "lrn_forward";
-  require_4d(op, "x", x);
-  require_dtype_shape(op, "y", y, x.dtype(), x.shape());
-  LrnDesc ld(op, p);
+void CudaBackend::lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) {
+  LrnDesc ld(OpCheck(*this, Op::lrn_forward), p);
   if (x.numel() == 0) return;
   DeviceArg dx(x, false), dy(y, true);
   TensorDesc td(x.dtype(), x.shape());
@@ -150,14 +117,9 @@ void CudaBackend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, con
   dy.finish();
 }
 
-void CudaBackend::lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
-                               const LrnParams& p) {
-  const char* op = "lrn_backward";
-  require_4d(op, "x", x);
-  require_dtype_shape(op, "y", y, x.dtype(), x.shape());
-  require_dtype_shape(op, "dy", dy, x.dtype(), x.shape());
-  require_dtype_shape(op, "dx", dx, x.dtype(), x.shape());
-  LrnDesc ld(op, p);
+void CudaBackend::lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                                    Tensor& dx, const LrnParams& p) {
+  LrnDesc ld(OpCheck(*this, Op::lrn_backward), p);
   if (x.numel() == 0) return;
   DeviceArg dxv(x, false), dyv(y, false), ddy(dy, false), ddx(dx, true);
   TensorDesc td(x.dtype(), x.shape());
@@ -169,10 +131,7 @@ void CudaBackend::lrn_backward(const Tensor& x, const Tensor& y, const Tensor& d
 
 // --- softmax over rows [N,K] as cuDNN instances [N,K,1,1] ---------------------------------------
 
-void CudaBackend::softmax_rows(const char* op, const Tensor& x, Tensor& y, bool log_space) {
-  require_float(op, "x", x);
-  if (x.ndim() != 2 || x.dim(1) < 1) fail(op, "x is " + x.describe() + ", expected [N, K] with K >= 1");
-  require_dtype_shape(op, "y", y, x.dtype(), x.shape());
+void CudaBackend::softmax_rows(const Tensor& x, Tensor& y, bool log_space) {
   if (x.numel() == 0) return;
   DeviceArg dx(x, false), dy(y, true);
   TensorDesc td(x.dtype(), x.dim(0), x.dim(1), 1, 1);
@@ -184,15 +143,10 @@ void CudaBackend::softmax_rows(const char* op, const Tensor& x, Tensor& y, bool 
   dy.finish();
 }
 
-void CudaBackend::softmax_forward(const Tensor& x, Tensor& y) { softmax_rows("softmax_forward", x, y, false); }
-void CudaBackend::log_softmax_forward(const Tensor& x, Tensor& y) { softmax_rows("log_softmax_forward", x, y, true); }
+void CudaBackend::softmax_forward_impl(const Tensor& x, Tensor& y) { softmax_rows(x, y, false); }
+void CudaBackend::log_softmax_forward_impl(const Tensor& x, Tensor& y) { softmax_rows(x, y, true); }
 
-void CudaBackend::log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
-  const char* op = "log_softmax_backward";
-  require_float(op, "y", y);
-  if (y.ndim() != 2 || y.dim(1) < 1) fail(op, "y is " + y.describe() + ", expected [N, K] with K >= 1");
-  require_dtype_shape(op, "dy", dy, y.dtype(), y.shape());
-  require_dtype_shape(op, "dx", dx, y.dtype(), y.shape());
+void CudaBackend::log_softmax_backward_impl(const Tensor& y, const Tensor& dy, Tensor& dx) {
   if (y.numel() == 0) return;
   DeviceArg dyv(y, false), ddy(dy, false), ddx(dx, true);
   TensorDesc td(y.dtype(), y.dim(0), y.dim(1), 1, 1);

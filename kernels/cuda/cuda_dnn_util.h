@@ -1,5 +1,5 @@
 // Shared pieces of the cuDNN-backed ops (cuda_conv.cpp, cuda_dnn.cpp): data types, the
-// alpha/beta scalars cuDNN wants, an NCHW tensor descriptor, argument checks.
+// alpha/beta scalars cuDNN wants, an NCHW tensor descriptor.
 #pragma once
 
 #include <string>
@@ -31,15 +31,6 @@ struct TensorDesc {
   TensorDesc& operator=(const TensorDesc&) = delete;
 };
 
-inline void require_4d(const char* op, const char* arg, const Tensor& t) {
-  require_float(op, arg, t);
-  if (t.ndim() != 4) fail(op, std::string(arg) + " is " + t.describe() + ", expected 4-D NCHW");
-}
-inline void require_dtype_shape(const char* op, const char* arg, const Tensor& t, DType dtype, const Shape& shape) {
-  if (t.empty() || t.dtype() != dtype || t.shape() != shape)
-    fail(op, std::string(arg) + " is " + (t.empty() ? std::string("empty") : t.describe()) + ", expected " +
-                 dtype_name(dtype) + shape_string(shape));
-}
 // `in` itself, or a device copy of it (kept alive in `keep`) when it is also the output:
 // cuDNN's softmax does not promise in-place operation.
 inline const void* distinct(const void* in, const void* out, const Tensor& like, Tensor& keep) {

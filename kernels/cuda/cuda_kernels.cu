@@ -5,18 +5,11 @@
 #include <algorithm>
 
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_launch.h"
+#include "kernels/gelu_math.h"
 
 namespace ablate::kernels::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-int blocks_for(std::int64_t n) {
-  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535)));
-}
-
-#define GRID_LOOP(i, n) \
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < (n); i += std::int64_t(blockDim.x) * gridDim.x)
 
 // kernels/counter_random.h's counter_uniform, identical bit for bit.
 __device__ std::uint64_t mix64(std::uint64_t z) {
@@ -240,6 +233,15 @@ __global__ void torch_sgd_kernel(T* w, T* g, T* vel, std::int64_t n, double lr, 
   }
 }
 
+template <class T> __global__ void gelu_forward_kernel(const T* x, T* y, std::int64_t n, GeluApprox approx) {
+  GRID_LOOP(i, n) y[i] = gelu_value(x[i], approx);
+}
+
+template <class T>
+__global__ void gelu_backward_kernel(const T* x, const T* dy, T* dx, std::int64_t n, GeluApprox approx) {
+  GRID_LOOP(i, n) dx[i] = dy[i] * gelu_derivative(x[i], approx);
+}
+
 template <class T>
 __global__ void adam_kernel(T* w, const T* g, T* m, T* v, std::int64_t n, double lr_t, double b1, double b2, double eps) {
   GRID_LOOP(i, n) {
@@ -323,6 +325,14 @@ void launch_crop2d(const T* xp, std::int64_t planes, std::int64_t H, std::int64_
   crop2d_kernel<T><<<blocks_for(planes * H * W), kThreads>>>(xp, planes, H, W, top, left, HP, WP, x);
   ABLATE_CUDA_LAUNCHED();
 }
+template <class T> void launch_gelu_forward(const T* x, T* y, std::int64_t n, GeluApprox approx) {
+  gelu_forward_kernel<T><<<blocks_for(n), kThreads>>>(x, y, n, approx);
+  ABLATE_CUDA_LAUNCHED();
+}
+template <class T> void launch_gelu_backward(const T* x, const T* dy, T* dx, std::int64_t n, GeluApprox approx) {
+  gelu_backward_kernel<T><<<blocks_for(n), kThreads>>>(x, dy, dx, n, approx);
+  ABLATE_CUDA_LAUNCHED();
+}
 template <class T>
 void launch_caffe_sgd(T* w, T* g, T* h, std::int64_t n, double lr, double momentum, double weight_decay) {
   caffe_sgd_kernel<T><<<blocks_for(n), kThreads>>>(w, g, h, n, lr, momentum, weight_decay);
@@ -358,6 +368,8 @@ void launch_adam(T* w, const T* g, T* m, T* v, std::int64_t n, double lr_t, doub
                                 std::int64_t, T*);                                                                \
   template void launch_crop2d<T>(const T*, std::int64_t, std::int64_t, std::int64_t, int, int, std::int64_t,      \
                                  std::int64_t, T*);                                                               \
+  template void launch_gelu_forward<T>(const T*, T*, std::int64_t, GeluApprox);                                   \
+  template void launch_gelu_backward<T>(const T*, const T*, T*, std::int64_t, GeluApprox);                        \
   template void launch_caffe_sgd<T>(T*, T*, T*, std::int64_t, double, double, double);                            \
   template void launch_torch_sgd<T>(T*, T*, T*, std::int64_t, double, double, double, double, bool, bool);        \
   template void launch_adam<T>(T*, const T*, T*, T*, std::int64_t, double, double, double, double);

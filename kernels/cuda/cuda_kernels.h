@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "kernels/op_params.h"
+
 namespace ablate::kernels::cuda {
 
 enum class Elementwise { axpby, add, mul };  // out = a x + b out | out = x + y | out = x * y
@@ -52,6 +54,10 @@ void launch_pad2d(const T* x, std::int64_t planes, std::int64_t H, std::int64_t 
 template <class T>
 void launch_crop2d(const T* xp, std::int64_t planes, std::int64_t H, std::int64_t W, int top, int left, std::int64_t HP,
                    std::int64_t WP, T* x);
+
+// GELU (kernels/gelu_math.h) in the tensor's precision: y = GELU(x); dx = dy GELU'(x) (dx may be dy).
+template <class T> void launch_gelu_forward(const T* x, T* y, std::int64_t n, GeluApprox approx);
+template <class T> void launch_gelu_backward(const T* x, const T* dy, T* dx, std::int64_t n, GeluApprox approx);
 
 // Optimizer updates, each element in double, rounded once (as the reference backend).
 template <class T>

@@ -44,6 +44,7 @@ void eigen_gemm(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int 
 
 class EigenBackend final : public cpu::CpuBackend {
  public:
+  using CpuBackend::CpuBackend;
   std::string name() const override { return "eigen"; }
   std::string library_version() const override {
     return "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
@@ -64,9 +65,9 @@ class EigenBackend final : public cpu::CpuBackend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_eigen_backend() {
-  auto backend = std::make_unique<EigenBackend>();
-  backend->set_threads(1);
+std::unique_ptr<Backend> make_eigen_backend(const BackendOptions& options) {
+  auto backend = std::make_unique<EigenBackend>(options.conv_mode.value_or(cpu::default_conv_mode()));
+  backend->set_threads(options.threads);
   return backend;
 }
 

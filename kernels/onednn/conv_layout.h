@@ -7,34 +7,24 @@
 //  autotune  each convolution primitive (forward, backward data, backward weights of one
 //            shape) is built in all three layouts on its first call, each is timed on that
 //            call's tensors, and the fastest is kept (as cuDNN's cudnnFind / PyTorch's
-//            cudnn.benchmark do). Fastest here, but the choice can differ between processes.
+//            cudnn.benchmark do; conv_autotune.h). Fastest here, but the choice can differ
+//            between processes.
 // Measured on LeNet at batch 64 (1 thread): conv1 forward is a tie, conv1 backward weights is
 // 3x faster blocked, conv2 is 20% faster NHWC than plain and blocked; other zoo shapes differ.
-// The default comes from the environment variable ABLATE_ONEDNN_CONV_LAYOUT (else autotune).
+// The setting is BackendOptions::onednn_conv_layout (kernels/backend_options.h), default
+// autotune. Plain C++ (no oneDNN header), for the command line's parsing.
 #pragma once
 
-#include <chrono>
-#include <initializer_list>
-#include <memory>
 #include <string>
-#include <vector>
-
-#include "kernels/onednn/primitive_cache.h"
 
 namespace ablate::kernels::onednn {
 
 enum class ConvLayout { plain, nhwc, blocked, autotune };
 
 const char* conv_layout_name(ConvLayout layout);
-ConvLayout parse_conv_layout(const std::string& name);  // throws listing the known names
-// ABLATE_ONEDNN_CONV_LAYOUT if set (an unknown value throws), else autotune.
-ConvLayout default_conv_layout();
-
-// The fastest of `candidates` on `bindings`: each runs once to warm up (first touch of its
-// buffers), then `timed_runs` rounds run each once; the lowest wall time of a single run
-// wins and is returned with its label set to its name in `names`.
-std::unique_ptr<CachedPrimitive> fastest(std::vector<std::unique_ptr<CachedPrimitive>> candidates,
-                                         const std::vector<std::string>& names, dnnl::stream& stream,
-                                         std::initializer_list<Binding> bindings, int timed_runs = 3);
+// "nhwc" -> ConvLayout::nhwc; an unknown name throws std::invalid_argument listing the known ones.
+ConvLayout parse_conv_layout(const std::string& name);
+// autotune: used when no layout is asked for.
+constexpr ConvLayout default_conv_layout() { return ConvLayout::autotune; }
 
 }  // namespace ablate::kernels::onednn

@@ -1,12 +1,12 @@
 // Helpers that turn the interface's plain tensors into oneDNN memory descriptors, and the
-// workspace handling of pooling and LRN. Argument checks are CpuBackend's (op_checks.h).
+// workspace handling of pooling and LRN. The arguments arrive checked by the Backend's contract.
 #pragma once
 
 #include <string>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "kernels/cpu/op_checks.h"
+#include "kernels/contract/op_check.h"
 #include "kernels/onednn/primitive_cache.h"
 #include "kernels/tensor.h"
 
@@ -14,9 +14,6 @@ namespace ablate::kernels::onednn {
 
 using dnnl::memory;
 using tag = dnnl::memory::format_tag;
-using cpu::check_dtype;
-using cpu::check_ndim;
-using cpu::check_shape;
 
 inline memory::dims dims_of(const Shape& shape) { return memory::dims(shape.begin(), shape.end()); }
 
@@ -27,8 +24,8 @@ inline memory::desc f32_md(const memory::dims& dims, tag t) {
 
 // A forward op's workspace: (re)allocates `workspace` as u8[bytes] unless it already is.
 void ensure_workspace(Tensor& workspace, std::size_t bytes);
-// A backward op's workspace: throws unless it is u8[bytes] as `producer` left it.
-void check_workspace(const Tensor& workspace, std::size_t bytes, const char* op, const char* producer);
+// A backward op's workspace: fails `check` unless it is u8[bytes] as `producer` left it.
+void check_workspace(const OpCheck& check, const Tensor& workspace, std::size_t bytes, const char* producer);
 
 // The last slots of a pooling or LRN entry: records pd's workspace size in `entry` and, when
 // the implementation has one, adds it as an output (forward) or an input (backward); then the

@@ -1,7 +1,8 @@
 // ReLU, tanh and sigmoid on oneDNN's eltwise primitive. The interface's backward gets y, not
 // x (so a framework may run the forward in place, as Caffe's ReLU layer does), hence the
 // *_use_dst_for_bwd algorithms: relu dx = dy * (y > 0), tanh dx = dy * (1 - y^2), logistic
-// dx = dy * y * (1 - y). Elementwise, so any shape runs as one 1-D tensor of numel values.
+// dx = dy * y * (1 - y). GELU (eltwise_gelu_erf / eltwise_gelu_tanh) reads x in its backward.
+// Elementwise, so any shape runs as one 1-D tensor of numel values.
 #include <stdexcept>
 
 #include "kernels/onednn/dnnl_desc.h"
@@ -21,6 +22,11 @@ dnnl::algorithm eltwise_algorithm(Activation a) {
                               ": expected relu, tanh or sigmoid");
 }
 
+// GELU reads its input x in the backward (eltwise_gelu_erf, eltwise_gelu_tanh).
+dnnl::algorithm gelu_algorithm(GeluApprox approx) {
+  return approx == GeluApprox::exact ? dnnl::algorithm::eltwise_gelu_erf : dnnl::algorithm::eltwise_gelu_tanh;
+}
+
 dnnl::eltwise_forward::primitive_desc eltwise_forward_pd(dnnl::algorithm alg, std::int64_t n,
                                                          const dnnl::primitive_attr& attr, const dnnl::engine& engine) {
   dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_training, alg, f32_md({n}, tag::a), 0.f, 0.f);
@@ -29,16 +35,9 @@ dnnl::eltwise_forward::primitive_desc eltwise_forward_pd(dnnl::algorithm alg, st
 
 }  // namespace
 
-void OnednnBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
-  if (x.dtype() != DType::f32) return CpuBackend::activation_forward(a, x, y);
-  const char* op = "activation_forward";
-  check_dtype(x, DType::f32, op, "x");
-  check_dtype(y, DType::f32, op, "y");
-  check_shape(y, x.shape(), op, "y");
-  const auto alg = eltwise_algorithm(a);
+void OnednnBackend::eltwise_forward(dnnl::algorithm alg, const Tensor& x, Tensor& y) {
   const std::int64_t n = x.numel();
   if (n == 0) return;
-
   CacheKey key("eltwise_fwd");
   key.add(static_cast<std::int64_t>(alg)).add(n);
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
@@ -51,18 +50,10 @@ void OnednnBackend::activation_forward(Activation a, const Tensor& x, Tensor& y)
   run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
 }
 
-void OnednnBackend::activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
-  if (y.dtype() != DType::f32) return CpuBackend::activation_backward(a, y, dy, dx);
-  const char* op = "activation_backward";
-  check_dtype(y, DType::f32, op, "y");
-  check_dtype(dy, DType::f32, op, "dy");
-  check_dtype(dx, DType::f32, op, "dx");
-  check_shape(dy, y.shape(), op, "dy");
-  check_shape(dx, y.shape(), op, "dx");
-  const auto alg = eltwise_algorithm(a);
-  const std::int64_t n = y.numel();
+void OnednnBackend::eltwise_backward(dnnl::algorithm alg, int data_arg, const Tensor& data, const Tensor& dy,
+                                     Tensor& dx) {
+  const std::int64_t n = data.numel();
   if (n == 0) return;
-
   CacheKey key("eltwise_bwd");
   key.add(static_cast<std::int64_t>(alg)).add(n);
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
@@ -70,12 +61,32 @@ void OnednnBackend::activation_backward(Activation a, const Tensor& y, const Ten
     dnnl::eltwise_backward::desc desc(alg, f32_md({n}, tag::a), f32_md({n}, tag::a), 0.f, 0.f);
     dnnl::eltwise_backward::primitive_desc pd(desc, attr(), engine_, hint);
     entry.primitive = dnnl::eltwise_backward(pd);
-    entry.add_input(engine_, DNNL_ARG_DST, f32_md({n}, tag::a), pd.dst_desc());
+    entry.add_input(engine_, data_arg, f32_md({n}, tag::a), data_arg == DNNL_ARG_DST ? pd.dst_desc() : pd.src_desc());
     entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md({n}, tag::a), pd.diff_dst_desc());
     entry.add_output(engine_, DNNL_ARG_DIFF_SRC, f32_md({n}, tag::a), pd.diff_src_desc());
     entry.add_scratchpad(engine_, pd.scratchpad_desc());
   });
-  run(prim, {{DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}});
+  run(prim, {{data_arg, data.raw_data()}, {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}});
+}
+
+void OnednnBackend::activation_forward_impl(Activation a, const Tensor& x, Tensor& y) {
+  if (x.dtype() != DType::f32) return CpuBackend::activation_forward_impl(a, x, y);
+  eltwise_forward(eltwise_algorithm(a), x, y);
+}
+
+void OnednnBackend::activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
+  if (y.dtype() != DType::f32) return CpuBackend::activation_backward_impl(a, y, dy, dx);
+  eltwise_backward(eltwise_algorithm(a), DNNL_ARG_DST, y, dy, dx);  // the *_use_dst_for_bwd algorithms read y
+}
+
+void OnednnBackend::gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx) {
+  if (x.dtype() != DType::f32) return CpuBackend::gelu_forward_impl(x, y, approx);
+  eltwise_forward(gelu_algorithm(approx), x, y);
+}
+
+void OnednnBackend::gelu_backward_impl(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) {
+  if (x.dtype() != DType::f32) return CpuBackend::gelu_backward_impl(x, dy, dx, approx);
+  eltwise_backward(gelu_algorithm(approx), DNNL_ARG_SRC, x, dy, dx);
 }
 
 }  // namespace ablate::kernels::onednn

@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 
+#include "kernels/onednn/conv_autotune.h"
 #include "kernels/onednn/onednn_backend.h"
 
 namespace ablate::kernels {
@@ -33,8 +34,8 @@ const char* isa_name(dnnl::cpu_isa isa) {
 
 }  // namespace
 
-OnednnBackend::OnednnBackend(OnednnOptions options)
-    : options_(options), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+OnednnBackend::OnednnBackend(OnednnOptions options, cpu::ConvMode conv_mode)
+    : CpuBackend(conv_mode), options_(options), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
 
 std::string OnednnBackend::library_version() const {
   const dnnl_version_t* v = dnnl_version();
@@ -131,6 +132,19 @@ dnnl::primitive_attr OnednnBackend::attr() const {
 
 }  // namespace onednn
 
-std::unique_ptr<Backend> make_onednn_backend() { return std::make_unique<onednn::OnednnBackend>(); }
+std::unique_ptr<Backend> make_onednn_backend(const BackendOptions& options) {
+  onednn::OnednnOptions own;
+  if (options.onednn_conv_layout) {
+    // Timing the layouts is what makes autotune fast and what makes it differ between runs.
+    if (options.deterministic && *options.onednn_conv_layout == onednn::ConvLayout::autotune)
+      throw std::invalid_argument(
+          "onednn_conv_layout 'autotune' chooses layouts by timing them, which deterministic rules out; choose "
+          "plain, nhwc or blocked");
+    own.conv_layout = *options.onednn_conv_layout;
+  }
+  auto backend = std::make_unique<onednn::OnednnBackend>(own, options.conv_mode.value_or(cpu::default_conv_mode()));
+  backend->set_threads(options.threads);
+  return backend;
+}
 
 }  // namespace ablate::kernels

@@ -4,9 +4,10 @@
 #include <memory>
 
 #include "kernels/backend.h"
+#include "kernels/backend_options.h"
 
 namespace ablate::kernels {
 
-std::unique_ptr<Backend> make_onednn_backend();
+std::unique_ptr<Backend> make_onednn_backend(const BackendOptions& options = {});
 
 }  // namespace ablate::kernels

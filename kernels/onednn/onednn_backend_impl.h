@@ -1,9 +1,10 @@
 // OnednnBackend: the backend that runs the heavy ops as oneDNN 2.6 primitives (convolution,
-// pooling, LRN, eltwise, inner product, softmax, log-softmax) and GEMM as dnnl_sgemm, the
-// library behind Intel's optimised TensorFlow/Caffe/PyTorch CPU builds ("MKL-class" math).
-// Everything else (losses' label handling, dropout masks, elementwise ops, optimizer
-// updates) is CpuBackend's shared OpenMP loops. oneDNN 2.6's CPU primitives are f32 only:
-// f64 tensors take CpuBackend's loops with dgemm from OpenBLAS.
+// pooling, LRN, eltwise (relu, tanh, sigmoid, GELU), inner product, softmax, log-softmax) and
+// GEMM as dnnl_sgemm, the library behind Intel's optimised TensorFlow/Caffe/PyTorch CPU builds
+// ("MKL-class" math). Everything else (losses' label handling, dropout masks, batch
+// normalisation, elementwise ops, optimizer updates) is CpuBackend's shared OpenMP loops.
+// oneDNN 2.6's CPU primitives are f32 only: f64 tensors take CpuBackend's loops with dgemm
+// from OpenBLAS.
 //
 // Primitives are built once per shape and parameters and cached (PrimitiveCache); the
 // counters are public so tests can check that a repeated step builds nothing.
@@ -37,7 +38,8 @@ struct OnednnOptions {
 
 class OnednnBackend : public cpu::CpuBackend {
  public:
-  explicit OnednnBackend(OnednnOptions options = {});
+  // conv_mode: the shared loops' convolution strategy, for the f64 convolutions (conv_mode.h).
+  explicit OnednnBackend(OnednnOptions options = {}, cpu::ConvMode conv_mode = cpu::default_conv_mode());
 
   std::string name() const override { return "onednn"; }
   std::string library_version() const override;
@@ -56,27 +58,29 @@ class OnednnBackend : public cpu::CpuBackend {
   // The layout each cached convolution primitive runs in: (cache key, "nhwc").
   std::vector<std::pair<std::string, std::string>> conv_layouts() const { return cache_.labels(); }
 
-  void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
-                      const Conv2dParams& p) override;
-  void conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override;
-  void conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
-                               const Conv2dParams& p) override;
-  void linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) override;
-  void linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx) override;
-  void linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) override;
-  void pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) override;
-  void pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
-                       Tensor& dx, const Pool2dParams& p) override;
-  void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
-  void activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
-  void lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) override;
-  void lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
-                    Tensor& dx, const LrnParams& p) override;
-  void softmax_forward(const Tensor& x, Tensor& y) override;
-  void log_softmax_forward(const Tensor& x, Tensor& y) override;
-  void log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) override;
-
  protected:
+  // oneDNN primitives in f32; f64 (and pooling geometries oneDNN lacks) take CpuBackend's loops.
+  void conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                           const Conv2dParams& p) override;
+  void conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override;
+  void conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                    const Conv2dParams& p) override;
+  void linear_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) override;
+  void linear_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx) override;
+  void linear_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) override;
+  void pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) override;
+  void pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                            Tensor& dx, const Pool2dParams& p) override;
+  void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) override;
+  void activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
+  void gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx) override;
+  void gelu_backward_impl(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) override;
+  void lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) override;
+  void lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                         Tensor& dx, const LrnParams& p) override;
+  void softmax_forward_impl(const Tensor& x, Tensor& y) override;
+  void log_softmax_forward_impl(const Tensor& x, Tensor& y) override;
+  void log_softmax_backward_impl(const Tensor& y, const Tensor& dy, Tensor& dx) override;
   void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda,
              const float* b, int ldb, float beta, float* c, int ldc) override;
   void dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda,
@@ -94,6 +98,10 @@ class OnednnBackend : public cpu::CpuBackend {
   using ConvBuilder = std::function<void(CachedPrimitive&, ConvLayout)>;
   CachedPrimitive& conv_primitive(CacheKey& key, const ConvBuilder& build, std::initializer_list<Binding> bindings);
   void run(CachedPrimitive& p, std::initializer_list<Binding> bindings) { execute(p, stream_, bindings); }
+  // One f32 eltwise primitive over all numel values: y = f(x); dx = dy f'(data), where data is
+  // the forward's output (data_arg DNNL_ARG_DST, the *_use_dst_for_bwd algorithms) or its input.
+  void eltwise_forward(dnnl::algorithm alg, const Tensor& x, Tensor& y);
+  void eltwise_backward(dnnl::algorithm alg, int data_arg, const Tensor& data, const Tensor& dy, Tensor& dx);
   // Attributes of every primitive: scratchpad owned by the cache entry.
   dnnl::primitive_attr attr() const;
 

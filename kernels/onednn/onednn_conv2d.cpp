@@ -3,8 +3,6 @@
 // interface are NCHW / OIHW; the primitive runs in the layout of OnednnOptions::conv_layout
 // (conv_layout.h), its cache entry holding the reordered copies when that is not NCHW.
 // Geometry: OH = (H + pad_top + pad_bottom - KH) / stride_h + 1.
-#include <stdexcept>
-
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
 
@@ -35,25 +33,6 @@ struct ConvShape {
   }
 };
 
-// Validates x [N,C,H,W] against w [K,C,KH,KW] and the geometry; returns the shape.
-ConvShape conv_shape(const Tensor& x, const Tensor& w, bool with_bias, const Conv2dParams& p, const char* op,
-                     const char* x_name) {
-  check_ndim(x, 4, op, x_name);
-  check_ndim(w, 4, op, "w");
-  if (x.dim(1) != w.dim(1))
-    throw std::invalid_argument(std::string(op) + ": " + x_name + " " + x.describe() + " has " +
-                                std::to_string(x.dim(1)) + " channels, w " + w.describe() + " expects " +
-                                std::to_string(w.dim(1)));
-  if (p.stride_h < 1 || p.stride_w < 1)
-    throw std::invalid_argument(std::string(op) + ": stride " + std::to_string(p.stride_h) + "x" +
-                                std::to_string(p.stride_w) + ", expected at least 1");
-  ConvShape s(x.shape(), w.shape(), with_bias, p);
-  if (s.dst[2] < 1 || s.dst[3] < 1)
-    throw std::invalid_argument(std::string(op) + ": " + x_name + " " + x.describe() + " with kernel " +
-                                w.describe() + " gives an empty output");
-  return s;
-}
-
 // Layout tags of activations and weights in `layout` (conv_layout.h).
 tag activation_tag(ConvLayout layout) {
   return layout == ConvLayout::plain ? tag::nchw : layout == ConvLayout::nhwc ? tag::nhwc : tag::any;
@@ -74,19 +53,11 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvShape& s, prop_ki
 
 }  // namespace
 
-void OnednnBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
-                                   const Conv2dParams& p) {
-  if (x.dtype() != DType::f32) return CpuBackend::conv2d_forward(x, w, bias, y, p);
-  const char* op = "conv2d_forward";
-  check_dtype(x, DType::f32, op, "x");
-  check_dtype(w, DType::f32, op, "w");
-  if (!bias.empty()) check_dtype(bias, DType::f32, op, "bias");
-  check_dtype(y, DType::f32, op, "y");
+void OnednnBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                        const Conv2dParams& p) {
+  if (x.dtype() != DType::f32) return CpuBackend::conv2d_forward_impl(x, w, bias, y, p);
   const bool with_bias = !bias.empty();
-  ConvShape s = conv_shape(x, w, with_bias, p, op, "x");
-  check_shape(y, s.dst_shape(), op, "y");
-  if (with_bias) check_shape(bias, {w.dim(0)}, op, "bias");
-
+  ConvShape s(x.shape(), w.shape(), with_bias, p);
   CacheKey key("conv2d_fwd");
   s.add_to(key);
   auto build = [&](CachedPrimitive& entry, ConvLayout layout) {
@@ -107,15 +78,9 @@ void OnednnBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tenso
     go({{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
 }
 
-void OnednnBackend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
-  if (dy.dtype() != DType::f32) return CpuBackend::conv2d_backward_data(dy, w, dx, p);
-  const char* op = "conv2d_backward_data";
-  check_dtype(dy, DType::f32, op, "dy");
-  check_dtype(w, DType::f32, op, "w");
-  check_dtype(dx, DType::f32, op, "dx");
-  ConvShape s = conv_shape(dx, w, false, p, op, "dx");
-  check_shape(dy, s.dst_shape(), op, "dy");
-
+void OnednnBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
+  if (dy.dtype() != DType::f32) return CpuBackend::conv2d_backward_data_impl(dy, w, dx, p);
+  ConvShape s(dx.shape(), w.shape(), false, p);
   CacheKey key("conv2d_bwd_data");
   s.add_to(key);
   auto build = [&](CachedPrimitive& entry, ConvLayout layout) {
@@ -136,19 +101,11 @@ void OnednnBackend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tens
   run(conv_primitive(key, build, bindings), bindings);
 }
 
-void OnednnBackend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
-                                            const Conv2dParams& p) {
-  if (x.dtype() != DType::f32) return CpuBackend::conv2d_backward_weights(x, dy, dw, dbias, p);
-  const char* op = "conv2d_backward_weights";
-  check_dtype(x, DType::f32, op, "x");
-  check_dtype(dy, DType::f32, op, "dy");
-  check_dtype(dw, DType::f32, op, "dw");
-  if (!dbias.empty()) check_dtype(dbias, DType::f32, op, "dbias");
+void OnednnBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                                 const Conv2dParams& p) {
+  if (x.dtype() != DType::f32) return CpuBackend::conv2d_backward_weights_impl(x, dy, dw, dbias, p);
   const bool with_bias = !dbias.empty();
-  ConvShape s = conv_shape(x, dw, with_bias, p, op, "x");
-  check_shape(dy, s.dst_shape(), op, "dy");
-  if (with_bias) check_shape(dbias, {dw.dim(0)}, op, "dbias");
-
+  ConvShape s(x.shape(), dw.shape(), with_bias, p);
   CacheKey key("conv2d_bwd_weights");
   s.add_to(key);
   auto build = [&](CachedPrimitive& entry, ConvLayout layout) {

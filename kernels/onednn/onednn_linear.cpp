@@ -1,9 +1,6 @@
 // Fully connected layers (Caffe's InnerProduct, Torch's nn.Linear) on oneDNN's inner
 // product primitive: y [N,O] = x [N,I] w^T + bias, w [O,I]; backward data dx = dy w;
-// backward weights dw = dy^T x, dbias = sum over N of dy. An x of more than two dimensions
-// (a conv output [N,C,H,W]) is read as [N, C*H*W], as Caffe flattens before InnerProduct.
-#include <stdexcept>
-
+// backward weights dw = dy^T x, dbias = sum over N of dy.
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
 
@@ -19,18 +16,9 @@ struct LinearShape {
   void add_to(CacheKey& key) const { key.add(src).add(weights).add(with_bias); }
 };
 
-// Validates x [N,I...], w [O,I], y/dy [N,O] and the bias; returns the shape.
-LinearShape linear_shape(const Tensor& x, const Tensor& w, const Tensor& y, const Tensor& bias, const char* op,
-                         const char* x_name, const char* y_name, const char* bias_name) {
-  check_ndim(w, 2, op, "w");
-  if (x.ndim() < 2) check_ndim(x, 2, op, x_name);
-  const std::int64_t n = x.dim(0), in = n > 0 ? x.numel() / n : 0;
-  if (in != w.dim(1))
-    throw std::invalid_argument(std::string(op) + ": " + x_name + " " + x.describe() + " has " + std::to_string(in) +
-                                " features per row, w " + w.describe() + " expects " + std::to_string(w.dim(1)));
-  check_shape(y, {n, w.dim(0)}, op, y_name);
-  if (!bias.empty()) check_shape(bias, {w.dim(0)}, op, bias_name);
-  return LinearShape(n, in, w.dim(0), !bias.empty());
+// x [N,I] (or dx), w [O,I] (or dw), checked by the contract.
+LinearShape linear_shape(const Tensor& x, const Tensor& w, bool with_bias) {
+  return LinearShape(x.dim(0), x.dim(1), w.dim(0), with_bias);
 }
 
 dnnl::inner_product_forward::primitive_desc forward_pd(const LinearShape& s, const dnnl::primitive_attr& attr,
@@ -44,15 +32,9 @@ dnnl::inner_product_forward::primitive_desc forward_pd(const LinearShape& s, con
 
 }  // namespace
 
-void OnednnBackend::linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) {
-  if (x.dtype() != DType::f32) return CpuBackend::linear_forward(x, w, bias, y);
-  const char* op = "linear_forward";
-  check_dtype(x, DType::f32, op, "x");
-  check_dtype(w, DType::f32, op, "w");
-  if (!bias.empty()) check_dtype(bias, DType::f32, op, "bias");
-  check_dtype(y, DType::f32, op, "y");
-  LinearShape s = linear_shape(x, w, y, bias, op, "x", "y", "bias");
-
+void OnednnBackend::linear_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) {
+  if (x.dtype() != DType::f32) return CpuBackend::linear_forward_impl(x, w, bias, y);
+  LinearShape s = linear_shape(x, w, !bias.empty());
   CacheKey key("linear_fwd");
   s.add_to(key);
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
@@ -71,14 +53,9 @@ void OnednnBackend::linear_forward(const Tensor& x, const Tensor& w, const Tenso
     run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
 }
 
-void OnednnBackend::linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx) {
-  if (dy.dtype() != DType::f32) return CpuBackend::linear_backward_data(dy, w, dx);
-  const char* op = "linear_backward_data";
-  check_dtype(dy, DType::f32, op, "dy");
-  check_dtype(w, DType::f32, op, "w");
-  check_dtype(dx, DType::f32, op, "dx");
-  LinearShape s = linear_shape(dx, w, dy, Tensor(), op, "dx", "dy", "");
-
+void OnednnBackend::linear_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx) {
+  if (dy.dtype() != DType::f32) return CpuBackend::linear_backward_data_impl(dy, w, dx);
+  LinearShape s = linear_shape(dx, w, false);
   CacheKey key("linear_bwd_data");
   s.add_to(key);
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
@@ -95,15 +72,9 @@ void OnednnBackend::linear_backward_data(const Tensor& dy, const Tensor& w, Tens
   run(prim, {{DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}});
 }
 
-void OnednnBackend::linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) {
-  if (x.dtype() != DType::f32) return CpuBackend::linear_backward_weights(x, dy, dw, dbias);
-  const char* op = "linear_backward_weights";
-  check_dtype(x, DType::f32, op, "x");
-  check_dtype(dy, DType::f32, op, "dy");
-  check_dtype(dw, DType::f32, op, "dw");
-  if (!dbias.empty()) check_dtype(dbias, DType::f32, op, "dbias");
-  LinearShape s = linear_shape(x, dw, dy, dbias, op, "x", "dy", "dbias");
-
+void OnednnBackend::linear_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) {
+  if (x.dtype() != DType::f32) return CpuBackend::linear_backward_weights_impl(x, dy, dw, dbias);
+  LinearShape s = linear_shape(x, dw, !dbias.empty());
   CacheKey key("linear_bwd_weights");
   s.add_to(key);
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {

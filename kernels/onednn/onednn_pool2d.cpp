@@ -6,7 +6,6 @@
 // drops the last rows), the input is cropped to the rows the windows reach instead.
 // Windows that oneDNN would average differently (Caffe's ceil mode clipping the divisor at
 // in + pad, windows wholly inside the padding) fall back to CpuBackend's loop.
-#include <stdexcept>
 
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
@@ -50,16 +49,6 @@ struct PoolShape {
   }
 };
 
-void check_pool_args(const Tensor& x, const Tensor& y, const Pool2dParams& p, const char* op) {
-  check_ndim(x, 4, op, "x");
-  check_shape(y, {x.dim(0), x.dim(1), p.out_h, p.out_w}, op, "y");
-  if (p.kernel_h < 1 || p.kernel_w < 1 || p.stride_h < 1 || p.stride_w < 1 || p.pad_top < 0 || p.pad_left < 0)
-    throw std::invalid_argument(std::string(op) + ": kernel " + std::to_string(p.kernel_h) + "x" +
-                                std::to_string(p.kernel_w) + ", stride " + std::to_string(p.stride_h) + "x" +
-                                std::to_string(p.stride_w) + ", pad " + std::to_string(p.pad_top) + "," +
-                                std::to_string(p.pad_left) + ": expected kernel and stride >= 1, pad >= 0");
-}
-
 dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, const dnnl::primitive_attr& attr,
                                                  const dnnl::engine& engine) {
   dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_training, s.alg, f32_md(s.src_crop, tag::nchw),
@@ -69,14 +58,10 @@ dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, const dnnl:
 
 }  // namespace
 
-void OnednnBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
-  const char* op = "pool2d_forward";
-  if (x.dtype() != DType::f32) return CpuBackend::pool2d_forward(x, y, workspace, p);
-  check_dtype(x, DType::f32, op, "x");
-  check_dtype(y, DType::f32, op, "y");
-  check_pool_args(x, y, p, op);
+void OnednnBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
+  if (x.dtype() != DType::f32) return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
   PoolShape s(x, p);
-  if (!s.supported) return CpuBackend::pool2d_forward(x, y, workspace, p);
+  if (!s.supported) return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
 
   CacheKey key("pool2d_fwd");
   s.add_to(key);
@@ -90,19 +75,11 @@ void OnednnBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace
   run_forward_with_workspace(prim, stream_, x, y, workspace);
 }
 
-void OnednnBackend::pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
-                                    Tensor& dx, const Pool2dParams& p) {
-  const char* op = "pool2d_backward";
-  if (x.dtype() != DType::f32) return CpuBackend::pool2d_backward(x, y, dy, workspace, dx, p);
-  check_dtype(x, DType::f32, op, "x");
-  check_dtype(y, DType::f32, op, "y");
-  check_dtype(dy, DType::f32, op, "dy");
-  check_dtype(dx, DType::f32, op, "dx");
-  check_pool_args(x, y, p, op);
-  check_shape(dy, y.shape(), op, "dy");
-  check_shape(dx, x.shape(), op, "dx");
+void OnednnBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                                         Tensor& dx, const Pool2dParams& p) {
+  if (x.dtype() != DType::f32) return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
   PoolShape s(x, p);
-  if (!s.supported) return CpuBackend::pool2d_backward(x, y, dy, workspace, dx, p);
+  if (!s.supported) return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
 
   CacheKey key("pool2d_bwd");
   s.add_to(key);
@@ -121,7 +98,7 @@ void OnednnBackend::pool2d_backward(const Tensor& x, const Tensor& y, const Tens
     run(prim, {{DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}});
     return;
   }
-  check_workspace(workspace, prim.workspace_bytes, op, "pool2d_forward");
+  check_workspace(OpCheck(*this, Op::pool2d_backward), workspace, prim.workspace_bytes, "pool2d_forward");
   run(prim, {{DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()},
              {DNNL_ARG_WORKSPACE, workspace.raw_data()}});
 }

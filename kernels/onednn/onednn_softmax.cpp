@@ -1,19 +1,12 @@
 // Softmax and log-softmax over the rows of x [N,K] on oneDNN's softmax and logsoftmax
 // primitives (axis 1): softmax y = exp(x) / sum_k exp(x); log-softmax y = x - log sum_k exp(x)
 // with backward dx = dy - exp(y) * sum_k dy (Torch's LogSoftMax feeding ClassNLLCriterion).
-#include <stdexcept>
-
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
 
 namespace ablate::kernels::onednn {
 
 namespace {
-
-void check_rows(const Tensor& x, const Tensor& y, const char* op, const char* x_name, const char* y_name) {
-  check_ndim(x, 2, op, x_name);
-  check_shape(y, x.shape(), op, y_name);
-}
 
 dnnl::logsoftmax_forward::primitive_desc logsoftmax_pd(const memory::dims& dims, const dnnl::primitive_attr& attr,
                                                        const dnnl::engine& engine) {
@@ -23,12 +16,8 @@ dnnl::logsoftmax_forward::primitive_desc logsoftmax_pd(const memory::dims& dims,
 
 }  // namespace
 
-void OnednnBackend::softmax_forward(const Tensor& x, Tensor& y) {
-  if (x.dtype() != DType::f32) return CpuBackend::softmax_forward(x, y);
-  const char* op = "softmax_forward";
-  check_dtype(x, DType::f32, op, "x");
-  check_dtype(y, DType::f32, op, "y");
-  check_rows(x, y, op, "x", "y");
+void OnednnBackend::softmax_forward_impl(const Tensor& x, Tensor& y) {
+  if (x.dtype() != DType::f32) return CpuBackend::softmax_forward_impl(x, y);
   if (x.numel() == 0) return;
   const auto dims = dims_of(x.shape());
 
@@ -45,12 +34,8 @@ void OnednnBackend::softmax_forward(const Tensor& x, Tensor& y) {
   run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
 }
 
-void OnednnBackend::log_softmax_forward(const Tensor& x, Tensor& y) {
-  if (x.dtype() != DType::f32) return CpuBackend::log_softmax_forward(x, y);
-  const char* op = "log_softmax_forward";
-  check_dtype(x, DType::f32, op, "x");
-  check_dtype(y, DType::f32, op, "y");
-  check_rows(x, y, op, "x", "y");
+void OnednnBackend::log_softmax_forward_impl(const Tensor& x, Tensor& y) {
+  if (x.dtype() != DType::f32) return CpuBackend::log_softmax_forward_impl(x, y);
   if (x.numel() == 0) return;
   const auto dims = dims_of(x.shape());
 
@@ -66,14 +51,8 @@ void OnednnBackend::log_softmax_forward(const Tensor& x, Tensor& y) {
   run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
 }
 
-void OnednnBackend::log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
-  if (y.dtype() != DType::f32) return CpuBackend::log_softmax_backward(y, dy, dx);
-  const char* op = "log_softmax_backward";
-  check_dtype(y, DType::f32, op, "y");
-  check_dtype(dy, DType::f32, op, "dy");
-  check_dtype(dx, DType::f32, op, "dx");
-  check_rows(y, dy, op, "y", "dy");
-  check_shape(dx, y.shape(), op, "dx");
+void OnednnBackend::log_softmax_backward_impl(const Tensor& y, const Tensor& dy, Tensor& dx) {
+  if (y.dtype() != DType::f32) return CpuBackend::log_softmax_backward_impl(y, dy, dx);
   if (y.numel() == 0) return;
   const auto dims = dims_of(y.shape());
 

@@ -38,6 +38,7 @@ std::string trimmed(const char* s) {
 
 class OpenBlasBackend final : public cpu::CpuBackend {
  public:
+  using CpuBackend::CpuBackend;
   std::string name() const override { return "openblas"; }
   // "OpenBLAS 0.3.21 (NO_LAPACKE DYNAMIC_ARCH ... Cooperlake MAX_THREADS=64; pthread pool; core
   // Cooperlake; OPENBLAS_CORETYPE=unset; conv=omp_per_image)"
@@ -64,9 +65,9 @@ class OpenBlasBackend final : public cpu::CpuBackend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_openblas_backend() {
-  auto backend = std::make_unique<OpenBlasBackend>();
-  backend->set_threads(1);
+std::unique_ptr<Backend> make_openblas_backend(const BackendOptions& options) {
+  auto backend = std::make_unique<OpenBlasBackend>(options.conv_mode.value_or(cpu::default_conv_mode()));
+  backend->set_threads(options.threads);
   return backend;
 }
 

@@ -20,6 +20,9 @@ void ReferenceBackend::set_threads(int threads) {
 
 }  // namespace reference
 
-std::unique_ptr<Backend> make_reference_backend() { return std::make_unique<reference::ReferenceBackend>(); }
+// The reference takes no option of its own: its loops are single-threaded and deterministic.
+std::unique_ptr<Backend> make_reference_backend(const BackendOptions&) {
+  return std::make_unique<reference::ReferenceBackend>();
+}
 
 }  // namespace ablate::kernels

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "kernels/reference/reference_backend_impl.h"
-#include "kernels/reference/reference_checks.h"
 #include "kernels/reference/reference_conv_geometry.h"
 #include "kernels/reference/reference_loops.h"
 
@@ -69,49 +68,26 @@ std::int64_t inner_size(const Tensor& t) {
 
 }  // namespace
 
-void ReferenceBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
-                                      const Conv2dParams& p) {
-  const char* op = "conv2d_forward";
-  require_float(op, "x", x);
-  require_like(op, "w", w, x);
-  require_like(op, "y", y, x);
-  require_ndim(op, "x", x, 4);
-  require_ndim(op, "w", w, 4);
-  ConvGeometry g = conv_geometry(op, x.shape(), w.shape(), p);
-  require_shape(op, "y", y, output_shape(g));
-  if (!bias.empty()) require_like_shape(op, "bias", bias, x, {g.K});
+void ReferenceBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                           const Conv2dParams& p) {
+  ConvGeometry g = conv_geometry(x.shape(), w.shape(), p);
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     conv_forward<T>(g, x.data<T>(), w.data<T>(), bias.empty() ? nullptr : bias.data<T>(), y.data<T>());
   });
 }
 
-void ReferenceBackend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
-  const char* op = "conv2d_backward_data";
-  require_float(op, "dy", dy);
-  require_like(op, "w", w, dy);
-  require_like(op, "dx", dx, dy);
-  require_ndim(op, "dx", dx, 4);
-  require_ndim(op, "w", w, 4);
-  ConvGeometry g = conv_geometry(op, dx.shape(), w.shape(), p);
-  require_shape(op, "dy", dy, output_shape(g));
+void ReferenceBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
+  ConvGeometry g = conv_geometry(dx.shape(), w.shape(), p);
   with_float_type(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     conv_backward_data<T>(g, dy.data<T>(), w.data<T>(), dx.data<T>());
   });
 }
 
-void ReferenceBackend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
-                                               const Conv2dParams& p) {
-  const char* op = "conv2d_backward_weights";
-  require_float(op, "x", x);
-  require_like(op, "dy", dy, x);
-  require_like(op, "dw", dw, x);
-  require_ndim(op, "x", x, 4);
-  require_ndim(op, "dw", dw, 4);
-  ConvGeometry g = conv_geometry(op, x.shape(), dw.shape(), p);
-  require_shape(op, "dy", dy, output_shape(g));
-  if (!dbias.empty()) require_like_shape(op, "dbias", dbias, x, {g.K});
+void ReferenceBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                                    const Conv2dParams& p) {
+  ConvGeometry g = conv_geometry(x.shape(), dw.shape(), p);
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     conv_backward_weights<T>(g, x.data<T>(), dy.data<T>(), dw.data<T>());
@@ -120,11 +96,7 @@ void ReferenceBackend::conv2d_backward_weights(const Tensor& x, const Tensor& dy
 }
 
 // y [N,C,...] += bias[c]; the trailing dimensions (none, or H, W) are one inner block.
-void ReferenceBackend::bias_add(Tensor& y, const Tensor& bias) {
-  const char* op = "bias_add";
-  require_float(op, "y", y);
-  if (y.ndim() < 2) fail(op, "y is " + y.describe() + ", expected at least 2 dimensions [N, C, ...]");
-  require_like_shape(op, "bias", bias, y, {y.dim(1)});
+void ReferenceBackend::bias_add_impl(Tensor& y, const Tensor& bias) {
   std::int64_t N = y.dim(0), C = y.dim(1);
   with_float_type(y.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -132,11 +104,7 @@ void ReferenceBackend::bias_add(Tensor& y, const Tensor& bias) {
   });
 }
 
-void ReferenceBackend::bias_backward(const Tensor& dy, Tensor& dbias) {
-  const char* op = "bias_backward";
-  require_float(op, "dy", dy);
-  if (dy.ndim() < 2) fail(op, "dy is " + dy.describe() + ", expected at least 2 dimensions [N, C, ...]");
-  require_like_shape(op, "dbias", dbias, dy, {dy.dim(1)});
+void ReferenceBackend::bias_backward_impl(const Tensor& dy, Tensor& dbias) {
   std::int64_t N = dy.dim(0), C = dy.dim(1);
   with_float_type(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);

@@ -17,35 +17,15 @@
 #include <vector>
 
 #include "kernels/reference/reference_backend_impl.h"
-#include "kernels/reference/reference_checks.h"
 #include "kernels/reference/reference_conv_geometry.h"
 #include "kernels/reference/reference_loops.h"
 
 namespace ablate::kernels::reference {
 namespace {
 
-// Checks table i32 [T, 2] (T = the kernels' first dimension) on the host: every input plane in
-// [0, C) and every output plane in [0, K). Returns its data.
-const std::int32_t* checked_table(const char* op, const Tensor& table, std::int64_t T, const ConvGeometry& g) {
-  require_dtype(op, "table", table, DType::i32);
-  require_shape(op, "table", table, {T, 2});
-  const std::int32_t* t = table.data<std::int32_t>();
-  for (std::int64_t r = 0; r < T; ++r) {
-    if (t[2 * r] < 0 || t[2 * r] >= g.C)
-      fail(op, "table row " + std::to_string(r) + " has input plane " + std::to_string(t[2 * r]) +
-                   ", expected one in [0, " + std::to_string(g.C) + ")");
-    if (t[2 * r + 1] < 0 || t[2 * r + 1] >= g.K)
-      fail(op, "table row " + std::to_string(r) + " has output plane " + std::to_string(t[2 * r + 1]) +
-                   ", expected one in [0, " + std::to_string(g.K) + ")");
-  }
-  return t;
-}
-
-// The geometry of image [N,C,H,W] (x or dx, named `arg`) and kernels [T,KH,KW] into K planes.
-ConvGeometry map_geometry(const char* op, const char* arg, const Tensor& x, const Tensor& w, std::int64_t K,
-                          const Conv2dParams& p) {
-  require_ndim(op, arg, x, 4);
-  return plane_geometry(op, x.shape(), K, w.dim(1), w.dim(2), p);
+// The geometry of image [N,C,H,W] (x or dx) and kernels [T,KH,KW] into K planes.
+ConvGeometry map_geometry(const Tensor& x, const Tensor& w, std::int64_t K, const Conv2dParams& p) {
+  return plane_geometry(x.shape(), K, w.dim(1), w.dim(2), p);
 }
 
 // Calls f(y_index, x_index, w_index) for every image, connection, output pixel and kernel tap
@@ -74,19 +54,11 @@ std::size_t count(std::int64_t n) { return static_cast<std::size_t>(n); }
 
 }  // namespace
 
-void ReferenceBackend::conv2d_map_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table,
-                                          Tensor& y, const Conv2dParams& p) {
-  const char* op = "conv2d_map_forward";
-  require_float(op, "x", x);
-  require_like(op, "w", w, x);
-  require_like(op, "y", y, x);
-  require_ndim(op, "w", w, 3);
-  require_ndim(op, "y", y, 4);
-  const ConvGeometry g = map_geometry(op, "x", x, w, y.dim(1), p);
-  require_shape(op, "y", y, output_shape(g));
-  if (!bias.empty()) require_like_shape(op, "bias", bias, x, {g.K});
+void ReferenceBackend::conv2d_map_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias,
+                                               const Tensor& table, Tensor& y, const Conv2dParams& p) {
+  const ConvGeometry g = map_geometry(x, w, y.dim(1), p);
   const std::int64_t T = w.dim(0);
-  const std::int32_t* tab = checked_table(op, table, T, g);
+  const std::int32_t* tab = table.data<std::int32_t>();
   with_float_type(x.dtype(), [&](auto tag) {
     using Real = decltype(tag);
     const Real *xd = x.data<Real>(), *wd = w.data<Real>();
@@ -98,18 +70,11 @@ void ReferenceBackend::conv2d_map_forward(const Tensor& x, const Tensor& w, cons
   });
 }
 
-void ReferenceBackend::conv2d_map_backward_data(const Tensor& dy, const Tensor& w, const Tensor& table, Tensor& dx,
-                                                const Conv2dParams& p) {
-  const char* op = "conv2d_map_backward_data";
-  require_float(op, "dy", dy);
-  require_like(op, "w", w, dy);
-  require_like(op, "dx", dx, dy);
-  require_ndim(op, "w", w, 3);
-  require_ndim(op, "dy", dy, 4);
-  const ConvGeometry g = map_geometry(op, "dx", dx, w, dy.dim(1), p);
-  require_shape(op, "dy", dy, output_shape(g));
+void ReferenceBackend::conv2d_map_backward_data_impl(const Tensor& dy, const Tensor& w, const Tensor& table,
+                                                     Tensor& dx, const Conv2dParams& p) {
+  const ConvGeometry g = map_geometry(dx, w, dy.dim(1), p);
   const std::int64_t T = w.dim(0);
-  const std::int32_t* tab = checked_table(op, table, T, g);
+  const std::int32_t* tab = table.data<std::int32_t>();
   with_float_type(dy.dtype(), [&](auto tag) {
     using Real = decltype(tag);
     const Real *dyd = dy.data<Real>(), *wd = w.data<Real>();
@@ -119,19 +84,11 @@ void ReferenceBackend::conv2d_map_backward_data(const Tensor& dy, const Tensor& 
   });
 }
 
-void ReferenceBackend::conv2d_map_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& table, Tensor& dw,
-                                                   Tensor& dbias, const Conv2dParams& p) {
-  const char* op = "conv2d_map_backward_weights";
-  require_float(op, "x", x);
-  require_like(op, "dy", dy, x);
-  require_like(op, "dw", dw, x);
-  require_ndim(op, "dw", dw, 3);
-  require_ndim(op, "dy", dy, 4);
-  const ConvGeometry g = map_geometry(op, "x", x, dw, dy.dim(1), p);
-  require_shape(op, "dy", dy, output_shape(g));
-  if (!dbias.empty()) require_like_shape(op, "dbias", dbias, x, {g.K});
+void ReferenceBackend::conv2d_map_backward_weights_impl(const Tensor& x, const Tensor& dy, const Tensor& table,
+                                                        Tensor& dw, Tensor& dbias, const Conv2dParams& p) {
+  const ConvGeometry g = map_geometry(x, dw, dy.dim(1), p);
   const std::int64_t T = dw.dim(0);
-  const std::int32_t* tab = checked_table(op, table, T, g);
+  const std::int32_t* tab = table.data<std::int32_t>();
   with_float_type(x.dtype(), [&](auto tag) {
     using Real = decltype(tag);
     const Real *xd = x.data<Real>(), *dyd = dy.data<Real>();

@@ -4,15 +4,12 @@
 // The layer then computes y = x * mask and dx = dy * mask with mul.
 #include "kernels/counter_random.h"
 #include "kernels/reference/reference_backend_impl.h"
-#include "kernels/reference/reference_checks.h"
+#include "kernels/reference/reference_loops.h"
 
 namespace ablate::kernels::reference {
 
-void ReferenceBackend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) {
-  const char* op = "dropout_mask";
-  require_float(op, "mask", mask);
-  if (!(keep_prob > 0 && keep_prob <= 1))
-    fail(op, "keep probability " + std::to_string(keep_prob) + ", expected in (0, 1]");
+void ReferenceBackend::dropout_mask_impl(Tensor& mask, double keep_prob, std::uint64_t seed,
+                                         std::uint64_t first_index) {
   with_float_type(mask.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* m = mask.data<T>();

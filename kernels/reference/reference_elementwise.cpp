@@ -1,27 +1,18 @@
 // Elementwise ops and reductions on tensors of any shape (two tensors that meet need the same
 // number of elements and dtype; outputs may alias inputs, as Caffe's caffe_axpy/caffe_add and
 // Torch's in-place methods allow). Reductions accumulate in double. fill and copy also take
-// i32 and u8 tensors (labels, masks); the arithmetic is for f32 and f64.
+// i32 and u8 tensors (labels, masks), and copy converts between dtypes; the arithmetic is for
+// f32 and f64.
 #include <cstring>
 
 #include "kernels/reference/reference_backend_impl.h"
-#include "kernels/reference/reference_checks.h"
+#include "kernels/reference/reference_loops.h"
 
 namespace ablate::kernels::reference {
 namespace {
 
 // out[i] = f(a[i], b[i]) over float tensors of equal numel; out may alias a or b.
-// `names` are the arguments' names for error messages.
-struct ArgNames {
-  const char *a, *b, *out;
-};
-template <class F>
-void zip_into(const char* op, ArgNames names, const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
-  require_float(op, names.a, a);
-  require_like(op, names.b, b, a);
-  require_like(op, names.out, out, a);
-  require_numel(op, names.b, b, a.numel());
-  require_numel(op, names.out, out, a.numel());
+template <class F> void zip_into(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
   with_float_type(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *pa = a.data<T>(), *pb = b.data<T>();
@@ -31,8 +22,7 @@ void zip_into(const char* op, ArgNames names, const Tensor& a, const Tensor& b, 
 }
 
 // sum_i f(x[i]) in double.
-template <class F> double reduce(const char* op, const Tensor& x, F&& f) {
-  require_float(op, "x", x);
+template <class F> double reduce(const Tensor& x, F&& f) {
   return with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = x.data<T>();
@@ -44,56 +34,45 @@ template <class F> double reduce(const char* op, const Tensor& x, F&& f) {
 
 }  // namespace
 
-void ReferenceBackend::fill(Tensor& x, double value) {
-  const char* op = "fill";
-  if (x.empty()) fail(op, "x is empty, expected an allocated tensor");
+void ReferenceBackend::fill_impl(Tensor& x, double value) {
   for (std::int64_t i = 0; i < x.numel(); ++i) x.set(i, value);  // converts to x's dtype
 }
 
-void ReferenceBackend::copy(const Tensor& src, Tensor& dst) {
-  const char* op = "copy";
-  if (src.empty()) fail(op, "src is empty, expected an allocated tensor");
-  require_dtype(op, "dst", dst, src.dtype());
-  require_numel(op, "dst", dst, src.numel());
+void ReferenceBackend::copy_impl(const Tensor& src, Tensor& dst) {
+  if (src.dtype() != dst.dtype()) return dst.copy_from(src);  // converts, as Tensor::copy_from does
   std::memmove(dst.raw_data(), src.raw_data(), src.bytes());
 }
 
-void ReferenceBackend::scale(Tensor& x, double alpha) {
-  zip_into("scale", {"x", "x", "x"}, x, x, x, [&](double v, double) { return alpha * v; });
+void ReferenceBackend::scale_impl(Tensor& x, double alpha) {
+  zip_into(x, x, x, [&](double v, double) { return alpha * v; });
 }
 
-void ReferenceBackend::axpy(double alpha, const Tensor& x, Tensor& y) {
-  zip_into("axpy", {"x", "y", "y"}, x, y, y, [&](double xv, double yv) { return alpha * xv + yv; });
+void ReferenceBackend::axpy_impl(double alpha, const Tensor& x, Tensor& y) {
+  zip_into(x, y, y, [&](double xv, double yv) { return alpha * xv + yv; });
 }
 
-void ReferenceBackend::axpby(double alpha, const Tensor& x, double beta, Tensor& y) {
-  zip_into("axpby", {"x", "y", "y"}, x, y, y, [&](double xv, double yv) { return alpha * xv + beta * yv; });
+void ReferenceBackend::axpby_impl(double alpha, const Tensor& x, double beta, Tensor& y) {
+  zip_into(x, y, y, [&](double xv, double yv) { return alpha * xv + beta * yv; });
 }
 
-void ReferenceBackend::add(const Tensor& a, const Tensor& b, Tensor& out) {
-  zip_into("add", {"a", "b", "out"}, a, b, out, [](double av, double bv) { return av + bv; });
+void ReferenceBackend::add_impl(const Tensor& a, const Tensor& b, Tensor& out) {
+  zip_into(a, b, out, [](double av, double bv) { return av + bv; });
 }
 
-void ReferenceBackend::mul(const Tensor& a, const Tensor& b, Tensor& out) {
-  zip_into("mul", {"a", "b", "out"}, a, b, out, [](double av, double bv) { return av * bv; });
+void ReferenceBackend::mul_impl(const Tensor& a, const Tensor& b, Tensor& out) {
+  zip_into(a, b, out, [](double av, double bv) { return av * bv; });
 }
 
-double ReferenceBackend::sum(const Tensor& x) {
-  return reduce("sum", x, [](double v) { return v; });
+double ReferenceBackend::sum_impl(const Tensor& x) {
+  return reduce(x, [](double v) { return v; });
 }
 
-double ReferenceBackend::sum_squares(const Tensor& x) {
-  return reduce("sum_squares", x, [](double v) { return v * v; });
+double ReferenceBackend::sum_squares_impl(const Tensor& x) {
+  return reduce(x, [](double v) { return v * v; });
 }
 
-void ReferenceBackend::argmax_rows(const Tensor& x, Tensor& out) {
-  const char* op = "argmax_rows";
-  require_float(op, "x", x);
-  require_ndim(op, "x", x, 2);
+void ReferenceBackend::argmax_rows_impl(const Tensor& x, Tensor& out) {
   std::int64_t N = x.dim(0), K = x.dim(1);
-  if (K < 1) fail(op, "x is " + x.describe() + ", expected at least one column");
-  require_dtype(op, "out", out, DType::i32);
-  require_shape(op, "out", out, {N});
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = x.data<T>();

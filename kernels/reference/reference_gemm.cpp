@@ -4,41 +4,22 @@
 //   backward data:   dx = dy w            ([N,O] x [O,I])
 //   backward weights dw = dy^T x          ([O,N] x [N,I]),  dbias = sum over n of dy
 #include "kernels/reference/reference_backend_impl.h"
-#include "kernels/reference/reference_checks.h"
 #include "kernels/reference/reference_loops.h"
 
 namespace ablate::kernels::reference {
 
-void ReferenceBackend::gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b,
-                            double beta, Tensor& c) {
-  const char* op = "gemm";
-  require_float(op, "a", a);
-  require_like(op, "b", b, a);
-  require_like(op, "c", c, a);
-  require_ndim(op, "a", a, 2);
-  require_ndim(op, "b", b, 2);
-  require_ndim(op, "c", c, 2);
+void ReferenceBackend::gemm_impl(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b,
+                                 double beta, Tensor& c) {
   std::int64_t M = trans_a ? a.dim(1) : a.dim(0), K = trans_a ? a.dim(0) : a.dim(1);
   std::int64_t N = trans_b ? b.dim(0) : b.dim(1);
-  require_shape(op, "b", b, trans_b ? Shape{N, K} : Shape{K, N});
-  require_shape(op, "c", c, {M, N});
   with_float_type(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     gemm_loops<T>(trans_a, trans_b, M, N, K, alpha, a.data<T>(), b.data<T>(), beta, c.data<T>());
   });
 }
 
-void ReferenceBackend::linear_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) {
-  const char* op = "linear_forward";
-  require_float(op, "x", x);
-  require_like(op, "w", w, x);
-  require_like(op, "y", y, x);
-  require_ndim(op, "x", x, 2);
-  require_ndim(op, "w", w, 2);
+void ReferenceBackend::linear_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) {
   std::int64_t N = x.dim(0), I = x.dim(1), O = w.dim(0);
-  require_shape(op, "w", w, {O, I});
-  require_shape(op, "y", y, {N, O});
-  if (!bias.empty()) require_like_shape(op, "bias", bias, x, {O});
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     gemm_loops<T>(false, true, N, O, I, 1.0, x.data<T>(), w.data<T>(), 0.0, y.data<T>());
@@ -46,33 +27,16 @@ void ReferenceBackend::linear_forward(const Tensor& x, const Tensor& w, const Te
   });
 }
 
-void ReferenceBackend::linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx) {
-  const char* op = "linear_backward_data";
-  require_float(op, "dy", dy);
-  require_like(op, "w", w, dy);
-  require_like(op, "dx", dx, dy);
-  require_ndim(op, "dy", dy, 2);
-  require_ndim(op, "w", w, 2);
+void ReferenceBackend::linear_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx) {
   std::int64_t N = dy.dim(0), O = dy.dim(1), I = w.dim(1);
-  require_shape(op, "w", w, {O, I});
-  require_shape(op, "dx", dx, {N, I});
   with_float_type(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     gemm_loops<T>(false, false, N, I, O, 1.0, dy.data<T>(), w.data<T>(), 0.0, dx.data<T>());
   });
 }
 
-void ReferenceBackend::linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) {
-  const char* op = "linear_backward_weights";
-  require_float(op, "x", x);
-  require_like(op, "dy", dy, x);
-  require_like(op, "dw", dw, x);
-  require_ndim(op, "x", x, 2);
-  require_ndim(op, "dy", dy, 2);
+void ReferenceBackend::linear_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) {
   std::int64_t N = x.dim(0), I = x.dim(1), O = dy.dim(1);
-  require_shape(op, "dy", dy, {N, O});
-  require_shape(op, "dw", dw, {O, I});
-  if (!dbias.empty()) require_like_shape(op, "dbias", dbias, x, {O});
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     gemm_loops<T>(true, false, O, I, N, 1.0, dy.data<T>(), x.data<T>(), 0.0, dw.data<T>());

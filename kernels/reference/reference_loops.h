@@ -1,12 +1,20 @@
-// Loops that several reference op families share: the GEMM triple loop (gemm and the fully
-// connected layer), the per-channel sum (conv bias, bias_add's gradient, linear bias) and the
-// rounding of double accumulators into the output (both convolutions).
+// Loops that several reference op families share: the dtype dispatch, the GEMM triple loop
+// (gemm and the fully connected layer), the per-channel sum (conv bias, bias_add's gradient,
+// linear bias) and the rounding of double accumulators into the output (both convolutions).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "kernels/tensor.h"
+
 namespace ablate::kernels::reference {
+
+// Calls f(T{}) with T = float for f32 and double for f64 and returns what it returns (the
+// contract has checked that the op's tensors are f32 or f64).
+template <class F> auto with_float_type(DType dtype, F&& f) {
+  return dtype == DType::f32 ? f(float{}) : f(double{});
+}
 
 // Row-major C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C, where op(A) = A of [M,K] or,
 // transposed, A stored as [K,M]; likewise B as [K,N] or [N,K]. Each dot product accumulates

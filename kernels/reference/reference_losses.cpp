@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "kernels/reference/reference_backend_impl.h"
-#include "kernels/reference/reference_checks.h"
+#include "kernels/reference/reference_loops.h"
 
 namespace ablate::kernels::reference {
 namespace {
@@ -30,25 +30,8 @@ template <class T> RowNormaliser row_normaliser(const T* row, std::int64_t K) {
   return {m, std::log(s)};
 }
 
-// Checks x as rows [N,K] with K >= 1 and returns {N, K}.
-std::pair<std::int64_t, std::int64_t> check_rows(const char* op, const char* arg, const Tensor& x) {
-  require_float(op, arg, x);
-  require_ndim(op, arg, x, 2);
-  if (x.dim(1) < 1) fail(op, std::string(arg) + " is " + x.describe() + ", expected at least one class");
-  return {x.dim(0), x.dim(1)};
-}
-
-// Labels i32 [N], each in [0, K).
-const std::int32_t* check_labels(const char* op, const Tensor& labels, std::int64_t N, std::int64_t K) {
-  require_dtype(op, "labels", labels, DType::i32);
-  require_shape(op, "labels", labels, {N});
-  const std::int32_t* l = labels.data<std::int32_t>();
-  for (std::int64_t n = 0; n < N; ++n)
-    if (l[n] < 0 || l[n] >= K)
-      fail(op, "label " + std::to_string(l[n]) + " of row " + std::to_string(n) + ", expected a class in [0, " +
-                   std::to_string(K) + ")");
-  return l;
-}
+// {N, K} of rows x [N,K].
+std::pair<std::int64_t, std::int64_t> rows_of(const Tensor& x) { return {x.dim(0), x.dim(1)}; }
 
 // out = log p = (x - max) - log_sum per row, or p itself (softmax); out may alias x.
 template <class T> void normalise_rows(const T* x, std::int64_t N, std::int64_t K, bool log_space, T* out) {
@@ -62,9 +45,8 @@ template <class T> void normalise_rows(const T* x, std::int64_t N, std::int64_t 
 }
 
 // softmax_forward (log_space false) and log_softmax_forward (true): x [N,K] -> y [N,K].
-void normalise_rows_op(const char* op, const Tensor& x, Tensor& y, bool log_space) {
-  auto [N, K] = check_rows(op, "x", x);
-  require_like_shape(op, "y", y, x, x.shape());
+void normalise_rows_op(const Tensor& x, Tensor& y, bool log_space) {
+  auto [N, K] = rows_of(x);
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     normalise_rows(x.data<T>(), N, K, log_space, y.data<T>());
@@ -73,21 +55,16 @@ void normalise_rows_op(const char* op, const Tensor& x, Tensor& y, bool log_spac
 
 }  // namespace
 
-void ReferenceBackend::softmax_forward(const Tensor& x, Tensor& y) {
-  normalise_rows_op("softmax_forward", x, y, false);
+void ReferenceBackend::softmax_forward_impl(const Tensor& x, Tensor& y) {
+  normalise_rows_op(x, y, false);
 }
 
-void ReferenceBackend::log_softmax_forward(const Tensor& x, Tensor& y) {
-  normalise_rows_op("log_softmax_forward", x, y, true);
+void ReferenceBackend::log_softmax_forward_impl(const Tensor& x, Tensor& y) {
+  normalise_rows_op(x, y, true);
 }
 
-void ReferenceBackend::log_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
-  const char* op = "log_softmax_backward";
-  auto [N, K] = check_rows(op, "y", y);
-  require_like(op, "dy", dy, y);
-  require_like(op, "dx", dx, y);
-  require_shape(op, "dy", dy, y.shape());
-  require_shape(op, "dx", dx, y.shape());
+void ReferenceBackend::log_softmax_backward_impl(const Tensor& y, const Tensor& dy, Tensor& dx) {
+  auto [N, K] = rows_of(y);
   with_float_type(y.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *out = y.data<T>(), *d_out = dy.data<T>();
@@ -101,11 +78,9 @@ void ReferenceBackend::log_softmax_backward(const Tensor& y, const Tensor& dy, T
   });
 }
 
-double ReferenceBackend::softmax_xent_forward(const Tensor& logits, const Tensor& labels, Tensor& prob) {
-  const char* op = "softmax_xent_forward";
-  auto [N, K] = check_rows(op, "logits", logits);
-  require_like_shape(op, "prob", prob, logits, logits.shape());
-  const std::int32_t* label = check_labels(op, labels, N, K);
+double ReferenceBackend::softmax_xent_forward_impl(const Tensor& logits, const Tensor& labels, Tensor& prob) {
+  auto [N, K] = rows_of(logits);
+  const std::int32_t* label = labels.data<std::int32_t>();
   return with_float_type(logits.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = logits.data<T>();
@@ -119,11 +94,10 @@ double ReferenceBackend::softmax_xent_forward(const Tensor& logits, const Tensor
   });
 }
 
-void ReferenceBackend::softmax_xent_backward(const Tensor& prob, const Tensor& labels, double scale, Tensor& dlogits) {
-  const char* op = "softmax_xent_backward";
-  auto [N, K] = check_rows(op, "prob", prob);
-  require_like_shape(op, "dlogits", dlogits, prob, prob.shape());
-  const std::int32_t* label = check_labels(op, labels, N, K);
+void ReferenceBackend::softmax_xent_backward_impl(const Tensor& prob, const Tensor& labels, double scale,
+                                                  Tensor& dlogits) {
+  auto [N, K] = rows_of(prob);
+  const std::int32_t* label = labels.data<std::int32_t>();
   with_float_type(prob.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = prob.data<T>();
@@ -134,10 +108,9 @@ void ReferenceBackend::softmax_xent_backward(const Tensor& prob, const Tensor& l
   });
 }
 
-double ReferenceBackend::nll_forward(const Tensor& logp, const Tensor& labels) {
-  const char* op = "nll_forward";
-  auto [N, K] = check_rows(op, "logp", logp);
-  const std::int32_t* label = check_labels(op, labels, N, K);
+double ReferenceBackend::nll_forward_impl(const Tensor& logp, const Tensor& labels) {
+  auto [N, K] = rows_of(logp);
+  const std::int32_t* label = labels.data<std::int32_t>();
   return with_float_type(logp.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* lp = logp.data<T>();
@@ -147,10 +120,9 @@ double ReferenceBackend::nll_forward(const Tensor& logp, const Tensor& labels) {
   });
 }
 
-void ReferenceBackend::nll_backward(const Tensor& labels, double scale, Tensor& dlogp) {
-  const char* op = "nll_backward";
-  auto [N, K] = check_rows(op, "dlogp", dlogp);
-  const std::int32_t* label = check_labels(op, labels, N, K);
+void ReferenceBackend::nll_backward_impl(const Tensor& labels, double scale, Tensor& dlogp) {
+  auto [N, K] = rows_of(dlogp);
+  const std::int32_t* label = labels.data<std::int32_t>();
   with_float_type(dlogp.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* d = dlogp.data<T>();

@@ -12,18 +12,12 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/contract/op_check.h"
 #include "kernels/reference/reference_backend_impl.h"
-#include "kernels/reference/reference_checks.h"
+#include "kernels/reference/reference_loops.h"
 
 namespace ablate::kernels::reference {
 namespace {
-
-void check_lrn_params(const char* op, const LrnParams& p) {
-  if (p.size < 1 || p.size % 2 == 0)
-    fail(op, "size " + std::to_string(p.size) + ", expected an odd number of channels (Caffe's local_size)");
-  if (!(p.k > 0) || p.alpha < 0)
-    fail(op, "k " + std::to_string(p.k) + ", alpha " + std::to_string(p.alpha) + ": expected k > 0 and alpha >= 0");
-}
 
 // Calls f(c, c2) for every channel c2 in the window of c, for the C channels of a pixel.
 template <class F> void for_each_window_channel(std::int64_t C, int size, F&& f) {
@@ -65,13 +59,7 @@ template <class T> void lrn_backward_loops(const T* x, const T* y, const T* dy, 
 
 }  // namespace
 
-void ReferenceBackend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) {
-  const char* op = "lrn_forward";
-  require_float(op, "x", x);
-  require_like(op, "y", y, x);
-  require_ndim(op, "x", x, 4);
-  require_shape(op, "y", y, x.shape());
-  check_lrn_params(op, p);
+void ReferenceBackend::lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) {
   std::int64_t N = x.dim(0), C = x.dim(1), HW = x.dim(2) * x.dim(3);
   if (workspace.shape() != x.shape() || workspace.dtype() != x.dtype()) workspace = Tensor(x.shape(), x.dtype());
   with_float_type(x.dtype(), [&](auto tag) {
@@ -87,19 +75,10 @@ void ReferenceBackend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace
   });
 }
 
-void ReferenceBackend::lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
-                                    Tensor& dx, const LrnParams& p) {
-  const char* op = "lrn_backward";
-  require_float(op, "x", x);
-  require_like(op, "y", y, x);
-  require_like(op, "dy", dy, x);
-  require_like(op, "dx", dx, x);
-  require_ndim(op, "x", x, 4);
-  require_shape(op, "y", y, x.shape());
-  require_shape(op, "dy", dy, x.shape());
-  require_shape(op, "dx", dx, x.shape());
-  check_lrn_params(op, p);
-  if (!workspace.empty()) require_like_shape(op, "workspace", workspace, x, x.shape());
+void ReferenceBackend::lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                                         Tensor& dx, const LrnParams& p) {
+  // The workspace is this backend's own: the scale that lrn_forward saved, or empty.
+  if (!workspace.empty()) OpCheck(*this, Op::lrn_backward).like_shape("workspace", workspace, x, x.shape());
   std::int64_t N = x.dim(0), C = x.dim(1), HW = x.dim(2) * x.dim(3);
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);

@@ -8,28 +8,13 @@
 //                               v = b2 v + (1 - b2) g^2;  w -= lr_t m / (sqrt(v) + eps)
 // g ends holding the regularised gradient (g + wd w) for the two SGDs.
 #include <cmath>
-#include <initializer_list>
-#include <utility>
 
 #include "kernels/reference/reference_backend_impl.h"
-#include "kernels/reference/reference_checks.h"
+#include "kernels/reference/reference_loops.h"
 
 namespace ablate::kernels::reference {
-namespace {
 
-// Checks that every state tensor matches w in dtype and shape.
-void check_state(const char* op, const Tensor& w, std::initializer_list<std::pair<const char*, const Tensor*>> state) {
-  require_float(op, "w", w);
-  for (auto [name, t] : state) {
-    require_like(op, name, *t, w);
-    require_shape(op, name, *t, w.shape());
-  }
-}
-
-}  // namespace
-
-void ReferenceBackend::caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) {
-  check_state("caffe_sgd_update", w, {{"g", &g}, {"history", &history}});
+void ReferenceBackend::caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) {
   with_float_type(w.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T *pw = w.data<T>(), *pg = g.data<T>(), *ph = history.data<T>();
@@ -43,8 +28,7 @@ void ReferenceBackend::caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, c
   });
 }
 
-void ReferenceBackend::torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) {
-  check_state("torch_sgd_update", w, {{"g", &g}, {"velocity", &velocity}});
+void ReferenceBackend::torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) {
   with_float_type(w.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T *pw = w.data<T>(), *pg = g.data<T>(), *pv = velocity.data<T>();
@@ -62,10 +46,7 @@ void ReferenceBackend::torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, 
   });
 }
 
-void ReferenceBackend::adam_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) {
-  const char* op = "adam_update";
-  check_state(op, w, {{"g", &g}, {"m", &m}, {"v", &v}});
-  if (p.t < 1) fail(op, "step t " + std::to_string(p.t) + ", expected at least 1 (the first update is t = 1)");
+void ReferenceBackend::adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) {
   double t = static_cast<double>(p.t);
   double lr_t = p.lr * std::sqrt(1 - std::pow(p.beta2, t)) / (1 - std::pow(p.beta1, t));
   with_float_type(w.dtype(), [&](auto tag) {

@@ -9,8 +9,9 @@
 //    count), or by the number of real cells (TF SAME). Backward spreads dy / divisor back.
 #include <algorithm>
 
+#include "kernels/contract/op_check.h"
 #include "kernels/reference/reference_backend_impl.h"
-#include "kernels/reference/reference_checks.h"
+#include "kernels/reference/reference_loops.h"
 
 namespace ablate::kernels::reference {
 namespace {
@@ -40,22 +41,6 @@ template <class F> void for_each_pool_window(const Pool2dParams& p, std::int64_t
     for (std::int64_t oh = 0; oh < p.out_h; ++oh)
       for (std::int64_t ow = 0; ow < p.out_w; ++ow)
         f(plane, (plane * p.out_h + oh) * p.out_w + ow, pool_window(p, H, W, oh, ow));
-}
-
-// Parameters that make every window hold at least one real cell.
-void check_pool_params(const char* op, const Pool2dParams& p, std::int64_t H, std::int64_t W) {
-  auto text = [](const char* name, std::int64_t v) { return std::string(name) + " " + std::to_string(v); };
-  if (p.kernel_h < 1 || p.kernel_w < 1 || p.stride_h < 1 || p.stride_w < 1)
-    fail(op, text("kernel_h", p.kernel_h) + ", " + text("kernel_w", p.kernel_w) + ", " + text("stride_h", p.stride_h) +
-                 ", " + text("stride_w", p.stride_w) + ": expected all at least 1");
-  if (p.pad_top < 0 || p.pad_left < 0 || p.pad_top >= p.kernel_h || p.pad_left >= p.kernel_w)
-    fail(op, text("pad_top", p.pad_top) + ", " + text("pad_left", p.pad_left) + ": expected 0 <= pad < kernel");
-  if (p.out_h < 1 || p.out_w < 1)
-    fail(op, text("out_h", p.out_h) + ", " + text("out_w", p.out_w) + ": expected at least 1 (use make_pool2d_params)");
-  if ((p.out_h - 1) * std::int64_t(p.stride_h) - p.pad_top >= H ||
-      (p.out_w - 1) * std::int64_t(p.stride_w) - p.pad_left >= W)
-    fail(op, "output " + std::to_string(p.out_h) + "x" + std::to_string(p.out_w) + " puts the last window past the input " +
-                 std::to_string(H) + "x" + std::to_string(W));
 }
 
 template <class T> void max_pool_forward(const Pool2dParams& p, std::int64_t planes, std::int64_t H, std::int64_t W,
@@ -102,14 +87,8 @@ template <class T> void avg_pool_backward(const Pool2dParams& p, std::int64_t pl
 
 }  // namespace
 
-void ReferenceBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
-  const char* op = "pool2d_forward";
-  require_float(op, "x", x);
-  require_like(op, "y", y, x);
-  require_ndim(op, "x", x, 4);
+void ReferenceBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
   std::int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
-  check_pool_params(op, p, H, W);
-  require_shape(op, "y", y, {N, C, p.out_h, p.out_w});
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (p.kind == PoolKind::max) {
@@ -121,29 +100,19 @@ void ReferenceBackend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& worksp
   });
 }
 
-void ReferenceBackend::pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
-                                       Tensor& dx, const Pool2dParams& p) {
-  const char* op = "pool2d_backward";
-  require_float(op, "x", x);
-  require_like(op, "dy", dy, x);
-  require_like(op, "dx", dx, x);
-  require_ndim(op, "x", x, 4);
+void ReferenceBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
+                                            Tensor& dx, const Pool2dParams& p) {
   std::int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
-  check_pool_params(op, p, H, W);
-  require_shape(op, "dy", dy, {N, C, p.out_h, p.out_w});
-  require_shape(op, "dx", dx, x.shape());
-  if (!y.empty()) require_shape(op, "y", y, dy.shape());  // not needed: max reads the argmax
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (p.kind == PoolKind::max) {
-      if (workspace.empty()) fail(op, "max pooling needs the workspace that pool2d_forward filled; it is empty");
-      require_dtype(op, "workspace", workspace, DType::i32);
-      require_shape(op, "workspace", workspace, dy.shape());
+      const OpCheck check(*this, Op::pool2d_backward);
+      check.argmax_workspace(workspace, dy.shape());
       const std::int32_t* argmax = workspace.data<std::int32_t>();
       for (std::int64_t i = 0; i < workspace.numel(); ++i)
         if (argmax[i] < 0 || argmax[i] >= H * W)
-          fail(op, "workspace index " + std::to_string(argmax[i]) + " at " + std::to_string(i) +
-                       " is outside the input plane of " + std::to_string(H * W));
+          check.fail("workspace index " + std::to_string(argmax[i]) + " at " + std::to_string(i) +
+                     " is outside the input plane of " + std::to_string(H * W));
       max_pool_backward<T>(p, N * C, H, W, dy.data<T>(), argmax, dx.data<T>());
     } else {
       avg_pool_backward<T>(p, N * C, H, W, dy.data<T>(), dx.data<T>());

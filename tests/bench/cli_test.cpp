@@ -132,8 +132,15 @@ TEST_F(Cli, UnknownLayerInAModelFileNamesFileAndLine) {
   EXPECT_CONTAINS(o.err, "capsule");
 }
 
+TEST_F(Cli, AResultsFileInAMissingFolderGetsItsFolder) {
+  auto o = ablate(quick() + "--iterations 2 --out " + (dir_ / "new" / "dir" / "r.jsonl").string());
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_CONTAINS(slurp(dir_ / "new" / "dir" / "r.jsonl"), "\"status\":\"completed\"");
+}
+
 TEST_F(Cli, UnwritableResultsFileFailsBeforeTraining) {
-  auto o = ablate(quick() + "--out " + (dir_ / "missing-dir" / "r.jsonl").string());
+  std::ofstream(dir_ / "a-file") << "not a folder";  // so a-file/r.jsonl can never be made
+  auto o = ablate(quick() + "--out " + (dir_ / "a-file" / "r.jsonl").string());
   EXPECT_NE(o.exit_code, 0);
   EXPECT_CONTAINS(o.err, "r.jsonl");
   EXPECT_EQ(o.out.find("iter "), std::string::npos) << "training started before the results file was checked";

@@ -180,6 +180,26 @@ TEST(RunConfig, PresetSwitchesTheStrategyIgnoresAreRecordedNotErrors) {
   EXPECT_TRUE(d.switches.per_sample);
 }
 
+TEST(RunConfig, BackendSwitchesAreFlagsAndPresetKeysCheckedAgainstTheBackend) {
+  RunConfig c = resolve({"--backend", "onednn", "--conv-mode", "per_image", "--onednn-conv-layout", "nhwc"});
+  ASSERT_TRUE(c.backend.options.conv_mode.has_value());
+  EXPECT_EQ(*c.backend.options.conv_mode, ablate::kernels::cpu::ConvMode::per_image);
+  ASSERT_TRUE(c.backend.options.onednn_conv_layout.has_value());
+  EXPECT_EQ(*c.backend.options.onednn_conv_layout, ablate::kernels::onednn::ConvLayout::nhwc);
+  EXPECT_FALSE(resolve({"--backend", "openblas"}).backend.options.conv_mode.has_value()) << "unset: the default";
+  // A value no backend knows, and a switch the chosen backend does not take, name the flag.
+  EXPECT_CONTAINS(error_of({"--backend", "eigen", "--conv-mode", "fast"}), "--conv-mode: convolution mode 'fast'");
+  std::string err = error_of({"--backend", "openblas", "--onednn-conv-layout", "nhwc"});
+  EXPECT_CONTAINS(err, "--onednn-conv-layout: onednn_conv_layout 'nhwc' is not an option of the openblas backend");
+  EXPECT_CONTAINS(error_of({"--backend", "reference", "--conv-mode", "batched"}), "not an option of the reference backend");
+  // From a preset: applied where the backend takes it, recorded as unused where it does not.
+  RunConfig p = resolve({"--preset", preset_file("modes", "conv_mode batched\nonednn_conv_layout plain\n")});
+  EXPECT_EQ(*p.backend.options.conv_mode, ablate::kernels::cpu::ConvMode::batched);
+  EXPECT_FALSE(p.backend.options.onednn_conv_layout.has_value());
+  EXPECT_EQ(p.unused_options, std::vector<std::string>{"onednn_conv_layout"});
+  EXPECT_CONTAINS(error_of({"--preset", preset_file("bad", "conv_mode fastest\n")}), ".preset:");
+}
+
 TEST(RunConfig, ScaleShortensIterationsOrEpochs) {
   RunConfig c = resolve({"--scale", "0.05"});  // caffe-mnist: 10,000 iterations
   EXPECT_EQ(c.iterations, 500);

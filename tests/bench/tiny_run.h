@@ -48,7 +48,7 @@ inline run::RunConfig tiny_config() {
   c.model = tiny_model_path();
   c.strategy = "layerwise";
   c.backend.name = "eigen";
-  c.backend.threads = 1;
+  c.backend.options.threads = 1;
   c.optimizer.type = "caffe_sgd";
   c.optimizer.lr.base_lr = 0.01;
   c.optimizer.momentum = 0.9;

@@ -69,3 +69,15 @@ std::vector<std::string> run_and_compare(Backend& reference, Backend& tested, co
 }
 
 }  // namespace ablate::kernels::test
+
+namespace ablate::kernels::test {
+
+std::vector<Case> all_cases() {
+  std::vector<Case> all;
+  for (auto list : {gemm_linear_cases, conv_cases, conv_map_cases, pool_cases, activation_cases, lrn_cases,
+                    batch_norm_cases, dropout_cases, loss_cases, elementwise_cases, optimizer_cases})
+    for (Case& c : list()) all.push_back(std::move(c));
+  return all;
+}
+
+}  // namespace ablate::kernels::test

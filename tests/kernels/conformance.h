@@ -54,7 +54,7 @@ class OpRun {
 };
 
 struct Case {
-  std::string op;     // the Backend method, "conv2d_forward"
+  std::string op;     // the Backend op it covers, as kernels/op_list.h names it: "conv2d_forward"
   std::string shape;  // the shapes and parameters, for failure messages
   std::uint64_t seed = 0;
   std::function<void(OpRun&)> body;
@@ -75,9 +75,12 @@ std::vector<Case> conv_map_cases();
 std::vector<Case> pool_cases();
 std::vector<Case> activation_cases();
 std::vector<Case> lrn_cases();
+std::vector<Case> batch_norm_cases();
 std::vector<Case> dropout_cases();
 std::vector<Case> loss_cases();
 std::vector<Case> elementwise_cases();
 std::vector<Case> optimizer_cases();
+// Every case of the lists above, in their order.
+std::vector<Case> all_cases();
 
 }  // namespace ablate::kernels::test

@@ -1,7 +1,9 @@
-// Conformance cases of the activations (relu, tanh, sigmoid), forward and backward, out of
-// place and in place (y aliasing x, dx aliasing dy, as Caffe's in-place layers call them),
-// and of dropout masks, which must match the reference bit for bit.
+// Conformance cases of the activations (relu, tanh, sigmoid) and GELU (exact and tanh),
+// forward and backward, out of place and in place (y aliasing x, dx aliasing dy, as Caffe's
+// in-place layers call them), and of dropout masks, which must match the reference bit for bit.
+#include <functional>
 #include <sstream>
+#include <string>
 
 #include "conformance.h"
 #include "kernels/op_params.h"
@@ -26,37 +28,73 @@ Tensor activation_output(OpRun& r, Activation a, const Shape& shape) {
   return r.place(y);
 }
 
+// One pointwise op family: forward(b, x, y); saved(r, shape) draws what its backward reads
+// (y for the activations, x for GELU); backward(b, saved, dy, dx).
+struct Pointwise {
+  const char *forward_op, *backward_op;
+  double lo, hi;  // the forward's input range
+  std::function<void(Backend&, const Tensor&, Tensor&)> forward;
+  std::function<Tensor(OpRun&, const Shape&)> saved;
+  std::function<void(Backend&, const Tensor&, const Tensor&, Tensor&)> backward;
+};
+
+// The four cases of one shape: forward out of place and in place (y in x), backward out of
+// place and in place (dx in dy).
+void add_pointwise_cases(std::vector<Case>& cases, const Pointwise& p, const std::string& name, const Shape& shape,
+                         std::uint64_t& seed) {
+  cases.push_back({p.forward_op, name, seed++, [p, shape](OpRun& r) {
+                     Tensor x = r.input(shape, p.lo, p.hi), y = r.output(shape);
+                     p.forward(r.backend(), x, y);
+                     r.keep("y", y);
+                   }});
+  cases.push_back({p.forward_op, name + " in place", seed++, [p, shape](OpRun& r) {
+                     Tensor x = r.input(shape, p.lo, p.hi);
+                     p.forward(r.backend(), x, x);
+                     r.keep("y (in x)", x);
+                   }});
+  cases.push_back({p.backward_op, name, seed++, [p, shape](OpRun& r) {
+                     Tensor saved = p.saved(r, shape), dy = r.input(shape), dx = r.output(shape);
+                     p.backward(r.backend(), saved, dy, dx);
+                     r.keep("dx", dx);
+                   }});
+  cases.push_back({p.backward_op, name + " in place", seed++, [p, shape](OpRun& r) {
+                     Tensor saved = p.saved(r, shape), dy = r.input(shape);
+                     p.backward(r.backend(), saved, dy, dy);
+                     r.keep("dx (in dy)", dy);
+                   }});
+}
+
 }  // namespace
 
 std::vector<Case> activation_cases() {
   std::vector<Case> cases;
   Rng rng(0xAC7);
   std::uint64_t seed = 4000;
-  for (Activation a : {Activation::relu, Activation::tanh, Activation::sigmoid})
+  for (Activation a : {Activation::relu, Activation::tanh, Activation::sigmoid}) {
+    const Pointwise p{"activation_forward", "activation_backward", -4.0, 4.0,
+                      [a](Backend& b, const Tensor& x, Tensor& y) { b.activation_forward(a, x, y); },
+                      [a](OpRun& r, const Shape& shape) { return activation_output(r, a, shape); },
+                      [a](Backend& b, const Tensor& y, const Tensor& dy, Tensor& dx) {
+                        b.activation_backward(a, y, dy, dx);
+                      }};
     for (int i = 0; i < 6; ++i) {
       Shape shape = random_activation_shape(rng);
-      std::string name = std::string(activation_name(a)) + " " + shape_string(shape);
-      cases.push_back({"activation_forward", name, seed++, [a, shape](OpRun& r) {
-                         Tensor x = r.input(shape, -4.0, 4.0), y = r.output(shape);
-                         r.backend().activation_forward(a, x, y);
-                         r.keep("y", y);
-                       }});
-      cases.push_back({"activation_forward", name + " in place", seed++, [a, shape](OpRun& r) {
-                         Tensor x = r.input(shape, -4.0, 4.0);
-                         r.backend().activation_forward(a, x, x);
-                         r.keep("y (in x)", x);
-                       }});
-      cases.push_back({"activation_backward", name, seed++, [a, shape](OpRun& r) {
-                         Tensor y = activation_output(r, a, shape), dy = r.input(shape), dx = r.output(shape);
-                         r.backend().activation_backward(a, y, dy, dx);
-                         r.keep("dx", dx);
-                       }});
-      cases.push_back({"activation_backward", name + " in place", seed++, [a, shape](OpRun& r) {
-                         Tensor y = activation_output(r, a, shape), dy = r.input(shape);
-                         r.backend().activation_backward(a, y, dy, dy);
-                         r.keep("dx (in dy)", dy);
-                       }});
+      add_pointwise_cases(cases, p, std::string(activation_name(a)) + " " + shape_string(shape), shape, seed);
     }
+  }
+  for (GeluApprox approx : {GeluApprox::exact, GeluApprox::tanh}) {
+    const Pointwise p{"gelu_forward", "gelu_backward", -5.0, 5.0,
+                      [approx](Backend& b, const Tensor& x, Tensor& y) { b.gelu_forward(x, y, approx); },
+                      [](OpRun& r, const Shape& shape) { return r.input(shape, -5.0, 5.0); },
+                      [approx](Backend& b, const Tensor& x, const Tensor& dy, Tensor& dx) {
+                        b.gelu_backward(x, dy, dx, approx);
+                      }};
+    for (int i = 0; i < 6; ++i) {
+      Shape shape = random_activation_shape(rng);
+      add_pointwise_cases(cases, p, std::string("gelu ") + gelu_approx_name(approx) + " " + shape_string(shape), shape,
+                          seed);
+    }
+  }
   return cases;
 }
 

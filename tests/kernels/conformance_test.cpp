@@ -1,11 +1,12 @@
 // Backend conformance: every op of kernels/backend.h on every backend other than reference,
 // in f32 and f64, against the reference backend over the seeded random cases of
 // conformance_*_cases.cpp (odd sizes, strides 1-3, asymmetric padding, connection tables,
-// the three pooling conventions with max and avg, batch 1 and > 1, in-place activations).
+// the three pooling conventions with max and avg, batch 1 and > 1, in-place activations and
+// GELU, batch normalisation of [N,C] and [N,C,H,W] with and without scale and shift).
 //
 // Tolerance: for each output element, err = |out - ref| / max(1, |ref|); a case passes when
 // max err <= base * sqrt(L), L the number of terms summed into the element (C*KH*KW for a
-// convolution, K for gemm, 1 for pointwise ops), base 1e-5 for f32 and 1e-11 for f64.
+// convolution, K for gemm, N*H*W for batch normalisation, 1 for pointwise ops), base 1e-5 for f32 and 1e-11 for f64.
 // Dropout masks, copies and argmax indices must match exactly. Workspaces are private to a
 // backend: outputs and gradients are compared, never workspaces.
 //
@@ -79,6 +80,7 @@ TEST_P(Conformance, Conv2dMap) { check(conv_map_cases()); }
 TEST_P(Conformance, Pool2d) { check(pool_cases()); }
 TEST_P(Conformance, Activations) { check(activation_cases()); }
 TEST_P(Conformance, Lrn) { check(lrn_cases()); }
+TEST_P(Conformance, BatchNorm) { check(batch_norm_cases()); }
 TEST_P(Conformance, Dropout) { check(dropout_cases()); }
 TEST_P(Conformance, Losses) { check(loss_cases()); }
 TEST_P(Conformance, ElementwiseAndBias) { check(elementwise_cases()); }
@@ -125,16 +127,14 @@ TEST(ConformanceHarness, DetectsDifferences) {
 // valid shapes for every op, and each keeps at least one output.
 TEST(ConformanceHarness, EveryCaseRunsOnTheReference) {
   auto reference = make_backend("reference");
-  for (auto list : {gemm_linear_cases, conv_cases, conv_map_cases, pool_cases, activation_cases, lrn_cases, dropout_cases,
-                    loss_cases, elementwise_cases, optimizer_cases})
-    for (const Case& c : list()) {
-      OpRun first(*reference, DType::f32, c.seed), second(*reference, DType::f32, c.seed);
-      ASSERT_NO_THROW(c.body(first)) << c.op << " (" << c.shape << ")";
-      c.body(second);
-      EXPECT_FALSE(first.kept().empty()) << c.op << " (" << c.shape << ")";
-      for (std::size_t i = 0; i < first.kept().size(); ++i)
-        EXPECT_TRUE(all_near(second.kept()[i].value, first.kept()[i].value, 0.0)) << c.op << " (" << c.shape << ")";
-    }
+  for (const Case& c : all_cases()) {
+    OpRun first(*reference, DType::f32, c.seed), second(*reference, DType::f32, c.seed);
+    ASSERT_NO_THROW(c.body(first)) << c.op << " (" << c.shape << ")";
+    c.body(second);
+    EXPECT_FALSE(first.kept().empty()) << c.op << " (" << c.shape << ")";
+    for (std::size_t i = 0; i < first.kept().size(); ++i)
+      EXPECT_TRUE(all_near(second.kept()[i].value, first.kept()[i].value, 0.0)) << c.op << " (" << c.shape << ")";
+  }
 }
 
 }  // namespace

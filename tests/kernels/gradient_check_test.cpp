@@ -3,12 +3,14 @@
 // (Caffe's GradientChecker in spirit). For an op y = f(x) and a fixed random projection R,
 // the scalar L = <f(x), R> has dL/dx = backward(dy = R), and each element is checked against
 // (L(x + h e_i) - L(x - h e_i)) / 2h with h = 1e-5, to 1e-6 relative to max(1, |dL/dx_i|).
-// Kinks are kept out of reach: relu inputs avoid 0 and max-pool inputs are distinct.
+// Kinks are kept out of reach: relu inputs avoid 0 and max-pool inputs are distinct. GELU's
+// backward reads x; batch normalisation's is that of its training forward (batch statistics).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <string>
 
 #include "kernels/op_params.h"
 #include "kernels/registry.h"
@@ -188,6 +190,43 @@ TEST_F(GradientCheck, Activations) {
     b->activation_backward(a, y, R, dx);
     expect_gradient(activation_name(a), x, dx, loss);
   }
+}
+
+TEST_F(GradientCheck, GeluExactAndTanh) {
+  for (GeluApprox approx : {GeluApprox::exact, GeluApprox::tanh}) {
+    Tensor x = random({4, 9}, -4, 4), R = random({4, 9}), y({4, 9}, DType::f64);
+    auto loss = [&] {
+      b->gelu_forward(x, y, approx);
+      return dot(y, R);
+    };
+    Tensor dx({4, 9}, DType::f64);
+    b->gelu_backward(x, R, dx, approx);
+    expect_gradient((std::string("gelu ") + gelu_approx_name(approx)).c_str(), x, dx, loss);
+  }
+}
+
+// The backward of the training forward: the batch mean and variance move with x. Inputs with
+// a mean away from 0; [N,C] and [N,C,H,W]; with scale and shift, and without (gamma = 1).
+TEST_F(GradientCheck, BatchNormTrainingDataScaleAndShift) {
+  for (Shape s : {Shape{5, 3}, Shape{2, 3, 3, 2}})
+    for (bool affine : {true, false}) {
+      const double eps = 1e-3;
+      const Shape c{s[1]};
+      Tensor x = random(s, -1, 3), R = random(s), y(s, DType::f64), mean(c, DType::f64), var(c, DType::f64);
+      Tensor gamma = affine ? random(c, 0.5, 2) : Tensor(), beta = affine ? random(c) : Tensor();
+      auto loss = [&] {
+        b->batch_norm_forward_training(x, gamma, beta, eps, y, mean, var);
+        return dot(y, R);
+      };
+      loss();
+      Tensor dx(s, DType::f64), dgamma(c, DType::f64), dbeta(c, DType::f64);
+      b->batch_norm_backward(x, R, gamma, mean, var, eps, dx, dgamma, dbeta);
+      const std::string what = "batch_norm " + shape_string(s) + (affine ? " affine" : " plain");
+      expect_gradient((what + " dx").c_str(), x, dx, loss);
+      if (!affine) continue;
+      expect_gradient((what + " dgamma").c_str(), gamma, dgamma, loss);
+      expect_gradient((what + " dbeta").c_str(), beta, dbeta, loss);
+    }
 }
 
 TEST_F(GradientCheck, LrnWithAndWithoutWorkspace) {

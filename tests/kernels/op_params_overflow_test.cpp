@@ -10,21 +10,15 @@
 #include <string>
 
 #include "kernels/op_params.h"
+#include "test_tensors.h"
 
 namespace ablate::kernels {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::invalid_argument_of;
 
 void expect_too_large(const std::function<void()>& f, const std::string& padded) {
-  const std::string what = error_of(f);
+  const std::string what = invalid_argument_of(f);
   EXPECT_NE(what.find("is " + padded + ", expected at most 2147483647"), std::string::npos) << what;
 }
 

@@ -6,23 +6,17 @@
 #include <stdexcept>
 
 #include "kernels/op_params.h"
+#include "test_tensors.h"
 
 namespace ablate::kernels {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::invalid_argument_of;
 
 TEST(OpParams, Names) {
   for (PoolPadding p : {PoolPadding::caffe_ceil, PoolPadding::tf_same, PoolPadding::valid})
     EXPECT_EQ(parse_pool_padding(pool_padding_name(p)), p);
-  std::string what = error_of([] { parse_pool_padding("SAME"); });
+  std::string what = invalid_argument_of([] { parse_pool_padding("SAME"); });
   for (const char* s : {"'SAME'", "caffe_ceil", "tf_same", "valid"}) EXPECT_NE(what.find(s), std::string::npos) << what;
   EXPECT_STREQ(activation_name(Activation::relu), "relu");
   EXPECT_STREQ(activation_name(Activation::tanh), "tanh");
@@ -90,7 +84,7 @@ TEST(OpParams, ValidPooling) {
 
 TEST(OpParams, PoolingErrorsNameTheValue) {
   auto pool = [](int kernel, int stride, int pad, PoolPadding padding, int in) {
-    return error_of([=] { make_pool2d_params(PoolKind::max, kernel, stride, pad, padding, in, in); });
+    return invalid_argument_of([=] { make_pool2d_params(PoolKind::max, kernel, stride, pad, padding, in, in); });
   };
   EXPECT_NE(pool(0, 1, 0, PoolPadding::valid, 5).find("kernel 0"), std::string::npos);
   EXPECT_NE(pool(2, 0, 0, PoolPadding::valid, 5).find("stride 0"), std::string::npos);
@@ -125,16 +119,16 @@ TEST(OpParams, SameConvolution) {
   EXPECT_EQ(e.pad_bottom, 2);
   EXPECT_EQ(e.pad_left, 0);
   EXPECT_EQ(e.pad_right, 1);
-  EXPECT_NE(error_of([] { make_same_conv2d_params(3, 3, 0, 5, 5); }).find("stride 0"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([] { make_same_conv2d_params(3, 3, 0, 5, 5); }).find("stride 0"), std::string::npos);
 }
 
 TEST(OpParams, ConvOutputSize) {
   EXPECT_EQ(conv2d_out_size(28, 5, 1, 0, 0), 24);  // LeNet conv1
   EXPECT_EQ(conv2d_out_size(32, 5, 1, 2, 2), 32);  // cifar10_quick
   EXPECT_EQ(conv2d_out_size(7, 3, 3, 1, 0), 2);    // floor((7 + 1 - 3) / 3) + 1
-  EXPECT_NE(error_of([] { conv2d_out_size(3, 5, 1, 0, 1); }).find("smaller than kernel 5"), std::string::npos);
-  EXPECT_NE(error_of([] { conv2d_out_size(3, 1, 0, 0, 0); }).find("stride 0"), std::string::npos);
-  EXPECT_NE(error_of([] { conv2d_out_size(3, 1, 1, -2, 0); }).find("-2"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([] { conv2d_out_size(3, 5, 1, 0, 1); }).find("smaller than kernel 5"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([] { conv2d_out_size(3, 1, 0, 0, 0); }).find("stride 0"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([] { conv2d_out_size(3, 1, 1, -2, 0); }).find("-2"), std::string::npos);
 }
 
 }  // namespace

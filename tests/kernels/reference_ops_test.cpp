@@ -27,15 +27,6 @@ void expect_values(const Tensor& t, std::vector<double> want, const char* what) 
   EXPECT_TRUE(all_near(t, make({static_cast<std::int64_t>(want.size())}, want), 1e-12)) << what;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 class ReferenceOps : public ::testing::Test {
  protected:
   std::unique_ptr<Backend> b = make_backend("reference");
@@ -52,7 +43,7 @@ TEST_F(ReferenceOps, Gemm) {
   b->gemm(true, true, 1.0, at, bt, 0.0, c);
   expect_values(c, {4, 5, 10, 11}, "a^T b^T");
   Tensor wrong({3, 3}, DType::f64);
-  std::string what = error_of([&] { b->gemm(false, false, 1.0, a, bm, 0.0, wrong); });
+  std::string what = invalid_argument_of([&] { b->gemm(false, false, 1.0, a, bm, 0.0, wrong); });
   EXPECT_NE(what.find("reference gemm: c is f64[3, 3], expected shape [2, 2]"), std::string::npos) << what;
 }
 
@@ -79,7 +70,7 @@ TEST_F(ReferenceOps, ConvWithAsymmetricPaddingAndStride) {
   b->conv2d_backward_weights(x, make({1, 1, 2, 2}, {1, 1, 1, 1}), dw, dbias, Conv2dParams{});
   expect_values(dw, {1 + 2 + 4 + 5, 2 + 3 + 5 + 6, 4 + 5 + 7 + 8, 5 + 6 + 8 + 9}, "backward weights");
   expect_values(dbias, {4}, "backward bias");
-  std::string what = error_of([&] { b->conv2d_forward(x, make({1, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}), Tensor(), y, {}); });
+  std::string what = invalid_argument_of([&] { b->conv2d_forward(x, make({1, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}), Tensor(), y, {}); });
   EXPECT_NE(what.find("input channels"), std::string::npos) << what;
 }
 
@@ -108,10 +99,10 @@ TEST_F(ReferenceOps, ConvMapByHand) {
   expect_values(dbias, {1, 1}, "backward bias");
   // A table row naming a plane that does not exist.
   Tensor bad = make({3, 2}, {0, 0, 2, 0, 1, 1}, DType::i32);
-  std::string what = error_of([&] { b->conv2d_map_forward(x, w, Tensor(), bad, y, Conv2dParams{}); });
+  std::string what = invalid_argument_of([&] { b->conv2d_map_forward(x, w, Tensor(), bad, y, Conv2dParams{}); });
   EXPECT_NE(what.find("reference conv2d_map_forward: table row 1 has input plane 2, expected one in [0, 2)"),
             std::string::npos) << what;
-  what = error_of([&] { b->conv2d_map_forward(x, w, Tensor(), make({2, 2}, {0, 0, 1, 1}, DType::i32), y, {}); });
+  what = invalid_argument_of([&] { b->conv2d_map_forward(x, w, Tensor(), make({2, 2}, {0, 0, 1, 1}, DType::i32), y, {}); });
   EXPECT_NE(what.find("table is i32[2, 2], expected shape [3, 2]"), std::string::npos) << what;
 }
 
@@ -165,7 +156,7 @@ TEST_F(ReferenceOps, MaxPoolingIgnoresPaddingAndRoutesTheGradient) {
   Tensor flat = make({1, 1, 2, 2}, {5, 5, 5, 5}), one({1, 1, 1, 1}, DType::f64), ws2;
   b->pool2d_forward(flat, one, ws2, make_pool2d_params(PoolKind::max, 2, 2, 0, PoolPadding::valid, 2, 2));
   EXPECT_EQ(ws2.at(0), 0.0);
-  std::string what = error_of([&] { b->pool2d_backward(x, y, y, Tensor(), dx, p); });
+  std::string what = invalid_argument_of([&] { b->pool2d_backward(x, y, y, Tensor(), dx, p); });
   EXPECT_NE(what.find("workspace"), std::string::npos) << what;
 }
 
@@ -179,7 +170,7 @@ TEST_F(ReferenceOps, LrnAcrossChannels) {
   // beta 0.5, k 2, size 1 (own channel only), alpha 1: y = x / sqrt(2 + x^2).
   b->lrn_forward(x, y, ws, LrnParams{1, 1.0, 0.5, 2.0});
   expect_values(y, {1 / std::sqrt(3.0), 2 / std::sqrt(6.0), 3 / std::sqrt(11.0)}, "lrn size 1");
-  std::string what = error_of([&] { b->lrn_forward(x, y, ws, LrnParams{4, 1.0, 0.75, 1.0}); });
+  std::string what = invalid_argument_of([&] { b->lrn_forward(x, y, ws, LrnParams{4, 1.0, 0.75, 1.0}); });
   EXPECT_NE(what.find("size 4"), std::string::npos) << what;
 }
 
@@ -206,7 +197,7 @@ TEST_F(ReferenceOps, SoftmaxAndLosses) {
   b->log_softmax_backward(y, dy, dy);  // dx aliasing dy
   expect_values(dy, {0.5, -0.5, 0, 0}, "log_softmax backward in place");
   labels.set(1, 2);
-  std::string what = error_of([&] { b->nll_forward(y, labels); });
+  std::string what = invalid_argument_of([&] { b->nll_forward(y, labels); });
   EXPECT_NE(what.find("label 2 of row 1"), std::string::npos) << what;
 }
 
@@ -224,6 +215,47 @@ TEST_F(ReferenceOps, Activations) {
   Tensor part = dx.slice0(0, 3);  // a view: backward writes through it
   b->activation_backward(Activation::relu, make({3}, {0, 1, 2}), make({3}, {5, 6, 7}), part);
   expect_values(dx.slice0(0, 3), {0, 6, 7}, "relu backward");
+}
+
+// GELU at known points: exact GELU(x) = x Phi(x) with the standard normal CDF (Phi(1) =
+// 0.841344746...), PyTorch's tanh form, and the derivatives at 0 (1/2) and 1 (Phi(1) + phi(1)).
+TEST_F(ReferenceOps, GeluAtKnownPoints) {
+  Tensor x = make({4}, {1, -1, 2, -0.5}), y({4}, DType::f64);
+  b->gelu_forward(x, y, GeluApprox::exact);
+  expect_values(y, {0.8413447460685429, -0.15865525393145707, 1.9544997361036416, -0.15426876936299344}, "exact");
+  b->gelu_forward(x, y, GeluApprox::tanh);
+  expect_values(y, {0.8411919906082768, -0.15880800939172324, 1.954597694087775, -0.15428599017485606}, "tanh");
+  Tensor at = make({2}, {0, 1}), dx({2}, DType::f64);
+  b->gelu_backward(at, make({2}, {1, 1}), dx, GeluApprox::exact);
+  expect_values(dx, {0.5, 0.8413447460685429 + 0.24197072451914337}, "exact derivative");
+  b->gelu_backward(at, make({2}, {1, 1}), dx, GeluApprox::tanh);
+  EXPECT_NEAR(dx.at(0), 0.5, 1e-15);
+  EXPECT_EQ(parse_gelu_approx("tanh"), GeluApprox::tanh);
+  EXPECT_NE(invalid_argument_of([] { parse_gelu_approx("none"); }).find("expected exact or tanh"), std::string::npos);
+}
+
+// Batch statistics per channel of [N,C,H,W] (channel 0 holds 1..4, channel 1 10..40), the
+// normalised output with scale and shift, inference with given statistics, and the backward's
+// sums: with dy = 1, dbeta = M, dgamma = sum x_hat = 0 and dx = 0.
+TEST_F(ReferenceOps, BatchNormByHand) {
+  Tensor x = make({2, 2, 1, 2}, {1, 2, 10, 20, 3, 4, 30, 40}), y({2, 2, 1, 2}, DType::f64);
+  Tensor mean({2}, DType::f64), var({2}, DType::f64), gamma = make({2}, {2, 1}), beta = make({2}, {1, 0});
+  const double eps = 1e-5;
+  b->batch_norm_forward_training(x, gamma, beta, eps, y, mean, var);
+  expect_values(mean, {2.5, 25}, "mean");
+  expect_values(var, {1.25, 125}, "biased var");
+  const double s0 = std::sqrt(1.25 + eps), s1 = std::sqrt(125 + eps);
+  expect_values(y, {2 * -1.5 / s0 + 1, 2 * -0.5 / s0 + 1, -15 / s1, -5 / s1, 2 * 0.5 / s0 + 1, 2 * 1.5 / s0 + 1, 5 / s1,
+                    15 / s1},
+                "y");
+  Tensor plain({2, 2, 1, 2}, DType::f64);
+  b->batch_norm_forward_inference(x, Tensor(), Tensor(), make({2}, {0, 10}), make({2}, {4 - eps, 1 - eps}), eps, plain);
+  expect_values(plain, {0.5, 1, 0, 10, 1.5, 2, 20, 30}, "inference, no affine");
+  Tensor dx({2, 2, 1, 2}, DType::f64), dgamma({2}, DType::f64), dbeta({2}, DType::f64);
+  b->batch_norm_backward(x, make({2, 2, 1, 2}, {1, 1, 1, 1, 1, 1, 1, 1}), gamma, mean, var, eps, dx, dgamma, dbeta);
+  expect_values(dbeta, {4, 4}, "dbeta");
+  expect_values(dgamma, {0, 0}, "dgamma");
+  expect_values(dx, {0, 0, 0, 0, 0, 0, 0, 0}, "dx");
 }
 
 TEST_F(ReferenceOps, DropoutMaskIsTheCounterFormula) {
@@ -246,7 +278,7 @@ TEST_F(ReferenceOps, DropoutMaskIsTheCounterFormula) {
   EXPECT_TRUE(differ) << "two seeds gave the same mask";
   b->dropout_mask(a, 1.0, 3);
   for (std::int64_t i = 0; i < 64; ++i) EXPECT_EQ(a.at(i), 1.0);
-  EXPECT_NE(error_of([&] { b->dropout_mask(a, 0.0, 3); }).find("keep probability 0"), std::string::npos);
+  EXPECT_NE(invalid_argument_of([&] { b->dropout_mask(a, 0.0, 3); }).find("keep probability 0"), std::string::npos);
 }
 
 TEST_F(ReferenceOps, ElementwiseAndReductions) {
@@ -280,26 +312,26 @@ TEST_F(ReferenceOps, ElementwiseAndReductions) {
   expect_values(planes, {11, 12, 103, 104, 15, 16, 107, 108}, "bias_add");
   b->bias_backward(planes, db);
   expect_values(db, {11 + 12 + 15 + 16, 103 + 104 + 107 + 108}, "bias_backward");
-  std::string what = error_of([&] { b->add(x, make({4}, {1, 2, 3, 4}), out); });
+  std::string what = invalid_argument_of([&] { b->add(x, make({4}, {1, 2, 3, 4}), out); });
   EXPECT_NE(what.find("reference add: b is f64[4] with 4 elements, expected 3"), std::string::npos) << what;
 }
 
 TEST_F(ReferenceOps, EntryChecksNameOpArgumentAndShapes) {
   Tensor x({2, 3, 5, 5}), w({4, 3, 3, 3}), y({2, 4, 4, 4});
-  std::string what = error_of([&] { b->conv2d_forward(x, w, Tensor(), y, {}); });
+  std::string what = invalid_argument_of([&] { b->conv2d_forward(x, w, Tensor(), y, {}); });
   EXPECT_NE(what.find("reference conv2d_forward: y is f32[2, 4, 4, 4], expected shape [2, 4, 3, 3]"), std::string::npos)
       << what;
   Tensor wd({4, 3, 3, 3}, DType::f64);
-  what = error_of([&] { b->conv2d_forward(x, wd, Tensor(), y, {}); });
+  what = invalid_argument_of([&] { b->conv2d_forward(x, wd, Tensor(), y, {}); });
   EXPECT_NE(what.find("w is f64[4, 3, 3, 3], expected dtype f32"), std::string::npos) << what;
   Tensor labels({2}, DType::i32);
-  what = error_of([&] { b->activation_forward(Activation::relu, labels, labels); });
+  what = invalid_argument_of([&] { b->activation_forward(Activation::relu, labels, labels); });
   EXPECT_NE(what.find("x is i32[2], expected f32 or f64"), std::string::npos) << what;
-  what = error_of([&] { b->linear_forward(x, Tensor({4, 75}), Tensor(), y); });
+  what = invalid_argument_of([&] { b->linear_forward(x, Tensor({4, 75}), Tensor(), y); });
   EXPECT_NE(what.find("expected 2 dimensions"), std::string::npos) << what;
-  what = error_of([&] { b->sum(Tensor()); });
+  what = invalid_argument_of([&] { b->sum(Tensor()); });
   EXPECT_NE(what.find("is empty"), std::string::npos) << what;
-  what = error_of([&] {
+  what = invalid_argument_of([&] {
     Tensor a({3}), g({3}), h({4});
     b->caffe_sgd_update(a, g, h, {});
   });

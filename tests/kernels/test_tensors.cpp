@@ -1,8 +1,10 @@
-// Seeded random tensors and the tolerant comparison of the kernel tests (test_tensors.h).
+// Seeded random tensors, the tolerant comparison and the error capture of the kernel tests
+// (test_tensors.h).
 #include "test_tensors.h"
 
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace ablate::kernels::test {
 
@@ -58,6 +60,15 @@ double tolerance(DType dtype, double reduction) {
   out << "element " << worst_i << " of " << expected.describe() << ": got " << actual.at(worst_i) << ", expected "
       << expected.at(worst_i) << ", error " << worst << " > bound " << bound;
   return ::testing::AssertionFailure() << out.str();
+}
+
+std::string invalid_argument_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 }  // namespace ablate::kernels::test

@@ -1,10 +1,11 @@
-// Helpers of the kernel tests: seeded random tensors and the tolerant comparison that the
-// conformance and gradient tests share.
+// Helpers of the kernel tests: seeded random tensors, the tolerant comparison that the
+// conformance and gradient tests share, and the message of an expected error.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -31,5 +32,8 @@ double tolerance(DType dtype, double reduction);
 // Passes when max_i |actual_i - expected_i| / max(1, |expected_i|) <= bound; on failure names
 // the worst element, both values, the error and the bound.
 ::testing::AssertionResult all_near(const Tensor& actual, const Tensor& expected, double bound);
+
+// The message of the std::invalid_argument that f throws, or "(no error)".
+std::string invalid_argument_of(const std::function<void()>& f);
 
 }  // namespace ablate::kernels::test

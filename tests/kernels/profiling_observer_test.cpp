@@ -1,13 +1,16 @@
-// The profiling wrapper: same results as the wrapped backend, one span per op with the op's
-// FLOPs, and a Chrome trace file that holds every span.
+// The profiling observer: same results with it as without, one span per op call with the op's
+// FLOPs (an op an implementation runs inside another is not a second span), none for a call
+// the contract rejects, and a Chrome trace file that holds every span.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
-#include "kernels/profiling_backend.h"
+#include "kernels/profiling_observer.h"
 #include "kernels/registry.h"
 
 namespace ablate::kernels {
@@ -19,32 +22,68 @@ Tensor filled(Shape shape, double start) {
   return t;
 }
 
-TEST(ProfilingBackend, SameResultsAndOneSpanPerOpWithFlops) {
-  auto inner = make_backend("reference");
-  TraceRecorder recorder;
-  ProfilingBackend profiled(*inner, recorder);
-  EXPECT_EQ(profiled.name(), "reference");
-
+TEST(ProfilingObserver, SameResultsAndOneSpanPerOpWithFlops) {
+  auto backend = make_backend("reference");
   const Tensor x = filled({2, 3, 6, 6}, -0.3), w = filled({4, 3, 3, 3}, 0.1), b = filled({4}, 0.2);
   Tensor y1({2, 4, 4, 4}, DType::f64), y2({2, 4, 4, 4}, DType::f64);
   Conv2dParams p;
-  inner->conv2d_forward(x, w, b, y1, p);
-  profiled.conv2d_forward(x, w, b, y2, p);
+  backend->conv2d_forward(x, w, b, y1, p);  // before the observer: no span
+
+  TraceRecorder recorder;
+  ProfilingObserver profiler(recorder, *backend);
+  backend->set_observer(&profiler);
+  backend->conv2d_forward(x, w, b, y2, p);
   for (std::int64_t i = 0; i < y1.numel(); ++i) ASSERT_EQ(y1.at(i), y2.at(i));
 
   const Tensor a = filled({5, 7}, 0.5), bm = filled({7, 3}, -0.5);
   Tensor c({5, 3}, DType::f64);
-  profiled.gemm(false, false, 1.0, a, bm, 0.0, c);
-  const double s = profiled.sum(c);
-  EXPECT_EQ(s, inner->sum(c));
+  backend->gemm(false, false, 1.0, a, bm, 0.0, c);
+  const double s = backend->sum(c);
+  Tensor wrong({4, 3}, DType::f64);
+  EXPECT_THROW(backend->gemm(false, false, 1.0, a, bm, 0.0, wrong), std::invalid_argument);  // rejected: no span
+  backend->set_observer(nullptr);
+  EXPECT_EQ(s, backend->sum(c));  // after the observer: no span
 
   const auto totals = recorder.totals("op");
   ASSERT_EQ(totals.size(), 3u);
   EXPECT_EQ(totals.at("conv2d_forward").calls, 1);
   EXPECT_DOUBLE_EQ(totals.at("conv2d_forward").flops, 2.0 * 2 * 4 * 3 * 3 * 3 * 4 * 4);  // 2 N K C KH KW OH OW
+  EXPECT_EQ(totals.at("gemm").calls, 1);
   EXPECT_DOUBLE_EQ(totals.at("gemm").flops, 2.0 * 5 * 3 * 7);                            // 2 M N K
+  EXPECT_EQ(totals.at("sum").calls, 1);
   EXPECT_EQ(totals.at("sum").flops, 0);
   for (const auto& e : recorder.events()) EXPECT_GE(e.duration_us, 0);
+}
+
+// Every backend: the linear layer is one span with 2 N I O FLOPs, whatever the backend runs
+// inside it (a GEMM, a bias op), in each direction.
+TEST(ProfilingObserver, OneSpanPerCallOnEveryBackend) {
+  for (const std::string& name : backend_names()) {
+    std::unique_ptr<Backend> backend;
+    try {
+      backend = make_backend(name);
+    } catch (const std::runtime_error& e) {  // no CUDA device here
+      continue;
+    }
+    TraceRecorder recorder;
+    ProfilingObserver profiler(recorder, *backend);
+    backend->set_observer(&profiler);
+    const Tensor x = filled({3, 5}, 0.1), w = filled({4, 5}, -0.2), bias = filled({4}, 0.3), dy = filled({3, 4}, 0.4);
+    Tensor y({3, 4}, DType::f64), dx({3, 5}, DType::f64), dw({4, 5}, DType::f64), dbias({4}, DType::f64);
+    if (backend->device() != Device::cpu) {
+      for (Tensor* t : {&y, &dx, &dw, &dbias}) *t = Tensor(t->shape(), DType::f64, &backend->allocator());
+    }
+    backend->linear_forward(x, w, bias, y);
+    backend->linear_backward_data(dy, w, dx);
+    backend->linear_backward_weights(x, dy, dw, dbias);
+    const auto totals = recorder.totals("op");
+    EXPECT_EQ(totals.size(), 3u) << name;
+    for (const char* op : {"linear_forward", "linear_backward_data", "linear_backward_weights"}) {
+      ASSERT_TRUE(totals.count(op)) << name << " " << op;
+      EXPECT_EQ(totals.at(op).calls, 1) << name << " " << op;
+      EXPECT_DOUBLE_EQ(totals.at(op).flops, 2.0 * 3 * 5 * 4) << name << " " << op;
+    }
+  }
 }
 
 TEST(TraceRecorder, WritesEveryEventAsChromeTraceJson) {

@@ -1,0 +1,74 @@
+// The contract of the pointwise and per-pixel ops (kernels/backend.h): activations and GELU
+// (x, y, dy, dx of one shape and float dtype; backward reads y, GELU's x), LRN across channels (x, y, dy, dx
+// [N,C,H,W]; an odd window, k > 0, alpha >= 0) and dropout's mask (keep in (0, 1]).
+#include <sstream>
+
+#include "kernels/backend.h"
+#include "kernels/contract/observed_call.h"
+#include "kernels/contract/op_check.h"
+
+namespace ablate::kernels {
+
+void Backend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
+  const OpCheck check(*this, Op::activation_forward);
+  check.floating("x", x);
+  check.like_shape("y", y, x, x.shape());
+  observed_call(*this, Op::activation_forward, [&] { activation_forward_impl(a, x, y); });
+}
+
+void Backend::activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
+  const OpCheck check(*this, Op::activation_backward);
+  check.floating("y", y);
+  check.like_shape("dy", dy, y, y.shape());
+  check.like_shape("dx", dx, y, y.shape());
+  observed_call(*this, Op::activation_backward, [&] { activation_backward_impl(a, y, dy, dx); });
+}
+
+void Backend::gelu_forward(const Tensor& x, Tensor& y, GeluApprox approx) {
+  const OpCheck check(*this, Op::gelu_forward);
+  check.floating("x", x);
+  check.like_shape("y", y, x, x.shape());
+  observed_call(*this, Op::gelu_forward, [&] { gelu_forward_impl(x, y, approx); });
+}
+
+void Backend::gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) {
+  const OpCheck check(*this, Op::gelu_backward);
+  check.floating("x", x);
+  check.like_shape("dy", dy, x, x.shape());
+  check.like_shape("dx", dx, x, x.shape());
+  observed_call(*this, Op::gelu_backward, [&] { gelu_backward_impl(x, dy, dx, approx); });
+}
+
+void Backend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) {
+  const OpCheck check(*this, Op::lrn_forward);
+  check.floating("x", x);
+  check.ndim("x", x, 4);
+  check.like_shape("y", y, x, x.shape());
+  check.lrn_params(p);
+  observed_call(*this, Op::lrn_forward, [&] { lrn_forward_impl(x, y, workspace, p); });
+}
+
+void Backend::lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
+                           const LrnParams& p) {
+  const OpCheck check(*this, Op::lrn_backward);
+  check.floating("x", x);
+  check.ndim("x", x, 4);
+  check.like_shape("y", y, x, x.shape());
+  check.like_shape("dy", dy, x, x.shape());
+  check.like_shape("dx", dx, x, x.shape());
+  check.lrn_params(p);
+  observed_call(*this, Op::lrn_backward, [&] { lrn_backward_impl(x, y, dy, workspace, dx, p); });
+}
+
+void Backend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) {
+  const OpCheck check(*this, Op::dropout_mask);
+  check.floating("mask", mask);
+  if (!(keep_prob > 0 && keep_prob <= 1)) {
+    std::ostringstream got;
+    got << keep_prob;
+    check.fail("keep probability " + got.str() + ", expected in (0, 1]");
+  }
+  observed_call(*this, Op::dropout_mask, [&] { dropout_mask_impl(mask, keep_prob, seed, first_index); });
+}
+
+}  // namespace ablate::kernels

@@ -1,0 +1,76 @@
+// The contract of the dense convolution and the per-channel bias (kernels/backend.h):
+// x [N,C,H,W], w [K,C,KH,KW], bias [K] or empty, y [N,K,OH,OW] with
+// OH = (H + pad_top + pad_bottom - KH) / stride_h + 1 (likewise OW), one float dtype;
+// bias_add / bias_backward: y, dy [N,C,...] with bias, dbias [C].
+#include "kernels/backend.h"
+#include "kernels/contract/observed_call.h"
+#include "kernels/contract/op_check.h"
+#include "kernels/contract/op_flops.h"
+
+namespace ablate::kernels {
+namespace {
+
+// image (x or dx) [N,C,H,W] and filters (w or dw) [K,C,KH,KW], both 4-D, of the image's dtype;
+// returns the output shape [N,K,OH,OW].
+Shape checked_conv(const OpCheck& check, const char* image_arg, const Tensor& image, const char* filters_arg,
+                   const Tensor& filters, const Conv2dParams& p) {
+  check.like(filters_arg, filters, image);
+  check.ndim(image_arg, image, 4);
+  check.ndim(filters_arg, filters, 4);
+  if (filters.dim(1) != image.dim(1))
+    check.fail(std::string(filters_arg) + " " + filters.describe() + " has " + std::to_string(filters.dim(1)) +
+               " input channels, the input " + image_arg + " " + image.describe() + " has " +
+               std::to_string(image.dim(1)));
+  return check.conv_output(image.shape(), filters.dim(0), filters.dim(2), filters.dim(3), p);
+}
+
+// bias_add / bias_backward: t [N,C,...] of at least 2 dimensions and per-channel c [C].
+void checked_channels(const OpCheck& check, const char* t_arg, const Tensor& t, const char* c_arg, const Tensor& c) {
+  check.floating(t_arg, t);
+  if (t.ndim() < 2) check.fail(std::string(t_arg) + " is " + t.describe() + ", expected at least 2 dimensions [N, C, ...]");
+  check.like_shape(c_arg, c, t, {t.dim(1)});
+}
+
+}  // namespace
+
+void Backend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, const Conv2dParams& p) {
+  const OpCheck check(*this, Op::conv2d_forward);
+  check.floating("x", x);
+  check.like("y", y, x);
+  check.shape("y", y, checked_conv(check, "x", x, "w", w, p));
+  if (!bias.empty()) check.like_shape("bias", bias, x, {w.dim(0)});
+  observed_call(*this, Op::conv2d_forward, [&] { return flops::conv2d(w, y); },
+                [&] { conv2d_forward_impl(x, w, bias, y, p); });
+}
+
+void Backend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
+  const OpCheck check(*this, Op::conv2d_backward_data);
+  check.floating("dy", dy);
+  check.like("dx", dx, dy);
+  check.shape("dy", dy, checked_conv(check, "dx", dx, "w", w, p));
+  observed_call(*this, Op::conv2d_backward_data, [&] { return flops::conv2d(w, dy); },
+                [&] { conv2d_backward_data_impl(dy, w, dx, p); });
+}
+
+void Backend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                      const Conv2dParams& p) {
+  const OpCheck check(*this, Op::conv2d_backward_weights);
+  check.floating("x", x);
+  check.like("dy", dy, x);
+  check.shape("dy", dy, checked_conv(check, "x", x, "dw", dw, p));
+  if (!dbias.empty()) check.like_shape("dbias", dbias, x, {dw.dim(0)});
+  observed_call(*this, Op::conv2d_backward_weights, [&] { return flops::conv2d(dw, dy); },
+                [&] { conv2d_backward_weights_impl(x, dy, dw, dbias, p); });
+}
+
+void Backend::bias_add(Tensor& y, const Tensor& bias) {
+  checked_channels(OpCheck(*this, Op::bias_add), "y", y, "bias", bias);
+  observed_call(*this, Op::bias_add, [&] { bias_add_impl(y, bias); });
+}
+
+void Backend::bias_backward(const Tensor& dy, Tensor& dbias) {
+  checked_channels(OpCheck(*this, Op::bias_backward), "dy", dy, "dbias", dbias);
+  observed_call(*this, Op::bias_backward, [&] { bias_backward_impl(dy, dbias); });
+}
+
+}  // namespace ablate::kernels

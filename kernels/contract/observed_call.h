@@ -1,0 +1,49 @@
+// How a Backend op runs its implementation once the contract passed: alone when no observer
+// is set, else between the observer's begin and end (kernels/op_observer.h). The FLOPs are
+// counted only for an observer. Private to kernels/contract/.
+#pragma once
+
+#include <type_traits>
+
+#include "kernels/backend.h"
+
+namespace ablate::kernels {
+
+// Returns what body() returns; flops() gives the call's floating-point operations.
+template <class Flops, class Body>
+decltype(auto) observed_call(const Backend& backend, Op op, Flops&& flops, Body&& body) {
+  OpObserver* observer = backend.observer();
+  if (observer == nullptr) return body();
+  OpCall call{op, flops()};
+  observer->begin(call);
+  // end(call, false) when the implementation throws; end(call, true) outside the try, so that
+  // an observer's own failure (a device error while it synchronizes) is not reported twice.
+  auto failed = [&] { observer->end(call, false); };
+  if constexpr (std::is_void_v<decltype(body())>) {
+    try {
+      body();
+    } catch (...) {
+      failed();
+      throw;
+    }
+    observer->end(call, true);
+  } else {
+    auto result = [&] {
+      try {
+        return body();
+      } catch (...) {
+        failed();
+        throw;
+      }
+    }();
+    observer->end(call, true);
+    return result;
+  }
+}
+
+// An op without floating-point work worth counting (everything but GEMMs and convolutions).
+template <class Body> decltype(auto) observed_call(const Backend& backend, Op op, Body&& body) {
+  return observed_call(backend, op, [] { return 0.0; }, std::forward<Body>(body));
+}
+
+}  // namespace ablate::kernels

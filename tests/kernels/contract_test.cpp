@@ -1,0 +1,74 @@
+// The Backend contract (kernels/contract/) is checked once for every backend: the same bad
+// call gives the same message on each, naming the backend, the op, the argument, what came and
+// what was expected, and the call writes nothing.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/registry.h"
+#include "test_tensors.h"
+
+namespace ablate::kernels::test {
+namespace {
+
+// Every backend this machine can make (a CUDA build without a device skips cuda).
+std::vector<std::unique_ptr<Backend>> backends() {
+  std::vector<std::unique_ptr<Backend>> all;
+  for (const std::string& name : backend_names()) {
+    try {
+      all.push_back(make_backend(name));
+    } catch (const std::runtime_error&) {
+    }
+  }
+  return all;
+}
+
+Tensor ones(const Shape& shape, DType dtype = DType::f32) {
+  Tensor t(shape, dtype);
+  for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, 1.0);
+  return t;
+}
+
+TEST(Contract, OneMessagePerViolationOnEveryBackend) {
+  for (auto& b : backends()) {
+    const std::string name = b->name();
+    Tensor a = ones({2, 3}), bm = ones({3, 2}), wrong({3, 3}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->gemm(false, false, 1.0, a, bm, 0.0, wrong); }),
+              name + " gemm: c is f32[3, 3], expected shape [2, 2]");
+    EXPECT_EQ(invalid_argument_of([&] { b->gemm(false, false, 1.0, a, ones({3, 2}, DType::f64), 0.0, wrong); }),
+              name + " gemm: b is f64[3, 2], expected dtype f32 like the first input");
+    Tensor logp = ones({2, 3}), labels({2}, DType::i32);
+    labels.data<std::int32_t>()[1] = 3;
+    EXPECT_EQ(invalid_argument_of([&] { b->nll_forward(logp, labels); }),
+              name + " nll_forward: labels: label 3 of row 1, expected a class in [0, 3)");
+    Tensor x = ones({1, 2, 4, 4}), w = ones({3, 1, 3, 3}), y({1, 3, 2, 2}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->conv2d_forward(x, w, Tensor(), y, Conv2dParams{}); }),
+              name + " conv2d_forward: w f32[3, 1, 3, 3] has 1 input channels, the input x f32[1, 2, 4, 4] has 2");
+    Conv2dParams zero_stride;
+    zero_stride.stride_h = 0;
+    EXPECT_EQ(invalid_argument_of([&] { b->conv2d_forward(x, ones({3, 2, 3, 3}), Tensor(), y, zero_stride); }),
+              name + " conv2d_forward: stride 0x1, expected at least 1");
+    EXPECT_EQ(invalid_argument_of([&] { b->sum(Tensor()); }), name + " sum: x is empty, expected an allocated tensor");
+    EXPECT_EQ(invalid_argument_of([&] { b->dropout_mask(y, 1.5, 7); }), name + " dropout_mask: keep probability 1.5, expected in (0, 1]");
+    Tensor ws;
+    EXPECT_EQ(invalid_argument_of([&] { b->lrn_forward(x, x, ws, LrnParams{4, 1.0, 0.75, 1.0}); }),
+              name + " lrn_forward: size 4, expected an odd number of channels (Caffe's local_size)");
+  }
+}
+
+// A rejected call writes nothing: the output keeps what it held.
+TEST(Contract, ARejectedCallWritesNothing) {
+  for (auto& b : backends()) {
+    Tensor x = ones({2, 3}), y({2, 3}, DType::f32), labels({2}, DType::i32);
+    y.set(0, 42.0);
+    labels.data<std::int32_t>()[0] = -1;
+    EXPECT_THROW(b->softmax_xent_forward(x, labels, y), std::invalid_argument) << b->name();
+    EXPECT_EQ(y.at(0), 42.0) << b->name();
+    EXPECT_EQ(y.at(1), 0.0) << b->name();
+  }
+}
+
+}  // namespace
+}  // namespace ablate::kernels::test
