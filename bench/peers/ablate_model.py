@@ -156,6 +156,8 @@ def build(shape, classes, layers, seed=1):
             modules.append(nn.Tanh())
         elif kind == "sigmoid":
             modules.append(nn.Sigmoid())
+        elif kind == "gelu":
+            modules.append(nn.GELU(approximate=p.get("approximate", "none")))
         elif kind == "lrn":
             modules.append(nn.LocalResponseNorm(int(p.get("size", 5)), float(p.get("alpha", 1e-4)),
                                                 float(p.get("beta", 0.75)), float(p.get("k", 1.0))))
