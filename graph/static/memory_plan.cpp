@@ -109,7 +109,7 @@ std::int64_t place_by_size(std::vector<BufferGroup>& groups) {
 
 }  // namespace
 
-MemoryPlan plan_memory(const Graph& g, const std::vector<int>& order, bool reuse) {
+MemoryPlan group_buffers(const Graph& g, const std::vector<int>& order, bool join_inplace) {
   MemoryPlan plan;
   plan.group.resize(static_cast<std::size_t>(g.size()));
   plan.aliased_.assign(static_cast<std::size_t>(g.size()), 0);
@@ -126,7 +126,7 @@ MemoryPlan plan_memory(const Graph& g, const std::vector<int>& order, bool reuse
     for (int k = 0; k < static_cast<int>(n.outputs.size()); ++k) {
       if (!plannable(g, id, k, fetched)) continue;
       int joined = -1;
-      if (reuse && k == 0 && n.inplace_input >= 0) {
+      if (join_inplace && k == 0 && n.inplace_input >= 0) {
         const Value in = n.inputs[static_cast<std::size_t>(n.inplace_input)];
         joined = plan.group[static_cast<std::size_t>(in.node)][static_cast<std::size_t>(in.output)];
       }
@@ -148,6 +148,11 @@ MemoryPlan plan_memory(const Graph& g, const std::vector<int>& order, bool reuse
 
   for (const BufferGroup& group : plan.groups)
     plan.unplanned_bytes += group.bytes * static_cast<std::int64_t>(group.members.size());
+  return plan;
+}
+
+MemoryPlan plan_memory(const Graph& g, const std::vector<int>& order, bool reuse) {
+  MemoryPlan plan = group_buffers(g, order, reuse);
   if (!reuse) {
     for (BufferGroup& group : plan.groups) {
       group.offset = plan.arena_bytes;
@@ -170,6 +175,7 @@ MemoryPlan plan_memory(const Graph& g, const std::vector<int>& order, bool reuse
 
   // Orderings: a group that reuses an earlier group's bytes is written after that group's
   // producers and readers have run.
+  const auto uses = g.uses();
   std::set<std::pair<int, int>> orderings;
   for (const BufferGroup& later : plan.groups)
     for (const BufferGroup& earlier : plan.groups) {

@@ -44,4 +44,9 @@ struct MemoryPlan {
 
 MemoryPlan plan_memory(const Graph& graph, const std::vector<int>& order, bool reuse);
 
+// The groups alone, without offsets (arena_bytes 0, no orderings, placement empty): every
+// transient value, the in-place outputs joined to their input's group when `join_inplace`.
+// plan_memory places them; the refcount mode (refcount_memory.h) allocates them at run time.
+MemoryPlan group_buffers(const Graph& graph, const std::vector<int>& order, bool join_inplace);
+
 }  // namespace ablate::graph::static_graph

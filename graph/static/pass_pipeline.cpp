@@ -4,13 +4,15 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "graph/static/memory_mode.h"
 #include "graph/static/passes.h"
 
 namespace ablate::graph::static_graph {
 
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {"constant_folding", "cse", "dce", "elementwise_fusion", "inplace",
-                                                  "memory_planning"};
+  static const std::vector<std::string> names = {
+      "constant_folding", "cse", "dce", "elementwise_fusion", "inplace",  // rewrites, in order
+      "buffer_forwarding", "memory_planning", "session_buffers", "refcount_allocation"};  // memory_mode.h
   return names;
 }
 
@@ -25,6 +27,16 @@ void validate_pass_names(const std::vector<std::string>& names) {
 
 bool pass_enabled(const std::vector<std::string>& disabled, const std::string& pass) {
   return std::find(disabled.begin(), disabled.end(), pass) == disabled.end();
+}
+
+bool pass_in_effect(const std::vector<std::string>& disabled, const std::string& pass) {
+  if (!pass_enabled(disabled, pass)) return false;
+  const MemorySettings memory = memory_settings(disabled);
+  if (pass == "memory_planning") return memory.mode == MemoryMode::arena;
+  if (pass == "session_buffers") return memory.mode == MemoryMode::session;
+  if (pass == "refcount_allocation") return memory.mode == MemoryMode::refcount;
+  if (pass == "buffer_forwarding") return memory.forwarding;
+  return true;
 }
 
 PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, kernels::Backend& backend) {

@@ -17,8 +17,15 @@
 //   inplace             an elementwise op that is the last reader of its input writes over
 //                       it (Theano's inplace optimizers with the destroy handler's orderings;
 //                       Caffe's in-place ReLU)
-//   memory_planning     not a rewrite: buffers are assigned by liveness in one arena
+// Not rewrites: how the compiled graph gets memory (memory_mode.h says which one wins).
+//   buffer_forwarding   at run time, an elementwise op writes over an input no other reader
+//                       still needs (TensorFlow's forward_input_or_allocate_output); only
+//                       with refcount_allocation (refcount_memory.h)
+//   memory_planning     buffers are assigned by liveness in one arena before the first run
 //                       (ggml's graph allocator); see memory_plan.h
+//   session_buffers     every tensor keeps a buffer of its own (Theano's allow_gc=False)
+//   refcount_allocation each tensor is allocated when its producer runs and freed after its
+//                       last reader (TensorFlow 1.x's executor, Theano's allow_gc=True)
 #pragma once
 
 #include <string>
@@ -36,13 +43,17 @@ int dce_pass(Graph& graph);
 int elementwise_fusion_pass(Graph& graph);
 int inplace_pass(Graph& graph);
 
-// The pass names in pipeline order (memory_planning last).
+// The pass names: the rewrites in pipeline order, then the memory passes.
 const std::vector<std::string>& pass_names();
 // Throws std::invalid_argument naming an unknown pass and listing the known ones. The one
 // check of pass names, run by the table of strategies (static_engine.h check_static_options)
 // before any static engine builds; the pipeline trusts the names it is given.
 void validate_pass_names(const std::vector<std::string>& names);
 bool pass_enabled(const std::vector<std::string>& disabled, const std::string& pass);
+// Enabled and not superseded: of the memory passes only the one that decides the memory
+// mode is in effect, buffer_forwarding only in the refcount mode (memory_mode.h). What the
+// engine reports as passes_on.
+bool pass_in_effect(const std::vector<std::string>& disabled, const std::string& pass);
 
 struct PassReport {
   int nodes_before = 0, nodes_after = 0;

@@ -19,8 +19,16 @@ Session::Session(Graph graph, kernels::Backend& backend, VariableStore& store, c
   stats_.passes = run_passes(graph_, options.disabled_passes, backend);
   order_ = graph_.execution_order();
   add_write_orderings();
-  stats_.memory_planning = pass_enabled(options.disabled_passes, "memory_planning");
-  plan_ = plan_memory(graph_, order_, stats_.memory_planning);
+  const MemorySettings memory = memory_settings(options.disabled_passes);
+  stats_.memory_planning = memory.mode == MemoryMode::arena;
+  stats_.memory_mode = memory.mode;
+  if (memory.mode == MemoryMode::refcount) {
+    plan_ = group_buffers(graph_, order_, true);
+    plan_.placement = "refcount";
+    refcount_ = std::make_unique<RefcountMemory>(graph_, plan_, memory.forwarding, backend_.allocator());
+  } else {
+    plan_ = plan_memory(graph_, order_, memory.mode == MemoryMode::arena);
+  }
   for (const auto& [before, after] : plan_.orderings) add_control(graph_.node(after), before);
   stats_.planned_bytes = plan_.arena_bytes;
   stats_.unplanned_bytes = plan_.unplanned_bytes;
@@ -86,6 +94,8 @@ void Session::allocate(VariableStore& store) {
                                       kernels::shape_string(t.shape));
       } else if (n.op == OpKind::constant) {
         out[k] = t.host ? n.attrs.value : to_device(n.attrs.value, backend_);
+      } else if (group >= 0 && refcount_) {
+        out[k] = kernels::Tensor();  // allocated by each run
       } else if (group >= 0) {
         const BufferGroup& g = plan_.groups[static_cast<std::size_t>(group)];
         const std::int64_t first = g.offset / static_cast<std::int64_t>(kernels::dtype_size(dtype));
@@ -138,9 +148,17 @@ void Session::feed(const std::string& name, const kernels::Tensor& host) {
 
 void Session::run(const RunContext& run) {
   const bool sizing = !workspaces_sized_;
+  if (refcount_) refcount_->begin_run(tensors_);
   executor_->run([&](int id) {
-    execute_node(graph_, graph_.node(id), backend_, io_[static_cast<std::size_t>(id)], run);
+    NodeIO& io = io_[static_cast<std::size_t>(id)];
+    if (refcount_) refcount_->acquire(id, tensors_, io);
+    execute_node(graph_, graph_.node(id), backend_, io, run);
+    if (refcount_) refcount_->release(id, tensors_);
   });
+  if (refcount_) {
+    stats_.refcount_peak_bytes = refcount_->peak_bytes();
+    stats_.forwarded_buffers = refcount_->forwarded();
+  }
   if (sizing) {
     workspaces_sized_ = true;
     update_held_bytes();

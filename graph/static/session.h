@@ -2,9 +2,11 @@
 // 1.x tf.Session runs a GraphDef and a Theano function runs its compiled FunctionGraph.
 // Compiling runs the pass pipeline (passes.h), fixes the execution order, adds the orderings
 // that writes need (an apply node after every other reader of its variable; the in-place and
-// buffer-reuse orderings), plans memory (memory_plan.h), allocates every buffer once and
-// makes the executor. A run copies nothing but the feeds: no tensor is allocated after the
-// first run (backend workspaces are sized by it).
+// buffer-reuse orderings), gives the transient tensors memory by the memory mode
+// (memory_mode.h) and makes the executor. In the arena and session modes every buffer is
+// allocated once and a run copies nothing but the feeds (backend workspaces are sized by the
+// first run); in the refcount mode each run allocates and frees its transient tensors
+// (refcount_memory.h).
 #pragma once
 
 #include <cstdint>
@@ -14,9 +16,11 @@
 
 #include "graph/static/executor.h"
 #include "graph/static/graph_ir.h"
+#include "graph/static/memory_mode.h"
 #include "graph/static/memory_plan.h"
 #include "graph/static/op_execute.h"
 #include "graph/static/passes.h"
+#include "graph/static/refcount_memory.h"
 #include "graph/static/variable_store.h"
 
 namespace ablate::graph::static_graph {
@@ -34,9 +38,13 @@ struct SessionStats {
   bool memory_planning = true;
   std::int64_t planned_bytes = 0;    // the arena the plan needs
   std::int64_t unplanned_bytes = 0;  // every transient tensor in a buffer of its own
-  std::string placement;             // the memory plan's placement: in_order, by_size, none
-  std::int64_t held_bytes = 0;       // every tensor the session holds (arena, feeds, fetches,
-                                     // workspaces once a run has sized them), not the variables
+  std::string placement;             // the memory plan's placement: in_order, by_size, none,
+                                     // or refcount (at run time)
+  MemoryMode memory_mode = MemoryMode::arena;
+  std::int64_t held_bytes = 0;       // every tensor the session holds between runs (arena, feeds,
+                                     // fetches, workspaces once a run has sized them), not the variables
+  std::int64_t refcount_peak_bytes = 0;  // refcount mode: most transient bytes live at once in a run
+  int forwarded_buffers = 0;             // refcount mode: buffers forwarded in the last run
   int orderings = 0;                 // control edges of the compiled graph
 };
 
@@ -72,8 +80,9 @@ class Session {
   kernels::Backend& backend_;
   std::vector<int> order_;
   MemoryPlan plan_;
+  std::unique_ptr<RefcountMemory> refcount_;  // refcount mode only
   kernels::Tensor arena_;
-  std::vector<std::vector<kernels::Tensor>> tensors_;  // per node, per output
+  NodeTensors tensors_;                                // per node, per output
   std::vector<NodeIO> io_;                             // per node
   std::unique_ptr<Executor> executor_;
   SessionStats stats_;

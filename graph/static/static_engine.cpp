@@ -8,6 +8,7 @@
 // iteration N") from the graph's CheckNumerics before any variable is updated.
 #include "graph/static/static_engine.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -105,12 +106,21 @@ class StaticEngine final : public Engine {
     for (const auto& [pass, count] : st.passes.rewrites) r.counters.emplace_back("pass_" + pass + "_rewrites", count);
     r.counters.emplace_back("planned_bytes", static_cast<double>(st.planned_bytes));
     r.counters.emplace_back("unplanned_bytes", static_cast<double>(st.unplanned_bytes));
-    std::int64_t held = store_.bytes();
-    for (const auto& [n, session] : training_) held += session->stats().held_bytes;
-    for (const auto& [n, session] : evaluation_) held += session->stats().held_bytes;
-    r.counters.emplace_back("peak_tensor_bytes", static_cast<double>(held));
+    // What the sessions hold between runs, plus (refcount mode) the largest set of transient
+    // tensors one run held at once: sessions never run at the same time.
+    std::int64_t held = store_.bytes(), transient = 0;
+    for (const auto* sessions : {&training_, &evaluation_})
+      for (const auto& [n, session] : *sessions) {
+        held += session->stats().held_bytes;
+        transient = std::max(transient, session->stats().refcount_peak_bytes);
+      }
+    r.counters.emplace_back("peak_tensor_bytes", static_cast<double>(held + transient));
+    if (st.memory_mode == MemoryMode::refcount) {
+      r.counters.emplace_back("refcount_peak_bytes", static_cast<double>(st.refcount_peak_bytes));
+      r.counters.emplace_back("forwarded_buffers", st.forwarded_buffers);
+    }
     std::vector<std::string> on, off;
-    for (const std::string& p : pass_names()) (pass_enabled(options_.disabled_passes, p) ? on : off).push_back(p);
+    for (const std::string& p : pass_names()) (pass_in_effect(options_.disabled_passes, p) ? on : off).push_back(p);
     r.settings.emplace_back("passes_on", joined(on));
     r.settings.emplace_back("passes_off", joined(off));
     r.settings.emplace_back("memory_placement", st.placement);

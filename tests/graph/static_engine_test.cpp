@@ -72,7 +72,8 @@ TEST(StaticEngine, OptionErrorsNameTheBadValue) {
   options.disabled_passes = {"cse", "loop_unrolling"};
   expect_error<std::invalid_argument>(
       [&] { make_engine("static", spec, *backend, options); },
-      {"'loop_unrolling'", "constant_folding, cse, dce, elementwise_fusion, inplace, memory_planning"});
+      {"'loop_unrolling'", "constant_folding, cse, dce, elementwise_fusion, inplace, buffer_forwarding, memory_planning, "
+                           "session_buffers, refcount_allocation"});
   options.disabled_passes = {};
   expect_error<std::invalid_argument>([&] { parse_executor("threaded"); }, {"executor 'threaded'", "sequential or parallel"});
   EXPECT_EQ(parse_executor("parallel"), ExecutorKind::parallel);
@@ -195,7 +196,8 @@ TEST(StaticEngine, ReportListsPassesExecutorAndMemoryCounters) {
     return -1.0;
   };
   EXPECT_EQ(setting("passes_on"), "constant_folding,dce,elementwise_fusion,inplace,memory_planning");
-  EXPECT_EQ(setting("passes_off"), "cse");
+  // The memory passes the planned arena supersedes are off (memory_mode.h).
+  EXPECT_EQ(setting("passes_off"), "cse,buffer_forwarding,session_buffers,refcount_allocation");
   EXPECT_EQ(setting("executor"), "parallel");
   EXPECT_EQ(setting("inter_op_threads"), "2");
   EXPECT_GT(counter("planned_bytes"), 0);
@@ -203,6 +205,7 @@ TEST(StaticEngine, ReportListsPassesExecutorAndMemoryCounters) {
   EXPECT_GT(counter("peak_tensor_bytes"), counter("planned_bytes"));
   EXPECT_LT(counter("graph_nodes_after_passes"), counter("graph_nodes_before_passes"));
   EXPECT_EQ(counter("pass_cse_rewrites"), -1.0);
+  EXPECT_EQ(counter("refcount_peak_bytes"), -1.0);  // only in the refcount mode
   EXPECT_GE(counter("pass_elementwise_fusion_rewrites"), 1.0);
   EXPECT_EQ(counter("pass_constant_folding_rewrites"), 1.0);  // the batch-mean gradient 1/N
 }

@@ -4,7 +4,8 @@
 // dropout included: every strategy derives its masks from the seed, the layer and the
 // iteration) with Adam, and each with the other optimizer: the losses agree to 1e-9 relative in f64 on the reference backend and
 // to 1e-3 in f32 on eigen, openblas and onednn. The static engine's sequential and parallel
-// executors give identical losses.
+// executors give identical losses. TensorFlow 1.3's and Theano 0.9's rewrite sets (the
+// presets' `passes`: refcount memory, run-time buffer forwarding) match too.
 //
 // Length: the whole suite must stay fast on a shared 2-core machine, where one TF-MNIST step
 // costs ~0.2 s on the reference backend's plain loops and ~40 ms on a BLAS. By default LeNet
@@ -49,6 +50,7 @@ struct Steps {
   std::int64_t batch = 1;
   ExecutorKind executor = ExecutorKind::sequential;
   int inter_op_threads = 1;
+  std::vector<std::string> disabled_passes = {};  // static strategy only
 };
 
 // `shared`: a backend to reuse (oneDNN's autotuned convolution layouts, chosen by timing,
@@ -61,6 +63,7 @@ std::vector<double> losses(const std::string& strategy, const Case& c, const Ste
   EngineOptions options = c.adam ? testing::adam_options(r.batch, r.dtype) : testing::caffe_sgd_options(r.batch, r.dtype);
   options.executor = r.executor;
   options.inter_op_threads = r.inter_op_threads;
+  if (strategy == "static") options.disabled_passes = r.disabled_passes;
   auto engine = make_engine(strategy, spec, *backend, options);
   std::vector<double> out;
   for (int t = 0; t < r.steps; ++t) {
@@ -121,6 +124,18 @@ TEST(StaticEquivalence, BothModelsMatchLayerwiseInF32OnEveryFastBackend) {
       expect_equivalent({"lenet", true}, {name, kernels::DType::f32, 200, batch()}, 1e-3);
       expect_equivalent({"tf-mnist", false}, {name, kernels::DType::f32, 200, batch()}, 1e-3);
     }
+  }
+}
+
+// The presets' sets, written as the passes they leave out (models/presets/*.preset).
+TEST(StaticEquivalence, TensorflowAndTheanoRewriteSetsMatchLayerwiseInF64) {
+  const std::vector<std::string> tensorflow = {"elementwise_fusion", "inplace", "memory_planning", "session_buffers"};
+  const std::vector<std::string> theano = {"buffer_forwarding", "memory_planning", "session_buffers"};
+  for (ExecutorKind executor : {ExecutorKind::sequential, ExecutorKind::parallel}) {
+    Steps tf{"openblas", kernels::DType::f64, steps(3), 2, executor, 2, tensorflow};
+    expect_equivalent({"tf-mnist", true}, tf, 1e-9);
+    Steps th{"openblas", kernels::DType::f64, steps(40), batch(), executor, 2, theano};
+    expect_equivalent({"lenet", false}, th, 1e-9);
   }
 }
 

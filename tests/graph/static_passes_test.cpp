@@ -208,11 +208,14 @@ TEST(StaticPasses, InplaceOverwritesALastReadInputAndOrdersTheOtherReaders) {
 }
 
 TEST(StaticPasses, PipelineNamesCanBeSwitchedOffAndUnknownNamesAreListed) {
-  EXPECT_EQ(static_graph::pass_names(), (std::vector<std::string>{"constant_folding", "cse", "dce", "elementwise_fusion",
-                                                                  "inplace", "memory_planning"}));
+  EXPECT_EQ(static_graph::pass_names(),
+            (std::vector<std::string>{"constant_folding", "cse", "dce", "elementwise_fusion", "inplace",
+                                      "buffer_forwarding", "memory_planning", "session_buffers", "refcount_allocation"}));
   testing::expect_error<std::invalid_argument>(
       [] { static_graph::validate_pass_names({"dce", "fusion"}); },
-      {"'fusion'", "not known", "constant_folding, cse, dce, elementwise_fusion, inplace, memory_planning"});
+      {"'fusion'", "not known",
+       "constant_folding, cse, dce, elementwise_fusion, inplace, buffer_forwarding, memory_planning, session_buffers, "
+       "refcount_allocation"});
   auto backend = kernels::make_backend("reference");
   auto spec = testing::parse(testing::tiny_lenet_text());
   Graph g = static_graph::build_training_graph(models::CheckedModel(spec), 4, testing::caffe_sgd_options(4, kernels::DType::f32)).graph;
