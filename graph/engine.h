@@ -29,6 +29,16 @@ struct Parameter {
   double lr_mult = 1.0, decay_mult = 1.0;
 };
 
+// A tensor of model state that training changes but the optimizer does not: BatchNorm's
+// running statistics (models::LayerShapes::state; PyTorch's buffers, TF's non-trainable
+// moving_mean / moving_variance, Caffe's BatchNorm blobs held at lr_mult 0). Not trained, not
+// weight-decayed, not averaged by the WeightAverage; saved in checkpoints, and averaged over
+// the ranks of a data-parallel run. `value` shares the engine's storage.
+struct StateTensor {
+  std::string name;  // "bn1.running_mean", as models::make_initial_state names it
+  kernels::Tensor value;
+};
+
 // The static strategy's executor: one node after another (Theano's VM, TF with one inter-op
 // thread), or TensorFlow's inter-op thread pool (graph/static/executor.h).
 enum class ExecutorKind { sequential, parallel };
@@ -84,6 +94,9 @@ class Engine {
   // Forward in test mode (no dropout) on a batch of any size.
   virtual EvalResult evaluate(const kernels::Tensor& x, const kernels::Tensor& labels) = 0;
   virtual std::vector<Parameter*> parameters() = 0;
+  // The model's state tensors (above), in models::make_initial_state's order; every engine
+  // starts them from those values. Empty for a model without any.
+  virtual std::vector<StateTensor> state_tensors() = 0;
   virtual kernels::Backend& backend() = 0;
   virtual EngineReport report() const { return {}; }
   // The engine's shared optimizer and weight average (nullptr if none), which with

@@ -11,11 +11,12 @@ namespace ablate::graph {
 
 namespace {
 
-// Every (name, live tensor) pair of the engine's state, in a fixed order.
-// The optimizer's state is made (zeros) if no step has run yet, so every checkpoint holds it.
-std::vector<std::pair<std::string, kernels::Tensor*>> state_tensors(Engine& engine) {
+// Every (name, live tensor) pair of the engine's state, in a fixed order; `state` keeps the
+// engine's state tensors alive for the pointers. The optimizer's state is made (zeros) if no
+// step has run yet, so every checkpoint holds it.
+std::vector<std::pair<std::string, kernels::Tensor*>> checkpoint_tensors(Engine& engine, std::vector<StateTensor>& state) {
   Engine::OwnState own;
-  if (engine.own_state(own)) return own.tensors;
+  if (engine.own_state(own)) return own.tensors;  // the running statistics among its variables
   Optimizer* optimizer = engine.optimizer();
   if (!optimizer)
     throw std::invalid_argument("strategy '" + engine.strategy() + "' does not expose its optimizer: no checkpoints");
@@ -30,6 +31,8 @@ std::vector<std::pair<std::string, kernels::Tensor*>> state_tensors(Engine& engi
       out.emplace_back(params[i]->name + ".state" + std::to_string(k), slots[k]);
     if (average) out.emplace_back(params[i]->name + ".average", &average->shadows().at(i));
   }
+  state = engine.state_tensors();
+  for (StateTensor& s : state) out.emplace_back(s.name, &s.value);
   return out;
 }
 
@@ -38,7 +41,8 @@ std::vector<std::pair<std::string, kernels::Tensor*>> state_tensors(Engine& engi
 void capture_engine_state(Engine& engine, Checkpoint& checkpoint) {
   kernels::Backend& backend = engine.backend();
   backend.synchronize();
-  for (const auto& [name, live] : state_tensors(engine)) {
+  std::vector<StateTensor> state;
+  for (const auto& [name, live] : checkpoint_tensors(engine, state)) {
     kernels::Tensor host(live->shape(), live->dtype());
     if (live->device() == kernels::Device::cpu)
       host.copy_from(*live);
@@ -53,7 +57,8 @@ void capture_engine_state(Engine& engine, Checkpoint& checkpoint) {
 }
 
 void restore_engine_state(Engine& engine, const Checkpoint& checkpoint) {
-  const auto live = state_tensors(engine);
+  std::vector<StateTensor> state;
+  const auto live = checkpoint_tensors(engine, state);
   for (const auto& [name, tensor] : live) {  // check everything before changing anything
     const kernels::Tensor* saved = nullptr;
     for (const auto& [n, t] : checkpoint.tensors)

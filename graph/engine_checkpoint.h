@@ -3,9 +3,10 @@
 //   "<parameter>"                  the value       ("conv1.weight")
 //   "<parameter>.state0", ".state1" the optimizer's state (history / velocity / Adam m, v)
 //   "<parameter>.average"          the weight average's shadow
+//   "<layer>.<state>"              a state tensor (Engine::state_tensors: "bn1.running_mean")
 // and metadata "strategy" and "optimizer_updates". An engine that keeps its optimizer state
-// itself (Engine::own_state: the static strategy's variables "conv1.weight/momentum") gives
-// its tensors by its own names. Values are copied to the host to be saved
+// itself (Engine::own_state: the static strategy's variables "conv1.weight/momentum", whose
+// store holds the state tensors by the same names) gives its tensors by its own names. Values are copied to the host to be saved
 // and back to the backend's device to be restored.
 #pragma once
 

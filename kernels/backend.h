@@ -93,7 +93,8 @@ class Backend {
                        const Tensor& workspace, Tensor& dx, const Pool2dParams& p);
 
   // --- activations, elementwise: backward reads y (relu: y > 0, tanh: 1 - y^2,
-  // sigmoid: y (1 - y)), so in-place forward is allowed; dx may alias dy ---------------------
+  // sigmoid: y (1 - y)), so in-place forward is allowed; dx may alias dy. Activation::gelu
+  // and gelu_tanh run as gelu_forward/gelu_backward below: their backward's `y` is x -------
   void activation_forward(Activation a, const Tensor& x, Tensor& y);
   void activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx);
 

@@ -31,8 +31,18 @@ const char* activation_name(Activation a) {
     case Activation::relu: return "relu";
     case Activation::tanh: return "tanh";
     case Activation::sigmoid: return "sigmoid";
+    case Activation::gelu: return "gelu";
+    case Activation::gelu_tanh: return "gelu_tanh";
   }
   return "?";
+}
+
+bool is_gelu(Activation a) { return a == Activation::gelu || a == Activation::gelu_tanh; }
+
+GeluApprox gelu_approx_of(Activation a) {
+  if (!is_gelu(a))
+    throw std::invalid_argument(std::string("activation ") + activation_name(a) + " is not a GELU; expected gelu or gelu_tanh");
+  return a == Activation::gelu ? GeluApprox::exact : GeluApprox::tanh;
 }
 
 const char* gelu_approx_name(GeluApprox a) { return a == GeluApprox::exact ? "exact" : "tanh"; }

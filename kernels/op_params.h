@@ -52,9 +52,6 @@ struct LrnParams {
   double alpha = 1e-4, beta = 0.75, k = 1.0;
 };
 
-enum class Activation { relu, tanh, sigmoid };
-const char* activation_name(Activation a);
-
 // GELU (Hendrycks & Gimpel), in PyTorch's two forms (nn.GELU's approximate='none' | 'tanh'):
 //   exact: y = 0.5 x (1 + erf(x / sqrt 2))
 //   tanh:  y = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
@@ -62,6 +59,17 @@ const char* activation_name(Activation a);
 enum class GeluApprox { exact, tanh };
 const char* gelu_approx_name(GeluApprox a);               // "exact", "tanh"
 GeluApprox parse_gelu_approx(const std::string& name);  // throws listing the known names
+
+// The element-wise activations of Backend::activation_forward/backward. relu, tanh and
+// sigmoid: the backward reads y. gelu (the exact erf form) and gelu_tanh: GELU, whose
+// backward reads x; the Backend's public activation ops run them as gelu_forward/backward
+// (kernels/contract/activation_ops.cpp), so a backend's activation_*_impl sees only relu,
+// tanh and sigmoid, and the strategies run GELU as any other activation (its layer type says
+// that the backward reads the input: models::LayerType::backward_reads_input).
+enum class Activation { relu, tanh, sigmoid, gelu, gelu_tanh };
+const char* activation_name(Activation a);  // "relu", "tanh", "sigmoid", "gelu", "gelu_tanh"
+bool is_gelu(Activation a);
+GeluApprox gelu_approx_of(Activation a);  // gelu: exact, gelu_tanh: tanh; throws for the others
 
 // Caffe's SGD (sgd_solver.cpp): g += weight_decay * w; h = momentum * h + lr * g; w -= h.
 struct CaffeSgdParams {

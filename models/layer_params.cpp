@@ -6,6 +6,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "models/layer_catalog.h"
+
 namespace ablate::models {
 namespace {
 
@@ -117,9 +119,28 @@ int layer_outputs(const LayerSpec& layer) { return layer.require_int("outputs");
 
 bool layer_has_bias(const LayerSpec& layer) { return layer.get_string("bias", "true") == "true"; }
 
+BatchNormParams batch_norm_params(const LayerSpec& layer) {
+  BatchNormParams p;
+  p.style = layer.get_string("momentum_style", "torch") == "caffe" ? MomentumStyle::caffe : MomentumStyle::torch;
+  p.epsilon = layer.get_double("eps", p.epsilon);
+  p.affine = layer.get_string("affine", p.style == MomentumStyle::torch ? "true" : "false") == "true";
+  p.momentum = layer.get_double("momentum", p.momentum);
+  p.moving_average_fraction = layer.get_double("moving_average_fraction", p.moving_average_fraction);
+  return p;
+}
+
+std::vector<StateShape> batch_norm_state(const BatchNormParams& p, std::int64_t channels) {
+  if (p.style == MomentumStyle::torch) return {{"running_mean", {channels}, 0.0}, {"running_var", {channels}, 1.0}};
+  return {{"mean_sum", {channels}, 0.0}, {"var_sum", {channels}, 0.0}, {"scale_factor", {1}, 0.0}};
+}
+
 ParamSettings param_settings(const LayerSpec& layer, const std::string& suffix) {
-  return {layer.get_string(suffix + "_init", suffix == "weight" ? "xavier" : "constant:0"),
-          layer.get_double(suffix + "_lr_mult", 1.0), layer.get_double(suffix + "_decay_mult", 1.0)};
+  std::string init = suffix == "weight" ? "xavier" : "constant:0";
+  if (const LayerType* type = find_layer_type(layer.type))
+    for (const auto& [name, rule] : type->default_inits)
+      if (name == suffix) init = rule;
+  return {layer.get_string(suffix + "_init", init), layer.get_double(suffix + "_lr_mult", 1.0),
+          layer.get_double(suffix + "_decay_mult", 1.0)};
 }
 
 ParamSettings weight_settings(const LayerSpec& layer) { return param_settings(layer, "weight"); }

@@ -5,7 +5,10 @@
 //   pooling       mode max, stride = kernel (Torch, Theano), pad 0, padding valid
 //   lrn           size 5, alpha 1e-4, beta 0.75, k 1
 //   dropout       keep 0.5
-//   parameters    weight_init xavier, bias_init constant:0, every lr/decay mult 1
+//   batch_norm    momentum_style torch (momentum 0.1, affine true) or caffe
+//                 (moving_average_fraction 0.999, affine false), eps 1e-5
+//   parameters    weight_init xavier (batch_norm: constant:1), bias_init constant:0, every
+//                 lr/decay mult 1
 #pragma once
 
 #include <cstdint>
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "kernels/op_params.h"
+#include "models/layer_type.h"
 #include "models/model_spec.h"
 
 namespace ablate::models {
@@ -47,9 +51,30 @@ double dropout_keep(const LayerSpec& layer);
 int layer_outputs(const LayerSpec& layer);  // convolution, conv_map, inner_product: `outputs`
 bool layer_has_bias(const LayerSpec& layer);  // convolution, conv_map, inner_product: the `bias` key
 
+// A batch_norm layer (models/layers/batch_norm.cpp): batch statistics in training, running
+// statistics at test time, kept by one of two conventions (graph/batch_norm_statistics.h):
+//   torch  PyTorch's BatchNorm (Torch7's nn.BatchNormalization alike): running = (1 - m)
+//          running + m batch, the variance unbiased; affine by default
+//   caffe  Caffe's BatchNorm: sums weighted by moving_average_fraction and a scale factor that
+//          normalises them; no affine part by default (Caffe pairs it with a Scale layer)
+enum class MomentumStyle { torch, caffe };
+struct BatchNormParams {
+  MomentumStyle style = MomentumStyle::torch;
+  double epsilon = 1e-5;
+  bool affine = true;                       // a learnable scale (weight) and shift (bias) per channel
+  double momentum = 0.1;                    // torch
+  double moving_average_fraction = 0.999;  // caffe
+};
+BatchNormParams batch_norm_params(const LayerSpec& layer);
+// Its state over C channels, in order (PyTorch's buffer names; Caffe's three blobs):
+//   torch  running_mean [C] = 0, running_var [C] = 1
+//   caffe  mean_sum [C] = 0, var_sum [C] = 0, scale_factor [1] = 0
+std::vector<StateShape> batch_norm_state(const BatchNormParams& p, std::int64_t channels);
+
 // Initializer and multipliers of a layer's parameter, from the keys <suffix>_init,
-// <suffix>_lr_mult and <suffix>_decay_mult: a weight defaults to xavier, a bias to
-// constant:0, every multiplier to 1.
+// <suffix>_lr_mult and <suffix>_decay_mult: the initializer defaults to the layer type's
+// (LayerType::default_inits), else xavier for a weight and constant:0 for a bias; every
+// multiplier to 1.
 struct ParamSettings {
   std::string init;
   double lr_mult = 1.0, decay_mult = 1.0;

@@ -3,7 +3,7 @@
 // layer class and registers it with REGISTER_LAYER_CLASS):
 //   - the keys a model file may give it and the rule of each value, and the check that its
 //     keys fit together (run by the parser);
-//   - its shape rule: output and parameter shapes from the input shape;
+//   - its shape rule: output, parameter and state shapes from the input shape;
 //   - the initializer fans of its parameters;
 //   - its forward FLOPs and the scratch memory its forward needs;
 //   - whether it may write its output over its input, and whether its backward reads its
@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/op_params.h"
@@ -34,6 +35,15 @@ struct KeyRule {
   ValueRule rule;
 };
 
+// A state tensor of a layer: changed by its training forward, read at test time, never
+// trained (BatchNorm's running statistics: PyTorch's buffers, TF's non-trainable
+// moving_mean / moving_variance, Caffe's BatchNorm blobs with lr_mult 0).
+struct StateShape {
+  std::string suffix;   // "running_mean"
+  Dims shape;
+  double initial = 0;   // every element starts at this value
+};
+
 // The shapes of one layer for a batch of N samples.
 struct LayerShapes {
   std::string name;
@@ -41,6 +51,7 @@ struct LayerShapes {
   Dims output;                           // loss layers: [1]
   std::vector<Dims> params;              // weight, bias shapes (empty if none)
   std::vector<std::string> param_names;  // the suffix of each: "weight", "bias"
+  std::vector<StateShape> state;         // its state tensors (empty for most layers)
 
   void add_param(const std::string& suffix, Dims shape) {
     param_names.push_back(suffix);
@@ -70,9 +81,12 @@ struct LayerType {
   // Throws (LayerSpec::fail) when keys do not fit together: a required key missing, a key
   // that another excludes. Null: any combination of accepted keys is fine.
   std::function<void(const LayerSpec&)> check_keys;
-  // Fills s.output and s.params from s.input (`model` gives the classes to a loss); throws
-  // naming the layer when the input does not fit. Required.
+  // Fills s.output, s.params and s.state from s.input (`model` gives the classes to a loss);
+  // throws naming the layer when the input does not fit. Required.
   std::function<void(const LayerSpec&, const ModelSpec& model, LayerShapes& s)> shape;
+  // The initializer of a parameter whose <suffix>_init key is absent, by suffix (BatchNorm's
+  // scale: {"weight", "constant:1"}); a suffix not listed: weight xavier, bias constant:0.
+  std::vector<std::pair<std::string, std::string>> default_inits;
   // The fans of each parameter, in s.params order. Null: every parameter's own fans.
   std::function<std::vector<ParamFans>(const FanArgs&)> fans;
   // For a layer that reduces windows of its input (pooling): the window area. Null: none.

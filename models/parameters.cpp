@@ -56,4 +56,16 @@ std::vector<InitialParameter> make_initial_parameters(const ModelSpec& spec, ker
   return params;
 }
 
+std::vector<InitialState> make_initial_state(const ModelSpec& spec, kernels::DType dtype) {
+  const std::vector<LayerShapes> shapes = infer_shapes(spec, 1);
+  std::vector<InitialState> state;
+  for (std::size_t i = 0; i < spec.layers.size(); ++i)
+    for (const StateShape& s : shapes[i].state) {
+      InitialState t{spec.layers[i].name + "." + s.suffix, spec.layers[i].name, kernels::Tensor(s.shape, dtype)};
+      for (std::int64_t k = 0; k < t.value.numel(); ++k) t.value.set(k, s.initial);
+      state.push_back(std::move(t));
+    }
+  return state;
+}
+
 }  // namespace ablate::models

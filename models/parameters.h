@@ -1,6 +1,7 @@
 // The learnable parameters of a ModelSpec with their initial values, made in one canonical
 // order (layers in file order; weight, then bias) from one seeded generator, so that every
-// strategy starts from bit-identical weights for the same seed.
+// strategy starts from bit-identical weights for the same seed; and its state tensors
+// (BatchNorm's running statistics) with theirs.
 #pragma once
 
 #include <cstdint>
@@ -24,5 +25,17 @@ struct InitialParameter {
 // bias layer [C]. Layers without parameters contribute nothing.
 std::vector<InitialParameter> make_initial_parameters(const ModelSpec& spec, kernels::DType dtype,
                                                       std::uint64_t seed);
+
+// A state tensor of a model (LayerShapes::state: BatchNorm's running statistics) with its
+// initial value: not a parameter, never trained.
+struct InitialState {
+  std::string name;       // "<layer>.<suffix>": "bn1.running_mean"
+  std::string layer;
+  kernels::Tensor value;  // host tensor of the requested dtype, every element the type's initial value
+};
+
+// Every layer's state in file order (each layer's in its type's order); empty for a model
+// without any.
+std::vector<InitialState> make_initial_state(const ModelSpec& spec, kernels::DType dtype);
 
 }  // namespace ablate::models

@@ -3,7 +3,9 @@ rules and per-parameter lr/decay multipliers, so PyTorch starts from the same ki
 
 Layers map to torch.nn as PyTorch users would write them: Caffe's ceil-rounded pooling is
 ceil_mode=True, TF's SAME pooling pads with -inf, Theano's bias after pooling is ChannelBias,
-softmax_loss is CrossEntropyLoss, log_softmax + nll_loss is LogSoftmax + NLLLoss.
+softmax_loss is CrossEntropyLoss, log_softmax + nll_loss is LogSoftmax + NLLLoss, gelu is
+nn.GELU(approximate=...), batch_norm (momentum_style=torch) is BatchNorm2d / BatchNorm1d with
+the model's eps and momentum (Caffe's convention is not comparable).
 Initializers (models/initializers.cpp): fan_in = numel / shape[0], fan_out = numel / shape[1];
 a bias draws with its layer's weight fans; a convolution read by a pooling layer has
 fan_out = K*KH*KW / pool^2 (Theano's LeNetConvPoolLayer, only glorot uses it).
@@ -90,10 +92,10 @@ def build(shape, classes, layers, seed=1):
     modules, params = [], []
     flat = None
 
-    def add_params(i, layer, p, weight_fans=None):
+    def add_params(i, layer, p, weight_fans=None, weight_init="xavier"):
         if getattr(layer, "weight", None) is not None and weight_fans is not None:
             fan_in, fan_out = weight_fans
-            init_tensor(layer.weight, p.get("weight_init", "xavier"), fan_in, fan_out, gen)
+            init_tensor(layer.weight, p.get("weight_init", weight_init), fan_in, fan_out, gen)
             params.append((layer.weight, float(p.get("weight_lr_mult", 1)), float(p.get("weight_decay_mult", 1))))
         if getattr(layer, "bias", None) is not None:
             b = layer.bias
@@ -156,6 +158,17 @@ def build(shape, classes, layers, seed=1):
             modules.append(nn.Tanh())
         elif kind == "sigmoid":
             modules.append(nn.Sigmoid())
+        elif kind == "gelu":
+            modules.append(nn.GELU(approximate=p.get("approximate", "none")))
+        elif kind == "batch_norm":
+            if p.get("momentum_style", "torch") != "torch":
+                raise NotComparable("batch_norm momentum_style=caffe (Caffe's scale-factor averaging has no torch.nn form)")
+            features = c if flat is None else flat
+            norm = nn.BatchNorm2d if flat is None else nn.BatchNorm1d
+            bn = norm(features, eps=float(p.get("eps", 1e-5)), momentum=float(p.get("momentum", 0.1)),
+                      affine=p.get("affine", "true") == "true")
+            add_params(i, bn, p, (1, features), weight_init="constant:1")  # a [C] tensor's own fans
+            modules.append(bn)
         elif kind == "lrn":
             modules.append(nn.LocalResponseNorm(int(p.get("size", 5)), float(p.get("alpha", 1e-4)),
                                                 float(p.get("beta", 0.75)), float(p.get("k", 1.0))))

@@ -60,40 +60,61 @@ void GradientAverager::plan(const std::vector<Parameter*>& params) {
 void GradientAverager::average(const std::vector<Parameter*>& params) {
   if (buckets_.empty() || buckets_.back().last != params.size()) plan(params);
   if (params.empty()) return;
-  const kernels::DType dtype = params[0]->grad.dtype();
+  std::vector<kernels::Tensor*> grads;
+  for (Parameter* p : params) grads.push_back(&p->grad);
+  for (Bucket& b : buckets_) allreduce_mean(b, grads);
+  ++stats_.steps;
+}
+
+void GradientAverager::average_state(std::vector<StateTensor>& state) {
+  if (state.empty()) return;
+  std::vector<kernels::Tensor*> values;
+  for (StateTensor& s : state) {
+    values.push_back(&s.value);  // a handle: writing it writes the engine's storage
+    if (s.value.dtype() != state[0].value.dtype())
+      throw std::invalid_argument("data-parallel state: " + s.name + " is " + s.value.describe() + "; the first is " +
+                                  kernels::dtype_name(state[0].value.dtype()));
+  }
+  if (state_bucket_.last != state.size()) {
+    state_bucket_ = Bucket{0, state.size(), 0, {}};
+    for (const StateTensor& s : state) state_bucket_.count += s.value.numel();
+    state_bucket_.buffer.resize(static_cast<std::size_t>(state_bucket_.count) * kernels::dtype_size(state[0].value.dtype()));
+  }
+  allreduce_mean(state_bucket_, values);
+}
+
+void GradientAverager::allreduce_mean(Bucket& b, const std::vector<kernels::Tensor*>& tensors) {
+  const kernels::DType dtype = tensors[b.first]->dtype();
   const double scale = 1.0 / static_cast<double>(size());
   const std::int64_t ranks = size();
-  for (Bucket& b : buckets_) {
-    auto t0 = Clock::now();
-    std::size_t offset = 0;
-    for (std::size_t i = b.first; i < b.last; ++i) {
-      const kernels::Tensor& g = params[i]->grad;
-      std::memcpy(b.buffer.data() + offset, g.raw_data(), g.bytes());
-      offset += g.bytes();
-    }
-    stats_.pack_seconds += since(t0);
-    auto t1 = Clock::now();
-    allreduce_sum(options_.allreduce, b.buffer.data(), b.count, dtype);
-    stats_.seconds += since(t1);
-    auto t2 = Clock::now();
-    offset = 0;
-    for (std::size_t i = b.first; i < b.last; ++i) {
-      kernels::Tensor& g = params[i]->grad;
-      if (dtype == kernels::DType::f32)
-        unpack_scaled<float>(b.buffer.data() + offset, g, scale);
-      else
-        unpack_scaled<double>(b.buffer.data() + offset, g, scale);
-      offset += g.bytes();
-    }
-    stats_.pack_seconds += since(t2);
-    const auto payload = static_cast<std::int64_t>(b.buffer.size());
-    ++stats_.calls;
-    stats_.payload_bytes += payload;
-    // Both algorithms move 2 (P-1)/P of the payload per rank (the ring exactly so, up to the
-    // uneven last chunk; MPI's large-message algorithms alike).
-    stats_.sent_bytes += ranks > 1 ? 2 * (ranks - 1) * payload / ranks : 0;
+  auto t0 = Clock::now();
+  std::size_t offset = 0;
+  for (std::size_t i = b.first; i < b.last; ++i) {
+    const kernels::Tensor& t = *tensors[i];
+    std::memcpy(b.buffer.data() + offset, t.raw_data(), t.bytes());
+    offset += t.bytes();
   }
-  ++stats_.steps;
+  stats_.pack_seconds += since(t0);
+  auto t1 = Clock::now();
+  allreduce_sum(options_.allreduce, b.buffer.data(), b.count, dtype);
+  stats_.seconds += since(t1);
+  auto t2 = Clock::now();
+  offset = 0;
+  for (std::size_t i = b.first; i < b.last; ++i) {
+    kernels::Tensor& t = *tensors[i];
+    if (dtype == kernels::DType::f32)
+      unpack_scaled<float>(b.buffer.data() + offset, t, scale);
+    else
+      unpack_scaled<double>(b.buffer.data() + offset, t, scale);
+    offset += t.bytes();
+  }
+  stats_.pack_seconds += since(t2);
+  const auto payload = static_cast<std::int64_t>(b.buffer.size());
+  ++stats_.calls;
+  stats_.payload_bytes += payload;
+  // Both algorithms move 2 (P-1)/P of the payload per rank (the ring exactly so, up to the
+  // uneven last chunk; MPI's large-message algorithms alike).
+  stats_.sent_bytes += ranks > 1 ? 2 * (ranks - 1) * payload / ranks : 0;
 }
 
 std::shared_ptr<GradientAverager> attach_data_parallel(Engine& engine, const DataParallelOptions& options) {
@@ -102,7 +123,10 @@ std::shared_ptr<GradientAverager> attach_data_parallel(Engine& engine, const Dat
     throw std::invalid_argument("data-parallel training: the " + engine.strategy() +
                                 " engine has no shared optimizer to average gradients in");
   auto averager = std::make_shared<GradientAverager>(options);
-  optimizer->set_gradient_hook([averager](const std::vector<Parameter*>& params) { averager->average(params); });
+  optimizer->set_gradient_hook([averager, state = engine.state_tensors()](const std::vector<Parameter*>& params) mutable {
+    averager->average(params);
+    averager->average_state(state);  // after this step's forward updated them
+  });
   return averager;
 }
 

@@ -9,6 +9,18 @@
 // bucket of its own), one all-reduce per bucket, so a step makes few large calls rather than
 // one per tensor. The averaging is the Optimizer's gradient hook: it runs before the update
 // for every strategy.
+//
+// State tensors (Engine::state_tensors: BatchNorm's running statistics) are averaged over the
+// ranks in the same hook, that is after every step's forward has updated them and before the
+// update, in one all-reduce of their own (counted in the stats), so every rank evaluates with
+// the same statistics. Each rank's batch statistics are its slice's (as DDP without
+// SyncBatchNorm; the loss of a BatchNorm model is then not the single process's). For the
+// running mean the average is exact: the update is linear and the slices are equal, so the
+// mean of the ranks' running means is the running mean of the global batch's mean. The running
+// variance becomes the mean of the slices' unbiased variances, which leaves out the spread of
+// the slices' means around the global mean (global variance = mean of the slice variances +
+// variance of the slice means, up to the unbiasing factors). PyTorch's DDP instead broadcasts
+// rank 0's buffers before each forward (broadcast_buffers=True), keeping rank 0's slice only.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +54,8 @@ class GradientAverager {
   explicit GradientAverager(DataParallelOptions options);
   // The hook: averages every parameter's grad over the ranks.
   void average(const std::vector<Parameter*>& params);
+  // Averages every state tensor over the ranks (one all-reduce; nothing when there are none).
+  void average_state(std::vector<StateTensor>& state);
   const AllreduceStats& stats() const { return stats_; }
   std::int64_t buckets() const { return static_cast<std::int64_t>(buckets_.size()); }
   const DataParallelOptions& options() const { return options_; }
@@ -53,14 +67,18 @@ class GradientAverager {
     std::vector<unsigned char> buffer;
   };
   void plan(const std::vector<Parameter*>& params);
+  // All-reduces tensors [b.first, b.last) packed in b's buffer and scales them by 1/P.
+  void allreduce_mean(Bucket& b, const std::vector<kernels::Tensor*>& tensors);
 
   DataParallelOptions options_;
   std::vector<Bucket> buckets_;
+  Bucket state_bucket_;
   AllreduceStats stats_;
 };
 
 // Installs a GradientAverager as `engine`'s optimizer gradient hook (throws if the engine has
-// no shared optimizer) and returns it; it must outlive the engine's training.
+// no shared optimizer), averaging the gradients and the engine's state tensors, and returns it;
+// it must outlive the engine's training.
 std::shared_ptr<GradientAverager> attach_data_parallel(Engine& engine, const DataParallelOptions& options);
 
 // The mean over the ranks of a per-rank mean over equal slices: the global batch's mean loss.

@@ -94,6 +94,7 @@ class DynamicEngine final : public Engine {
   }
 
   std::vector<Parameter*> parameters() override { return pointers_; }
+  std::vector<StateTensor> state_tensors() override { return model_.state(); }
   kernels::Backend& backend() override { return backend_; }
   Optimizer* optimizer() override { return &optimizer_; }
   WeightAverage* weight_average() override { return average_.get(); }

@@ -82,14 +82,16 @@ ABLATE_DYNAMIC_MODULE(pooling, module_maker<PoolingModule>());
 ABLATE_DYNAMIC_MODULE(lrn, module_maker<LrnModule>());
 ABLATE_DYNAMIC_MODULE(dropout, module_maker<DropoutModule>());
 ABLATE_DYNAMIC_MODULE(log_softmax, module_maker<LogSoftmaxModule>());
-ABLATE_DYNAMIC_MODULE(softmax_loss, [](const models::LayerSpec& spec, const models::LayerType&, std::vector<Variable>) {
+ABLATE_DYNAMIC_MODULE(softmax_loss, [](const models::LayerSpec& spec, const models::LayerType&, std::vector<Variable>,
+                                       std::vector<kernels::Tensor>) {
   return std::unique_ptr<Module>(std::make_unique<LossModule>(spec, LossModule::Kind::softmax_cross_entropy));
 });
-ABLATE_DYNAMIC_MODULE(nll_loss, [](const models::LayerSpec& spec, const models::LayerType&, std::vector<Variable>) {
+ABLATE_DYNAMIC_MODULE(nll_loss, [](const models::LayerSpec& spec, const models::LayerType&, std::vector<Variable>,
+                                   std::vector<kernels::Tensor>) {
   return std::unique_ptr<Module>(std::make_unique<LossModule>(spec, LossModule::Kind::nll));
 });
 ABLATE_REGISTER_ACTIVATION_BUILDER(module_registry(), [](const models::LayerSpec& spec, const models::LayerType& type,
-                                                         std::vector<Variable>) {
+                                                         std::vector<Variable>, std::vector<kernels::Tensor>) {
   return std::unique_ptr<Module>(
       std::make_unique<ActivationModule>(spec, type.activation(spec), type.backward_reads_input));
 });

@@ -9,8 +9,8 @@ LayerRegistry<ModuleMaker>& module_registry() {
 }
 
 std::unique_ptr<Module> make_module(const models::LayerSpec& spec, const models::LayerType& type,
-                                    std::vector<Variable> parameters) {
-  return module_registry().at(spec)(spec, type, std::move(parameters));
+                                    std::vector<Variable> parameters, std::vector<kernels::Tensor> state) {
+  return module_registry().at(spec)(spec, type, std::move(parameters), std::move(state));
 }
 
 }  // namespace ablate::graph::dynamic

@@ -27,6 +27,15 @@ Variable bias_add(const Variable& x, const Variable& b);
 // max or average (p.kind) with the padding convention resolved into p (models::pool_params)
 Variable pool2d(const Variable& x, const kernels::Pool2dParams& p);
 Variable lrn(const Variable& x, const kernels::LrnParams& p);
+// Batch normalisation per channel of x [N, C] or [N, C, H, W] (F.batch_norm in training) with
+// an optional weight and bias [C] (both or neither): y from the batch's mean and biased
+// variance, which are written to `mean` and `var` (new tensors [C]) for the running statistics
+Variable batch_norm(const Variable& x, const Variable& weight, const Variable& bias, double epsilon,
+                    kernels::Tensor& mean, kernels::Tensor& var);
+// The same from given statistics mean, var [C] (evaluation); no gradient: throws when
+// recording would be needed
+Variable batch_norm_inference(const Variable& x, const Variable& weight, const Variable& bias,
+                              const kernels::Tensor& mean, const kernels::Tensor& var, double epsilon);
 // backward from y (relu, tanh, sigmoid), or from x when `backward_from_input` (GELU)
 Variable activation(const Variable& x, kernels::Activation a, bool backward_from_input = false);
 Variable relu(const Variable& x);

@@ -13,24 +13,39 @@ Sequential::Sequential(const models::CheckedModel& model, Context& context, kern
   make_parameters(context, dtype, seed);
 }
 
+namespace {
+
+// A host initial value on the backend's device, from the backend's own allocator (parameters
+// and state live as long as the engine: not the tape's cache).
+kernels::Tensor on_backend(kernels::Backend& backend, const kernels::Tensor& host, kernels::DType dtype) {
+  kernels::Tensor value(host.shape(), dtype, &backend.allocator());
+  if (value.device() == kernels::Device::cpu)
+    value.copy_from(host);
+  else
+    backend.copy(host, value);
+  return value;
+}
+
+}  // namespace
+
 void Sequential::make_parameters(Context& context, kernels::DType dtype, std::uint64_t seed) {
   kernels::Backend& backend = context.backend();
   std::map<std::string, std::vector<Variable>> by_layer;
   for (models::InitialParameter& init : models::make_initial_parameters(model_.spec(), dtype, seed)) {
-    kernels::Tensor value(init.value.shape(), dtype, &backend.allocator());
-    if (value.device() == kernels::Device::cpu)
-      value.copy_from(init.value);
-    else
-      backend.copy(init.value, value);
-    Variable leaf(context, std::move(value), /*requires_grad=*/true);
+    Variable leaf(context, on_backend(backend, init.value, dtype), /*requires_grad=*/true);
     leaf.set_grad(kernels::Tensor(init.value.shape(), dtype, &backend.allocator()));
     leaf.zero_grad();
     by_layer[init.layer].push_back(leaf);
     parameters_.push_back({init.name, leaf, init.lr_mult, init.decay_mult});
   }
+  std::map<std::string, std::vector<kernels::Tensor>> state_by_layer;
+  for (models::InitialState& init : models::make_initial_state(model_.spec(), dtype)) {
+    state_.push_back({init.name, on_backend(backend, init.value, dtype)});
+    state_by_layer[init.layer].push_back(state_.back().value);
+  }
   for (std::size_t i = 0; i < model_.size(); ++i) {
     const models::LayerSpec& layer = model_.layer(i);
-    modules_.push_back(make_module(layer, model_.type(i), by_layer[layer.name]));
+    modules_.push_back(make_module(layer, model_.type(i), by_layer[layer.name], state_by_layer[layer.name]));
   }
 }
 

@@ -4,7 +4,9 @@
 // output read by two layers is one Variable used twice and the tape adds its gradients. The
 // last layer is the loss. The parameters are leaf Variables on the backend's device that
 // start from models::make_initial_parameters (the values every strategy starts from), each with
-// a gradient tensor of its own that backward writes and the optimizer reads.
+// a gradient tensor of its own that backward writes and the optimizer reads; the state tensors
+// (BatchNorm's running statistics) start from models::make_initial_state and go to their
+// modules.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "graph/dynamic/module.h"
+#include "graph/engine.h"
 #include "models/checked_model.h"
 
 namespace ablate::graph::dynamic {
@@ -37,6 +40,9 @@ class Sequential {
   const std::vector<std::unique_ptr<Module>>& modules() const { return modules_; }
   // Canonical order: layers in file order, weight then bias.
   std::vector<ModelParameter>& parameters() { return parameters_; }
+  // The modules' state tensors (BatchNorm's running statistics) in models::make_initial_state's
+  // order, sharing the modules' storage.
+  const std::vector<StateTensor>& state() const { return state_; }
 
  private:
   void make_parameters(Context& context, kernels::DType dtype, std::uint64_t seed);
@@ -44,6 +50,7 @@ class Sequential {
   models::CheckedModel model_;
   std::vector<std::unique_ptr<Module>> modules_;
   std::vector<ModelParameter> parameters_;
+  std::vector<StateTensor> state_;
 };
 
 }  // namespace ablate::graph::dynamic

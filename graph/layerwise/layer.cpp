@@ -1,4 +1,4 @@
-// Layer base: set-up order, parameter blobs and the error prefix shared by every layer.
+// Layer base: set-up order, parameter and state blobs and the error prefix shared by every layer.
 #include "graph/layerwise/layer.h"
 
 #include <stdexcept>
@@ -25,6 +25,13 @@ void Layer::add_blob(const std::string& suffix, const kernels::Shape& shape) {
   blob->reshape(shape);
   blobs_.push_back(std::move(blob));
   blob_suffixes_.push_back(suffix);
+}
+
+void Layer::add_state(const std::string& suffix, const kernels::Shape& shape) {
+  auto blob = std::make_shared<Blob>(spec_.name + "." + suffix, dtype_, backend_.allocator(), /*with_diff=*/false);
+  blob->reshape(shape);
+  state_blobs_.push_back(std::move(blob));
+  state_suffixes_.push_back(suffix);
 }
 
 void Layer::require_dims(const Blob& bottom, int dims, const char* layout) const {

@@ -1,8 +1,8 @@
 // Layer: Caffe's Layer. A layer reads its bottom blobs and writes its top blobs; it is set
 // up once (geometry, parameter blobs), reshaped whenever its bottom shapes change, and runs
 // forward and backward through kernels::Backend ops only. Parameter blobs (weight, then bias)
-// belong to the layer and may be shared with another net's layer (Caffe's test net shares
-// the train net's weights).
+// and state blobs (running statistics) belong to the layer and may be shared with another
+// net's layer (Caffe's test net shares the train net's weights).
 #pragma once
 
 #include <cstdint>
@@ -58,6 +58,12 @@ class Layer {
   std::vector<std::shared_ptr<Blob>>& blobs() { return blobs_; }
   const std::vector<std::shared_ptr<Blob>>& blobs() const { return blobs_; }
   const std::vector<std::string>& blob_suffixes() const { return blob_suffixes_; }
+  // State blobs (models::LayerShapes::state: BatchNorm's running statistics) in the type's
+  // order and their suffixes: no diff, never trained; shared with another net's layer as the
+  // parameter blobs are (Caffe shares BatchNorm's blobs with the test net likewise).
+  std::vector<std::shared_ptr<Blob>>& state_blobs() { return state_blobs_; }
+  const std::vector<std::shared_ptr<Blob>>& state_blobs() const { return state_blobs_; }
+  const std::vector<std::string>& state_suffixes() const { return state_suffixes_; }
 
   // "lenet.model:5: layer 'conv1' (convolution)", the prefix of every error about the layer.
   std::string where() const;
@@ -67,6 +73,8 @@ class Layer {
   [[noreturn]] void fail(const std::string& what) const;
   // Creates parameter blob "<layer>.<suffix>" of `shape`.
   void add_blob(const std::string& suffix, const kernels::Shape& shape);
+  // Creates state blob "<layer>.<suffix>" of `shape` (zeros until the net sets its initial value).
+  void add_state(const std::string& suffix, const kernels::Shape& shape);
   // Throws unless bottom[0] has `dims` dimensions; `layout` describes them ("[N, C, H, W]").
   void require_dims(const Blob& bottom, int dims, const char* layout) const;
 
@@ -75,8 +83,8 @@ class Layer {
   models::LayerSpec spec_;
 
  private:
-  std::vector<std::shared_ptr<Blob>> blobs_;
-  std::vector<std::string> blob_suffixes_;
+  std::vector<std::shared_ptr<Blob>> blobs_, state_blobs_;
+  std::vector<std::string> blob_suffixes_, state_suffixes_;
 };
 
 }  // namespace ablate::graph::layerwise

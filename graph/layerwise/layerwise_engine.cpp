@@ -1,7 +1,8 @@
 // LayerwiseEngine: the Engine of the layer-wise strategy, as Caffe's `caffe train` runs a
 // solver: a train net (the training batch size) and, from the first evaluation, a test net
-// that shares the train net's weights (Caffe's test_net with ShareTrainedLayersWith), with
-// the initial weights of models::make_initial_parameters so that every strategy starts
+// that shares the train net's weights and running statistics (Caffe's test_net with
+// ShareTrainedLayersWith), with the initial weights and state of
+// models::make_initial_parameters and make_initial_state so that every strategy starts
 // from the same values. Evaluation, its top-1 count and weight averaging are the shared ones
 // of graph/evaluation.h.
 #include "graph/layerwise/layerwise_engine.h"
@@ -28,6 +29,7 @@ class LayerwiseEngine final : public Engine {
     net_options.first_sample = options.first_sample;
     train_net_ = std::make_unique<Net>(model_, backend, net_options);
     train_net_->set_parameters(models::make_initial_parameters(model_.spec(), options.dtype, options.seed));
+    train_net_->set_state(models::make_initial_state(model_.spec(), options.dtype));
     solver_ = std::make_unique<Solver>(*train_net_, options.optimizer, backend, options.seed);
     average_ = make_weight_average(options, backend, solver_->parameters());
   }
@@ -62,6 +64,12 @@ class LayerwiseEngine final : public Engine {
   }
 
   std::vector<Parameter*> parameters() override { return solver_->parameters(); }
+  // The train net's state blobs, which the test net shares.
+  std::vector<StateTensor> state_tensors() override {
+    std::vector<StateTensor> out;
+    for (const NetState& s : train_net_->state()) out.push_back({s.name, s.blob->data()});
+    return out;
+  }
   kernels::Backend& backend() override { return backend_; }
   Optimizer* optimizer() override { return &solver_->optimizer(); }
   WeightAverage* weight_average() override { return average_.get(); }

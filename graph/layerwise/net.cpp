@@ -80,6 +80,7 @@ void Net::add_layer(std::size_t i, std::map<int, std::size_t>& reader) {
 
 void Net::collect_parameters() {
   parameters_.clear();
+  state_.clear();
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     Layer& layer = *layers_[i];
     for (std::size_t b = 0; b < layer.blobs().size(); ++b) {
@@ -87,6 +88,8 @@ void Net::collect_parameters() {
       const models::ParamSettings settings = models::param_settings(layer.spec(), suffix);
       parameters_.push_back({layer.name() + "." + suffix, layer.blobs()[b], settings.lr_mult, settings.decay_mult});
     }
+    for (std::size_t b = 0; b < layer.state_blobs().size(); ++b)
+      state_.push_back({layer.name() + "." + layer.state_suffixes()[b], layer.state_blobs()[b]});
   }
 }
 
@@ -120,22 +123,38 @@ void Net::backward() {
   for (std::size_t i = layers_.size(); i-- > 0;) layers_[i]->backward(tops_[i], propagate_down_[i], bottoms_[i]);
 }
 
-void Net::set_parameters(const std::vector<models::InitialParameter>& initial) {
-  if (initial.size() != parameters_.size())
-    throw std::invalid_argument("model '" + model_.name() + "': " + std::to_string(initial.size()) +
-                                " initial parameters for a net of " + std::to_string(parameters_.size()));
+namespace {
+
+// Copies named initial values (models::InitialParameter or InitialState) into the net's
+// blobs of the same names, order and shapes; `what` names them in errors.
+template <class Initial, class Target>
+void copy_initial(const std::string& model, const char* what, const std::vector<Initial>& initial,
+                  const std::vector<Target>& targets, kernels::Backend& backend) {
+  if (initial.size() != targets.size())
+    throw std::invalid_argument("model '" + model + "': " + std::to_string(initial.size()) + " initial " + what +
+                                " for a net of " + std::to_string(targets.size()));
   for (std::size_t i = 0; i < initial.size(); ++i) {
-    NetParameter& p = parameters_[i];
-    const models::InitialParameter& init = initial[i];
-    if (init.name != p.name || init.value.shape() != p.blob->shape())
-      throw std::invalid_argument("model '" + model_.name() + "': initial parameter " + std::to_string(i) + " is " +
+    const Target& t = targets[i];
+    const Initial& init = initial[i];
+    if (init.name != t.name || init.value.shape() != t.blob->shape())
+      throw std::invalid_argument("model '" + model + "': initial " + what + " " + std::to_string(i) + " is " +
                                   init.name + " " + kernels::shape_string(init.value.shape()) + "; the net expects " +
-                                  p.name + " " + kernels::shape_string(p.blob->shape()));
-    if (p.blob->data().device() == kernels::Device::cpu)
-      p.blob->data().copy_from(init.value);
+                                  t.name + " " + kernels::shape_string(t.blob->shape()));
+    if (t.blob->data().device() == kernels::Device::cpu)
+      t.blob->data().copy_from(init.value);
     else
-      backend_.copy(init.value, p.blob->data());
+      backend.copy(init.value, t.blob->data());
   }
+}
+
+}  // namespace
+
+void Net::set_parameters(const std::vector<models::InitialParameter>& initial) {
+  copy_initial(model_.name(), "parameters", initial, parameters_, backend_);
+}
+
+void Net::set_state(const std::vector<models::InitialState>& initial) {
+  copy_initial(model_.name(), "state", initial, state_, backend_);
 }
 
 void Net::share_parameters(const Net& source) {
@@ -143,16 +162,20 @@ void Net::share_parameters(const Net& source) {
     throw std::invalid_argument("cannot share the parameters of a net of " + std::to_string(source.layers_.size()) +
                                 " layers with one of " + std::to_string(layers_.size()));
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    auto& mine = layers_[i]->blobs();
-    const auto& theirs = source.layers_[i]->blobs();
-    if (mine.size() != theirs.size())
-      throw std::invalid_argument("layer '" + layers_[i]->name() + "': parameter counts differ between the nets");
-    for (std::size_t b = 0; b < mine.size(); ++b) {
-      if (mine[b]->shape() != theirs[b]->shape() || mine[b]->dtype() != theirs[b]->dtype())
-        throw std::invalid_argument("layer '" + layers_[i]->name() + "': cannot share parameter " + theirs[b]->name() +
-                                    " " + kernels::shape_string(theirs[b]->shape()) + " with " +
-                                    kernels::shape_string(mine[b]->shape()));
-      mine[b] = theirs[b];
+    const std::pair<std::vector<std::shared_ptr<Blob>>*, const std::vector<std::shared_ptr<Blob>>*> kinds[] = {
+        {&layers_[i]->blobs(), &source.layers_[i]->blobs()},
+        {&layers_[i]->state_blobs(), &source.layers_[i]->state_blobs()}};
+    for (const auto& [mine, theirs] : kinds) {
+      if (mine->size() != theirs->size())
+        throw std::invalid_argument("layer '" + layers_[i]->name() + "': blob counts differ between the nets");
+      for (std::size_t b = 0; b < mine->size(); ++b) {
+        const Blob& from = *(*theirs)[b];
+        const Blob& to = *(*mine)[b];
+        if (to.shape() != from.shape() || to.dtype() != from.dtype())
+          throw std::invalid_argument("layer '" + layers_[i]->name() + "': cannot share blob " + from.name() + " " +
+                                      kernels::shape_string(from.shape()) + " with " + kernels::shape_string(to.shape()));
+        (*mine)[b] = (*theirs)[b];
+      }
     }
   }
   collect_parameters();

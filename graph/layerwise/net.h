@@ -40,6 +40,12 @@ struct NetParameter {
   double lr_mult = 1.0, decay_mult = 1.0;
 };
 
+// A state blob of the net (BatchNorm's running statistics: graph::StateTensor).
+struct NetState {
+  std::string name;  // "<layer>.<suffix>": "bn1.running_mean"
+  std::shared_ptr<Blob> blob;
+};
+
 class Net {
  public:
   // Throws std::invalid_argument naming the layer for a model the net cannot run (a blob
@@ -72,8 +78,12 @@ class Net {
   const std::vector<NetParameter>& parameters() const { return parameters_; }
   // Copies initial values in; names, order and shapes must match the net's parameters.
   void set_parameters(const std::vector<models::InitialParameter>& initial);
-  // Caffe's ShareTrainedLayersWith: uses `source`'s parameter blobs (the test net shares the
-  // train net's weights). Shapes must match.
+  // State blobs in models::make_initial_state's order (layers in file order).
+  const std::vector<NetState>& state() const { return state_; }
+  // Copies initial state values in; names, order and shapes must match the net's state.
+  void set_state(const std::vector<models::InitialState>& initial);
+  // Caffe's ShareTrainedLayersWith: uses `source`'s parameter and state blobs (the test net
+  // shares the train net's weights and running statistics). Shapes must match.
   void share_parameters(const Net& source);
 
   const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
@@ -99,6 +109,7 @@ class Net {
   std::vector<bool> propagate_down_;
   std::size_t loss_layer_ = 0;
   std::vector<NetParameter> parameters_;
+  std::vector<NetState> state_;
 };
 
 }  // namespace ablate::graph::layerwise

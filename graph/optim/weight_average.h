@@ -6,6 +6,13 @@
 // with shadows starting at the initial weights; evaluation (cifar10_eval.py restores the
 // averages into the variables) runs on the shadows. Shared by every strategy: the engine
 // calls update() after its optimizer step and holds a Swap while it evaluates.
+// Only the parameters are averaged. cifar10_train.py applies the average to
+// tf.trainable_variables(), and cifar10_eval.py restores with variables_to_restore(), which
+// maps each averaged variable to its shadow and every other variable to itself; a batch
+// norm's moving_mean and moving_variance are not trainable (they are moving averages
+// already), so TF evaluates with them as trained. So here: the state tensors
+// (Engine::state_tensors, BatchNorm's running statistics) get no shadow and evaluation reads
+// them as they are.
 #pragma once
 
 #include <cstdint>

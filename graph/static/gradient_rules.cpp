@@ -56,6 +56,23 @@ class Rule {
       grads_[2] = emit(OpKind::scale, {dy()}, s);
     }
   }
+  // batch_norm(x[, weight, bias]) -> y, mean, var: one batch_norm_grad node from x, dy and the
+  // batch statistics (and the weight), outputs dx[, dweight, dbias]. The statistics outputs
+  // feed only the running statistics' update, which no loss reads.
+  void batch_norm() {
+    for (std::size_t k = 1; k < dout_.size(); ++k)
+      if (dout_[k].valid())
+        throw std::invalid_argument("static graph: node '" + n_.name + "': the gradient of its batch statistics is not built");
+    const bool affine = n_.inputs.size() == 3;
+    std::vector<Value> inputs{x(0), dy(), y(1), y(2)};
+    if (affine) inputs.push_back(x(1));
+    const int id = g_.add(OpKind::batch_norm_grad, "grad/" + n_.name + "/batch_norm_grad", std::move(inputs), n_.attrs);
+    grads_[0] = g_.out(id, 0);
+    if (affine) {
+      grads_[1] = g_.out(id, 1);
+      grads_[2] = g_.out(id, 2);
+    }
+  }
   // The gradient of a batch-mean loss: g / N.
   Value mean_gradient() {
     Attrs a;
@@ -130,6 +147,7 @@ std::vector<Value> Rule::run() {
       grads_[0] = emit(OpKind::softmax_xent_grad, {y(1), x(1), mean_gradient()});
       break;
     case OpKind::nll: grads_[0] = emit(OpKind::nll_grad, {x(1), mean_gradient()}, with_shape(x(0))); break;
+    case OpKind::batch_norm: batch_norm(); break;
     default:
       throw std::invalid_argument("static graph: node '" + n_.name + "' (" + op_name(op) + ") has no gradient rule");
   }

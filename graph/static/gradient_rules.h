@@ -11,6 +11,8 @@
 //                          gradient), then dlogits = softmax_xent_grad(prob, labels, g'),
 //                          nll: dlogp = nll_grad(labels, g')
 //   log_softmax            dx = log_softmax_grad(y, dy)
+//   batch_norm(x[, w, b])  dx[, dw, db] = batch_norm_grad(x, dy, mean, var[, w]) (the batch
+//                          statistics are outputs 1 and 2; their own gradients are not built)
 //   gemm                   dA = alpha dC op(B)^T, dB = alpha op(A)^T dC (transposed back as
 //                          the flags say), dC0 = beta dC;  axpby: dx = alpha dy, dy = beta dy
 //   copy                   dx = dy;  sum: dx = broadcast(g);  sum_squares: dx = x * broadcast(2g)

@@ -13,6 +13,7 @@
 #include "graph/static/op_kind.h"
 #include "kernels/op_params.h"
 #include "kernels/tensor.h"
+#include "models/layer_params.h"
 
 namespace ablate::graph::static_graph {
 
@@ -48,6 +49,7 @@ struct Attrs {
   kernels::Conv2dParams conv;      // conv2d*, conv2d_map*
   kernels::Pool2dParams pool;      // pool2d, pool2d_grad
   kernels::LrnParams lrn;          // lrn, lrn_grad
+  models::BatchNormParams batch_norm;  // batch_norm*: epsilon and the running statistics' rule
   kernels::Activation activation = kernels::Activation::relu;  // activation, activation_grad
   bool grad_from_input = false;    // activation: its gradient reads x, not y (GELU); activation_grad
                                    // then takes x as input 0
@@ -57,7 +59,8 @@ struct Attrs {
   bool trans_a = false, trans_b = false;  // gemm
   int outputs = 0;                 // conv2d_map: output planes K (the weight [T, KH, KW] lacks it)
   bool bias = false;               // *_grad_filter, linear_grad_weight: also the bias gradient (output 1)
-  kernels::Shape shape;            // sources: their shape; *_grad_input and nll_grad: dx's shape
+  kernels::Shape shape;            // sources: their shape; *_grad_input and nll_grad: dx's shape;
+                                   // batch_norm_update: the layer input's (M values per channel)
   kernels::DType dtype = kernels::DType::f32;  // sources: their dtype
   std::string key;                 // variable: its store name; dropout_mask: the layer of its seed
   double lr_mult = 1.0, decay_mult = 1.0;      // apply_*: the parameter's multipliers

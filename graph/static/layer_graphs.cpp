@@ -4,6 +4,8 @@
 //   inner_product  linear (+ bias_add)        bias      bias_add
 //   pooling        pool2d                     lrn       lrn
 //   dropout        x * dropout_mask in training; the identity when testing (inverted dropout)
+//   batch_norm     batch_norm + batch_norm_update of the running statistics in training;
+//                  batch_norm_inference on batch_norm_statistics when testing
 //   log_softmax    log_softmax
 //   softmax_loss   softmax_xent (batch mean)  nll_loss  nll (batch mean)
 //   every activation type: one activation op of the type's Backend activation
@@ -74,6 +76,34 @@ Value dropout(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value 
   return b.op(OpKind::mul, l, {x, mask});
 }
 
+// Training: batch_norm on the batch statistics, and batch_norm_update of the running
+// statistics from them (a target); testing: batch_norm_inference on batch_norm_statistics of
+// the running statistics. TF's tf.layers.batch_normalization writes the same two graphs.
+Value batch_norm(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+  Attrs a;
+  a.batch_norm = models::batch_norm_params(l);
+  const kernels::Shape in = b.shape(x);
+  std::vector<Value> affine;
+  if (a.batch_norm.affine) affine = {b.parameter(l, "weight", {in[1]}), b.parameter(l, "bias", {in[1]})};
+  std::vector<Value> state;
+  for (const models::StateShape& s : models::batch_norm_state(a.batch_norm, in[1])) state.push_back(b.state(l, s.suffix, s.shape));
+  if (b.phase() == Phase::test) {
+    const int statistics = b.graph().add(OpKind::batch_norm_statistics, l.name + "/batch_norm_statistics", state, a);
+    std::vector<Value> inputs{x, b.graph().out(statistics, 0), b.graph().out(statistics, 1)};
+    inputs.insert(inputs.end(), affine.begin(), affine.end());
+    return b.op(OpKind::batch_norm_inference, l, std::move(inputs), a);
+  }
+  std::vector<Value> inputs{x};
+  inputs.insert(inputs.end(), affine.begin(), affine.end());
+  const Value y = b.op(OpKind::batch_norm, l, std::move(inputs), a);
+  std::vector<Value> update{b.graph().out(y.node, 1), b.graph().out(y.node, 2)};
+  update.insert(update.end(), state.begin(), state.end());
+  Attrs u = a;
+  u.shape = in;
+  b.add_state_update(b.graph().add(OpKind::batch_norm_update, l.name + "/batch_norm_update", std::move(update), u));
+  return y;
+}
+
 Value log_softmax(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
   return b.op(OpKind::log_softmax, l, {x});
 }
@@ -103,6 +133,7 @@ ABLATE_STATIC_LAYER(bias, bias);
 ABLATE_STATIC_LAYER(pooling, pooling);
 ABLATE_STATIC_LAYER(lrn, lrn);
 ABLATE_STATIC_LAYER(dropout, dropout);
+ABLATE_STATIC_LAYER(batch_norm, batch_norm);
 ABLATE_STATIC_LAYER(log_softmax, log_softmax);
 ABLATE_STATIC_LAYER(softmax_loss, loss(OpKind::softmax_xent));
 ABLATE_STATIC_LAYER(nll_loss, loss(OpKind::nll));

@@ -13,7 +13,7 @@ LayerRegistry<LayerGraph>& layer_graph_registry() {
 
 ModelGraphBuilder::ModelGraphBuilder(const models::CheckedModel& model, std::int64_t batch, kernels::DType dtype,
                                      Phase phase)
-    : model_(model), phase_(phase), m_{Graph(dtype), {}, {}, {}, {}, {}} {
+    : model_(model), phase_(phase), m_{Graph(dtype), {}, {}, {}, {}, {}, {}, {}} {
   m_.x = source(OpKind::placeholder, "x", model.input_shape(batch), dtype);
   m_.labels = source(OpKind::placeholder, "labels", {batch}, kernels::DType::i32);
 }
@@ -37,6 +37,13 @@ Value ModelGraphBuilder::parameter(const models::LayerSpec& l, const char* suffi
   const std::string name = l.name + "." + suffix;
   Value v = source(OpKind::variable, name, shape, m_.graph.dtype());
   m_.parameters.push_back({name, v, s.lr_mult, s.decay_mult});
+  return v;
+}
+
+Value ModelGraphBuilder::state(const models::LayerSpec& l, const std::string& suffix, const kernels::Shape& shape) {
+  const std::string name = l.name + "." + suffix;
+  Value v = source(OpKind::variable, name, shape, m_.graph.dtype());
+  m_.state.push_back({name, v});
   return v;
 }
 

@@ -2,7 +2,8 @@
 // script writes it: tf.nn.conv2d then tf.nn.bias_add, tf.matmul then bias_add, relu,
 // max_pool, lrn, dropout as x * mask, softmax cross-entropy with the batch mean. Placeholders
 // "x" [N, C, H, W] and "labels" i32 [N]; one variable per parameter, named and ordered as
-// models::make_initial_parameters makes them (layers in file order, weight then bias).
+// models::make_initial_parameters makes them (layers in file order, weight then bias), and one
+// per state tensor, as models::make_initial_state names them.
 // A model may be a DAG (a layer names its `input`): a value read twice gets its gradients
 // summed by the differentiation. Each layer type's ops are its registered LayerGraph
 // (layer_graphs.cpp; every activation type shares one).
@@ -27,12 +28,22 @@ struct GraphParameter {
   double lr_mult = 1.0, decay_mult = 1.0;
 };
 
+// A state variable of the graph (BatchNorm's running statistics: graph::StateTensor).
+struct GraphState {
+  std::string name;  // "bn1.running_mean"
+  Value value;       // the variable node's output
+};
+
 struct ModelGraph {
   Graph graph;
   Value x, labels;  // placeholders "x" and "labels"
   Value scores;     // the loss layer's input [N, classes]
   Value loss;       // host scalar: the batch mean of the loss
   std::vector<GraphParameter> parameters;
+  std::vector<GraphState> state;
+  // Train phase: the nodes that update state variables (batch_norm_update), for the training
+  // graph's targets, as a TF script runs its UPDATE_OPS with the train op.
+  std::vector<int> state_updates;
 };
 
 // What a layer's graph builder adds its ops through.
@@ -50,6 +61,10 @@ class ModelGraphBuilder {
            const char* suffix = nullptr);
   // The variable of parameter "<layer>.<suffix>" with the layer's multipliers.
   Value parameter(const models::LayerSpec& l, const char* suffix, const kernels::Shape& shape);
+  // The variable of state tensor "<layer>.<suffix>" (models::LayerShapes::state).
+  Value state(const models::LayerSpec& l, const std::string& suffix, const kernels::Shape& shape);
+  // A node that updates state variables in the train phase (a target of the training graph).
+  void add_state_update(int node) { m_.state_updates.push_back(node); }
   // y + the layer's bias [C] (a new parameter) when `bias`, else y.
   Value with_bias(const models::LayerSpec& l, Value y, bool bias);
   // A loss layer's builder reports its input (the scores) and its loss value.

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "graph/batch_norm_statistics.h"
 #include "graph/dropout_seed.h"
 #include "graph/optim/divergence_error.h"
 #include "graph/optim/update_rule.h"
@@ -65,6 +66,38 @@ void run_update(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io, 
   const OptimizerConfig& o = g.optimizer;
   const UpdateStep step{learning_rate(o.lr, run.iteration), run.iteration, run.updates_done == 0};
   apply_update(b, o, step, n.attrs.lr_mult, n.attrs.decay_mult, *io.in[0], *io.in[1], io.in.data() + 2);
+}
+
+// The batch normalisation ops (op_kind.h); absent weight and bias are the Backend's "none".
+void run_batch_norm(const Node& n, kernels::Backend& b, NodeIO& io) {
+  const models::BatchNormParams& p = n.attrs.batch_norm;
+  auto in = [&](std::size_t k) -> Tensor& { return *io.in[k]; };
+  auto out = [&](std::size_t k) -> Tensor& { return *io.out[k]; };
+  Tensor none, no_dweight, no_dbias;
+  switch (n.op) {
+    case OpKind::batch_norm: {  // (x[, weight, bias])
+      const bool affine = io.in.size() == 3;
+      b.batch_norm_forward_training(in(0), affine ? in(1) : none, affine ? in(2) : none, p.epsilon, out(0), out(1), out(2));
+      return;
+    }
+    case OpKind::batch_norm_grad: {  // (x, dy, mean, var[, weight])
+      const bool affine = io.in.size() == 5;
+      b.batch_norm_backward(in(0), in(1), affine ? in(4) : none, in(2), in(3), p.epsilon, out(0),
+                            affine ? out(1) : no_dweight, affine ? out(2) : no_dbias);
+      return;
+    }
+    case OpKind::batch_norm_inference: {  // (x, mean, var[, weight, bias])
+      const bool affine = io.in.size() == 5;
+      b.batch_norm_forward_inference(in(0), affine ? in(3) : none, affine ? in(4) : none, in(1), in(2), p.epsilon, out(0));
+      return;
+    }
+    case OpKind::batch_norm_statistics:
+      inference_statistics(b, p, {io.in.begin(), io.in.end()}, out(0), out(1));
+      return;
+    default:  // batch_norm_update
+      update_running_statistics(b, p, values_per_channel(n.attrs.shape), in(0), in(1), {io.in.begin() + 2, io.in.end()});
+      return;
+  }
 }
 
 }  // namespace
@@ -154,6 +187,11 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
     case OpKind::apply_torch_sgd:
     case OpKind::apply_adam: run_update(g, n, b, io, run); return;
     case OpKind::fused_elementwise: run_fused(n, b, io); return;
+    case OpKind::batch_norm:
+    case OpKind::batch_norm_grad:
+    case OpKind::batch_norm_inference:
+    case OpKind::batch_norm_statistics:
+    case OpKind::batch_norm_update: run_batch_norm(n, b, io); return;
   }
   throw std::logic_error("static graph: node '" + n.name + "' has an op the executor does not know");
 }

@@ -50,6 +50,11 @@ const char* op_name(OpKind op) {
     case OpKind::apply_torch_sgd: return "apply_torch_sgd";
     case OpKind::apply_adam: return "apply_adam";
     case OpKind::fused_elementwise: return "fused_elementwise";
+    case OpKind::batch_norm: return "batch_norm";
+    case OpKind::batch_norm_statistics: return "batch_norm_statistics";
+    case OpKind::batch_norm_inference: return "batch_norm_inference";
+    case OpKind::batch_norm_grad: return "batch_norm_grad";
+    case OpKind::batch_norm_update: return "batch_norm_update";
   }
   return "?";
 }
@@ -60,7 +65,13 @@ bool is_source(OpKind op) {
 }
 
 bool is_update(OpKind op) {
-  return op == OpKind::apply_caffe_sgd || op == OpKind::apply_torch_sgd || op == OpKind::apply_adam;
+  return op == OpKind::apply_caffe_sgd || op == OpKind::apply_torch_sgd || op == OpKind::apply_adam ||
+         op == OpKind::batch_norm_update;
+}
+
+bool writes_input(OpKind op, std::size_t slot) {
+  if (op == OpKind::batch_norm_update) return slot >= 2;
+  return is_update(op);
 }
 
 bool is_stateful(OpKind op) {

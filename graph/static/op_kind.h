@@ -7,6 +7,8 @@
 // elementwise loops.
 #pragma once
 
+#include <cstddef>
+
 namespace ablate::graph::static_graph {
 
 enum class OpKind {
@@ -27,17 +29,26 @@ enum class OpKind {
   broadcast,     // a tensor of attrs.shape filled with a host scalar's value (the gradient of sum)
   softmax_xent,  // outputs: loss (host scalar, batch mean), prob
   log_softmax,
+  // batch normalisation (graph/batch_norm_statistics.h): batch_norm (x[, weight, bias]) -> y and
+  // the batch's mean, var [C] (training); batch_norm_statistics (the running statistics'
+  // variables) -> the mean, var the test forward reads; batch_norm_inference (x, mean, var[,
+  // weight, bias]) -> y. TF's FusedBatchNorm with is_training true / false.
+  batch_norm, batch_norm_statistics, batch_norm_inference,
   nll,           // output: loss (host scalar, batch mean)
   argmax,        // i32 [N]: top-1 class per row
   // gradient ops
   conv2d_grad_input, conv2d_grad_filter, conv2d_map_grad_input, conv2d_map_grad_filter,
   linear_grad_input, linear_grad_weight, bias_grad, pool2d_grad, activation_grad, lrn_grad,
   softmax_xent_grad, log_softmax_grad, nll_grad,
+  batch_norm_grad,  // (x, dy, mean, var[, weight]) -> dx[, dweight, dbias]: FusedBatchNormGrad
   scalar_scale,  // host scalar times a constant factor (the gradient of a batch mean)
   // TF's CheckNumerics on the loss: throws "loss is nan at iteration N" before any update runs
   check_numerics,
   // optimizer updates: write their variables in place, no outputs
   apply_caffe_sgd, apply_torch_sgd, apply_adam,
+  // (mean, var, running statistics' variables): updates the variables in place by the layer's
+  // momentum convention, no outputs (TF's AssignMovingAvg ops of the UPDATE_OPS collection)
+  batch_norm_update,
   // made by the elementwise fusion pass: a chain of elementwise steps on one buffer
   fused_elementwise,
 };
@@ -49,8 +60,12 @@ bool is_source(OpKind op);
 // Ops whose result depends on more than their inputs (the run's feeds, the store, the
 // iteration) or that write state: never merged by CSE nor evaluated by constant folding.
 bool is_stateful(OpKind op);
-// Optimizer updates.
+// Ops that write their variable inputs in place: the optimizer updates and batch_norm_update.
 bool is_update(OpKind op);
+// Whether an update op writes its input `slot`: an apply node all of them (the variable, its
+// gradient, which the Backend's update may modify, and its slots); batch_norm_update its
+// running statistics (inputs 2...), not the batch statistics it reads.
+bool writes_input(OpKind op, std::size_t slot);
 // Elementwise ops a fused_elementwise node can hold as steps.
 bool is_fusable_step(OpKind op);
 

@@ -143,6 +143,63 @@ std::vector<TensorType> gemm(const Checker& c, const Node& n) {
   return {c.like(0, {m, nn})};
 }
 
+// The batch normalisation ops (op_kind.h): x [N, C] or [N, C, H, W], per-channel tensors [C].
+std::int64_t batch_norm_channels(const Checker& c, std::size_t x) {
+  if (c.shape(x).size() != 2 && c.shape(x).size() != 4) c.fail(c.desc(x) + " is not [N, C] or [N, C, H, W]");
+  return c.shape(x)[1];
+}
+
+void per_channel(const Checker& c, std::size_t first, std::size_t last, std::int64_t channels) {
+  for (std::size_t k = first; k < last; ++k) c.exactly(k, {channels}, "one value per channel");
+}
+
+// The running statistics' variables from input `first`: torch style 2 of [C], caffe 3 (the
+// last the scale factor [1]).
+void running_statistics(const Checker& c, const Node& n, std::size_t first, std::int64_t channels) {
+  const bool caffe = n.attrs.batch_norm.style == models::MomentumStyle::caffe;
+  per_channel(c, first, first + 2, channels);
+  if (caffe) c.exactly(first + 2, {1}, "Caffe's scale factor");
+}
+
+std::vector<TensorType> batch_norm(const Checker& c, const Node& n) {
+  const std::size_t state = n.attrs.batch_norm.style == models::MomentumStyle::caffe ? 3 : 2;
+  switch (n.op) {
+    case OpKind::batch_norm: {  // (x[, weight, bias]) -> y, mean, var
+      if (n.inputs.size() != 1) c.arity(3, 3);
+      const std::int64_t ch = batch_norm_channels(c, 0);
+      per_channel(c, 1, n.inputs.size(), ch);
+      return {c.like(0, c.shape(0)), c.like(0, {ch}), c.like(0, {ch})};
+    }
+    case OpKind::batch_norm_grad: {  // (x, dy, mean, var[, weight]) -> dx[, dweight, dbias]
+      c.arity(4, 5);
+      const std::int64_t ch = batch_norm_channels(c, 0);
+      c.same(0, 1);
+      per_channel(c, 2, n.inputs.size(), ch);
+      if (n.inputs.size() == 4) return {c.like(0, c.shape(0))};
+      return {c.like(0, c.shape(0)), c.like(0, {ch}), c.like(0, {ch})};
+    }
+    case OpKind::batch_norm_inference: {  // (x, mean, var[, weight, bias]) -> y
+      if (n.inputs.size() != 3) c.arity(5, 5);
+      per_channel(c, 1, n.inputs.size(), batch_norm_channels(c, 0));
+      return {c.like(0, c.shape(0))};
+    }
+    case OpKind::batch_norm_statistics: {  // (running statistics) -> mean, var
+      c.arity(state, state);
+      const std::int64_t ch = c.shape(0).empty() ? 0 : c.shape(0)[0];
+      running_statistics(c, n, 0, ch);
+      return {c.like(0, {ch}), c.like(0, {ch})};
+    }
+    default: {  // batch_norm_update (mean, var, running statistics): writes the variables
+      c.arity(2 + state, 2 + state);
+      if (n.attrs.shape.size() < 2) c.fail("needs attrs.shape, the layer input's shape");
+      const std::int64_t ch = n.attrs.shape[1];
+      per_channel(c, 0, 2, ch);
+      running_statistics(c, n, 2, ch);
+      return {};
+    }
+  }
+}
+
 std::vector<TensorType> update(const Checker& c, const Node& n) {
   const std::size_t count = n.op == OpKind::apply_adam ? 4 : 3;
   c.arity(count, count);
@@ -282,6 +339,11 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
     case OpKind::apply_torch_sgd:
     case OpKind::apply_adam: return update(c, n);
     case OpKind::fused_elementwise: return fused(c, n);
+    case OpKind::batch_norm:
+    case OpKind::batch_norm_grad:
+    case OpKind::batch_norm_inference:
+    case OpKind::batch_norm_statistics:
+    case OpKind::batch_norm_update: return batch_norm(c, n);
   }
   c.fail("unknown op");
 }

@@ -75,6 +75,9 @@ std::string attribute_signature(const Node& n) {
        std::to_string(p.out_w) + "," + std::to_string(p.avg_count_padding) + "," + std::to_string(p.pad_bottom_limit) +
        "," + std::to_string(p.pad_right_limit);
   s += "|lrn " + std::to_string(a.lrn.size) + "," + number(a.lrn.alpha) + "," + number(a.lrn.beta) + "," + number(a.lrn.k);
+  const auto& bn = a.batch_norm;
+  s += "|bn " + std::to_string(static_cast<int>(bn.style)) + "," + number(bn.epsilon) + "," + std::to_string(bn.affine) +
+       "," + number(bn.momentum) + "," + number(bn.moving_average_fraction);
   s += "|act " + std::string(kernels::activation_name(a.activation)) + (a.grad_from_input ? ",x" : "") + "|alpha " + number(a.alpha) + "|beta " +
        number(a.beta) + "|trans " + std::to_string(a.trans_a) + std::to_string(a.trans_b);
   s += "|outputs " + std::to_string(a.outputs) + "|bias " + std::to_string(a.bias);

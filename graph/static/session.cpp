@@ -55,16 +55,20 @@ Session::Session(Graph graph, kernels::Backend& backend, VariableStore& store, c
 
 Session::~Session() = default;
 
-// An apply node writes its variable (and its gradient and slots): every other reader of
-// those values runs before it, as TF's control dependencies on a variable's reads.
+// An apply node writes its variable (and its gradient and slots), batch_norm_update its
+// running statistics: every other reader of those values runs before it, as TF's control
+// dependencies on a variable's reads.
 void Session::add_write_orderings() {
   const auto uses = graph_.uses();
   for (int id : order_) {
     Node& n = graph_.node(id);
     if (!is_update(n.op)) continue;
-    for (const Value& v : n.inputs)
+    for (std::size_t slot = 0; slot < n.inputs.size(); ++slot) {
+      if (!writes_input(n.op, slot)) continue;
+      const Value& v = n.inputs[slot];
       for (const Use& u : uses[static_cast<std::size_t>(v.node)][static_cast<std::size_t>(v.output)])
         if (u.node != id) add_control(n, u.node);
+    }
   }
 }
 

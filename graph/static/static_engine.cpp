@@ -1,5 +1,6 @@
 // StaticEngine: the Engine of the static strategy. Variables start from
-// models::make_initial_parameters (the weights every strategy starts from) and live in a
+// models::make_initial_parameters and make_initial_state (the weights and running statistics
+// every strategy starts from) and live in a
 // VariableStore that every session of the engine shares: the training session of each batch
 // size train_step meets, and an evaluation session (forward in test phase, loss and top-1
 // predictions) per batch size evaluate meets, as one would feed a TF graph with fixed
@@ -37,6 +38,10 @@ class StaticEngine final : public Engine {
     for (const auto& p : models::make_initial_parameters(model_.spec(), options.dtype, options.seed)) {
       store_.assign(p.name, p.value, backend);
       parameters_.push_back({p.name, store_.at(p.name), {}, p.lr_mult, p.decay_mult});
+    }
+    for (const auto& s : models::make_initial_state(model_.spec(), options.dtype)) {
+      store_.assign(s.name, s.value, backend);
+      state_.push_back({s.name, store_.at(s.name)});
     }
     Session& first = training_session(options.batch);
     for (Parameter& p : parameters_) pointers_.push_back(&p);
@@ -78,9 +83,11 @@ class StaticEngine final : public Engine {
   }
 
   std::vector<Parameter*> parameters() override { return pointers_; }
+  std::vector<StateTensor> state_tensors() override { return state_; }
   kernels::Backend& backend() override { return backend_; }
   WeightAverage* weight_average() override { return average_.get(); }
-  // Checkpoints: every variable (parameters and optimizer slots) by its name, the averages.
+  // Checkpoints: every variable (parameters, optimizer slots, running statistics) by its
+  // name, the averages.
   bool own_state(OwnState& state) override {
     for (const std::string& name : store_.names()) state.tensors.emplace_back(name, &store_.at(name));
     if (average_)
@@ -153,6 +160,7 @@ class StaticEngine final : public Engine {
   VariableStore store_;
   std::vector<Parameter> parameters_;
   std::vector<Parameter*> pointers_;
+  std::vector<StateTensor> state_;  // shares the store's running statistics
   std::map<std::int64_t, std::unique_ptr<Session>> training_, evaluation_;
   std::int64_t updates_ = 0;
   std::unique_ptr<WeightAverage> average_;

@@ -24,6 +24,7 @@ TrainingGraph build_training_graph(const models::CheckedModel& model, std::int64
   for (const Value& grad : grads) g.fetches.push_back(grad);
   const int check = g.add(OpKind::check_numerics, "check_loss", {m.loss});
   g.targets.push_back(check);
+  g.targets.insert(g.targets.end(), m.state_updates.begin(), m.state_updates.end());  // running statistics
 
   const std::string& type = options.optimizer.type;
   const OpKind apply = type == "caffe_sgd" ? OpKind::apply_caffe_sgd

@@ -19,7 +19,7 @@
 namespace ablate::graph::static_graph {
 
 // Fetch order of a training graph: 0 the loss, then one gradient per parameter.
-// Targets: the check and the apply nodes.
+// Targets: the check, the running statistics' updates and the apply nodes.
 struct TrainingGraph {
   Graph graph;
   std::vector<GraphParameter> parameters;

@@ -1,5 +1,6 @@
 // VariableStore: the persistent tensors of the static strategy, by name: the model's
-// parameters ("conv1.weight") and the optimizer's slots ("conv1.weight/momentum"), as a
+// parameters ("conv1.weight"), the optimizer's slots ("conv1.weight/momentum") and the running
+// statistics ("bn1.running_mean"), as a
 // TensorFlow session's variables outlive every run. Sessions compiled from different graphs
 // of one engine (the training graph, an evaluation graph per batch size) share them.
 #pragma once

@@ -1,5 +1,6 @@
 // The contract of the pointwise and per-pixel ops (kernels/backend.h): activations and GELU
-// (x, y, dy, dx of one shape and float dtype; backward reads y, GELU's x), LRN across channels (x, y, dy, dx
+// (x, y, dy, dx of one shape and float dtype; backward reads y, GELU's x; the GELU
+// activations are routed to the GELU ops), LRN across channels (x, y, dy, dx
 // [N,C,H,W]; an odd window, k > 0, alpha >= 0) and dropout's mask (keep in (0, 1]).
 #include <sstream>
 
@@ -9,7 +10,10 @@
 
 namespace ablate::kernels {
 
+// GELU runs as its own op (its check, its observer span, its _impl); the backward's `y` is
+// then x, which GELU's backward reads.
 void Backend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
+  if (is_gelu(a)) return gelu_forward(x, y, gelu_approx_of(a));
   const OpCheck check(*this, Op::activation_forward);
   check.floating("x", x);
   check.like_shape("y", y, x, x.shape());
@@ -17,6 +21,7 @@ void Backend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
 }
 
 void Backend::activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
+  if (is_gelu(a)) return gelu_backward(y, dy, dx, gelu_approx_of(a));
   const OpCheck check(*this, Op::activation_backward);
   check.floating("y", y);
   check.like_shape("dy", dy, y, y.shape());

@@ -26,6 +26,8 @@ void CpuBackend::activation_forward_impl(Activation a, const Tensor& x, Tensor& 
       case Activation::sigmoid:
         parallel_each(threads_, x.numel(), [=](std::int64_t i) { out[i] = T(1) / (T(1) + std::exp(-in[i])); });
         break;
+      case Activation::gelu:
+      case Activation::gelu_tanh: break;  // run as gelu_forward by Backend::activation_forward
     }
   });
 }
@@ -46,6 +48,8 @@ void CpuBackend::activation_backward_impl(Activation a, const Tensor& y, const T
       case Activation::sigmoid:
         parallel_each(threads_, y.numel(), [=](std::int64_t i) { d[i] = g[i] * out[i] * (T(1) - out[i]); });
         break;
+      case Activation::gelu:
+      case Activation::gelu_tanh: break;  // run as gelu_backward, from x
     }
   });
 }

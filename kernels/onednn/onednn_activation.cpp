@@ -4,6 +4,7 @@
 // dx = dy * y * (1 - y). GELU (eltwise_gelu_erf / eltwise_gelu_tanh) reads x in its backward.
 // Elementwise, so any shape runs as one 1-D tensor of numel values.
 #include <stdexcept>
+#include <string>
 
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
@@ -17,9 +18,10 @@ dnnl::algorithm eltwise_algorithm(Activation a) {
     case Activation::relu: return dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
     case Activation::tanh: return dnnl::algorithm::eltwise_tanh_use_dst_for_bwd;
     case Activation::sigmoid: return dnnl::algorithm::eltwise_logistic_use_dst_for_bwd;
+    case Activation::gelu:
+    case Activation::gelu_tanh: break;  // run as gelu_forward/backward by Backend::activation_*
   }
-  throw std::invalid_argument("activation " + std::to_string(static_cast<int>(a)) +
-                              ": expected relu, tanh or sigmoid");
+  throw std::invalid_argument(std::string("activation ") + activation_name(a) + ": expected relu, tanh or sigmoid");
 }
 
 // GELU reads its input x in the backward (eltwise_gelu_erf, eltwise_gelu_tanh).

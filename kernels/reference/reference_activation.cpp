@@ -20,6 +20,8 @@ double activate(Activation a, double x) {
     case Activation::relu: return x > 0 ? x : 0.0;
     case Activation::tanh: return std::tanh(x);
     case Activation::sigmoid: return 1.0 / (1.0 + std::exp(-x));
+    case Activation::gelu:
+    case Activation::gelu_tanh: break;  // run as gelu_forward by Backend::activation_forward
   }
   return 0;
 }
@@ -30,6 +32,8 @@ double derivative_from_output(Activation a, double y) {
     case Activation::relu: return y > 0 ? 1.0 : 0.0;
     case Activation::tanh: return 1.0 - y * y;
     case Activation::sigmoid: return y * (1.0 - y);
+    case Activation::gelu:
+    case Activation::gelu_tanh: break;  // run as gelu_backward, from x
   }
   return 0;
 }

@@ -1,7 +1,7 @@
 // The tape of the dynamic strategy in f64 on `reference`: gradients through backward() equal
 // central finite differences for a value used twice, a branch summed, a parameter shared by
-// two ops and a small network of every op; a no-grad scope records nothing; gradients of
-// leaves accumulate until zero_grad; a graph runs backward once.
+// two ops, a small network of every op and batch normalisation with GELU; a no-grad scope
+// records nothing; gradients of leaves accumulate until zero_grad; a graph runs backward once.
 #include <stdexcept>
 
 #include <gtest/gtest.h>
@@ -80,6 +80,31 @@ TEST(DynamicTape, EveryOpOfASmallNetwork) {
     return nll_loss(log_softmax(linear(flatten(h), w3, b3)), labels);
   };
   check_gradients(t.context, network, {x, w1, b1, b2, w3, b3}, {"x", "w1", "b1", "b2", "w3", "b3"});
+}
+
+// batch_norm on planes with a weight and bias, then on features without; GELU in both forms
+// through the activation op with the backward from x.
+TEST(DynamicTape, BatchNormAndGelu) {
+  Tape t;
+  Variable x = t.leaf({3, 2, 4, 4}, 21), gamma = t.leaf({2}, 22), beta = t.leaf({2}, 23);
+  Variable w = t.leaf({4, 32}, 24);
+  kernels::Tensor labels({3}, kernels::DType::i32);
+  labels.set(0, 1);
+  labels.set(1, 3);
+  labels.set(2, 0);
+  auto network = [&] {
+    kernels::Tensor mean, var;
+    Variable h = activation(batch_norm(x, gamma, beta, 1e-5, mean, var), kernels::Activation::gelu, true);
+    h = batch_norm(linear(flatten(h), w, Variable()), Variable(), Variable(), 1e-3, mean, var);
+    return softmax_cross_entropy(activation(h, kernels::Activation::gelu_tanh, true), labels);
+  };
+  check_gradients(t.context, network, {x, gamma, beta, w}, {"x", "gamma", "beta", "w"});
+  kernels::Tensor mean, var;  // the batch statistics the op hands out: per channel of x
+  batch_norm(x, gamma, beta, 1e-5, mean, var);
+  double sum = 0;
+  for (std::int64_t n = 0; n < 3; ++n)
+    for (std::int64_t k = 0; k < 16; ++k) sum += x.value().at(n * 32 + 16 + k);
+  EXPECT_NEAR(mean.at(1), sum / 48, 1e-15);
 }
 
 TEST(DynamicTape, ConnectionTableConvolution) {

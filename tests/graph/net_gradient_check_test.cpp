@@ -1,6 +1,6 @@
 // Net-level gradient check: for a small LeNet-like model and variants (tanh, sigmoid, LRN,
 // average pooling, TF SAME padding, Theano's separate bias, log_softmax + nll_loss, dropout,
-// Torch's connection-table convolution) the layer-wise net's backward in f64 on the
+// Torch's connection-table convolution, batch normalisation, GELU) the layer-wise net's backward in f64 on the
 // reference backend gives every parameter diff and the input diff that central finite
 // differences of its forward loss give.
 #include <cmath>
@@ -130,6 +130,24 @@ TEST(NetGradientCheck, ConvMapLayers) {
 TEST(NetGradientCheck, LogSoftmaxAndNllLoss) {
   gradient_check(replaced(graph::testing::tiny_lenet_text(), "layer loss softmax_loss",
                           "layer prob log_softmax\nlayer loss nll_loss"));
+}
+
+// Batch normalisation in training (the batch statistics depend on every input value) after
+// each convolution, PyTorch's convention with its scale and shift; then Caffe's, without
+// them, on the [N, F] features of the first inner product.
+TEST(NetGradientCheck, BatchNormOnPlanesAndFeatures) {
+  std::string text = replaced(graph::testing::tiny_lenet_text(), "layer pool1",
+                              "layer bn1 batch_norm weight_init=gaussian:1\nlayer pool1");
+  text = replaced(text, "layer pool2", "layer bn2 batch_norm bias_init=gaussian:0.5\nlayer pool2");
+  gradient_check(text);
+  gradient_check(replaced(graph::testing::tiny_lenet_text(), "layer relu1 relu",
+                          "layer bn3 batch_norm momentum_style=caffe eps=1e-3\nlayer relu1 relu"));
+}
+
+// GELU in both forms: the exact one on the planes, the tanh approximation on the features.
+TEST(NetGradientCheck, GeluBothForms) {
+  gradient_check(replaced(replaced(graph::testing::tiny_lenet_text(), "layer pool1", "layer g1 gelu\nlayer pool1"),
+                          "relu1 relu", "g2 gelu approximate=tanh"));
 }
 
 TEST(NetGradientCheck, DropoutWithAFixedMask) {

@@ -221,6 +221,8 @@ TEST(StaticEngine, EveryLayerTypeOfTheCatalogBuildsATrainingGraph) {
       "layer t1 tanh\n"
       "layer s1 sigmoid\n"
       "layer n1 lrn size=3\n"
+      "layer bn1 batch_norm\n"
+      "layer g1 gelu\n"
       "layer ip1 inner_product outputs=5\n"
       "layer d1 dropout keep=0.5\n"
       "layer ip2 inner_product outputs=3\n"
@@ -232,10 +234,12 @@ TEST(StaticEngine, EveryLayerTypeOfTheCatalogBuildsATrainingGraph) {
   used.insert("softmax_loss");  // the other loss: every test model above ends with it
   for (const auto* info : models::layer_catalog()) EXPECT_TRUE(used.count(info->name)) << info->name;
   auto tg = static_graph::build_training_graph(models::CheckedModel(spec), 2, testing::caffe_sgd_options(2, kernels::DType::f32));
-  EXPECT_EQ(tg.parameters.size(), 9u);  // c1 w b, m1 w b, b1 b, ip1 w b, ip2 w b
-  bool has_map = false;
-  for (int id = 0; id < tg.graph.size(); ++id) has_map = has_map || tg.graph.node(id).op == static_graph::OpKind::conv2d_map_grad_filter;
-  EXPECT_TRUE(has_map);
+  EXPECT_EQ(tg.parameters.size(), 11u);  // c1 w b, m1 w b, b1 b, bn1 w b, ip1 w b, ip2 w b
+  std::set<static_graph::OpKind> ops;
+  for (int id = 0; id < tg.graph.size(); ++id) ops.insert(tg.graph.node(id).op);
+  for (auto op : {static_graph::OpKind::conv2d_map_grad_filter, static_graph::OpKind::batch_norm_grad,
+                  static_graph::OpKind::batch_norm_update})
+    EXPECT_TRUE(ops.count(op)) << static_graph::op_name(op);
 }
 
 TEST(StaticEngine, NoAllocationInsideTrainStepOnceCompiled) {

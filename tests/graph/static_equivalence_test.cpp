@@ -5,7 +5,8 @@
 // iteration) with Adam, and each with the other optimizer: the losses agree to 1e-9 relative in f64 on the reference backend and
 // to 1e-3 in f32 on eigen, openblas and onednn. The static engine's sequential and parallel
 // executors give identical losses. TensorFlow 1.3's and Theano 0.9's rewrite sets (the
-// presets' `passes`: refcount memory, run-time buffer forwarding) match too.
+// presets' `passes`: refcount memory, run-time buffer forwarding) match too, as does the zoo's
+// lenet-bn-gelu (batch normalisation, GELU) under every memory mode and both executors.
 //
 // Length: the whole suite must stay fast on a shared 2-core machine, where one TF-MNIST step
 // costs ~0.2 s on the reference backend's plain loops and ~40 ms on a BLAS. By default LeNet
@@ -35,12 +36,12 @@ bool long_run() {
 }
 
 struct Case {
-  std::string model;  // "lenet" (the zoo) or "tf-mnist" (inline)
+  std::string model;  // "lenet", "lenet-bn-gelu" (the zoo) or "tf-mnist" (inline)
   bool adam = false;
 };
 
 models::ModelSpec model_of(const Case& c) {
-  return c.model == "lenet" ? models::load_model("lenet") : testing::parse(testing::tf_mnist_text(), "tf-mnist.model");
+  return c.model != "tf-mnist" ? models::load_model(c.model) : testing::parse(testing::tf_mnist_text(), "tf-mnist.model");
 }
 
 struct Steps {
@@ -137,6 +138,20 @@ TEST(StaticEquivalence, TensorflowAndTheanoRewriteSetsMatchLayerwiseInF64) {
     Steps th{"openblas", kernels::DType::f64, steps(40), batch(), executor, 2, theano};
     expect_equivalent({"lenet", false}, th, 1e-9);
   }
+}
+
+// batch_norm's ops (with the running statistics' update among the targets) and GELU under
+// every memory mode of the rewrite sets (arena, TF's refcount allocation, Theano's with buffer
+// forwarding, session buffers) and both executors.
+TEST(StaticEquivalence, BatchNormAndGeluMatchLayerwiseUnderEveryMemoryModeAndExecutor) {
+  const std::vector<std::vector<std::string>> sets = {
+      {},
+      {"elementwise_fusion", "inplace", "memory_planning", "session_buffers"},
+      {"buffer_forwarding", "memory_planning", "session_buffers"},
+      {"memory_planning"}};
+  for (ExecutorKind executor : {ExecutorKind::sequential, ExecutorKind::parallel})
+    for (const auto& disabled : sets)
+      expect_equivalent({"lenet-bn-gelu", false}, {"openblas", kernels::DType::f64, steps(6), 2, executor, 2, disabled}, 1e-9);
 }
 
 TEST(StaticEquivalence, SequentialAndParallelExecutorsGiveIdenticalLosses) {

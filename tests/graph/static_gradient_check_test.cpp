@@ -2,8 +2,8 @@
 // central differences of the loss, in f64 on the reference backend, for the parameters and
 // the input images, over models that use every differentiable op the builder emits
 // (convolution with explicit and SAME padding, max and average pooling, LRN, ReLU, tanh,
-// sigmoid, dropout, a separate bias, inner products, softmax cross-entropy, log-softmax +
-// NLL), a hand-built graph whose values are read twice (the gradients are summed) and, once
+// sigmoid, GELU, batch normalisation, dropout, a separate bias, inner products, softmax
+// cross-entropy, log-softmax + NLL), a hand-built graph whose values are read twice (the gradients are summed) and, once
 // its kernels are merged, Torch's connection-table convolution.
 #include <algorithm>
 #include <cmath>
@@ -75,6 +75,7 @@ void check_model(const std::string& text) {
 
   static_graph::VariableStore store;
   for (const auto& p : models::make_initial_parameters(spec, kernels::DType::f64, 4)) store.assign(p.name, p.value, *backend);
+  for (const auto& s : models::make_initial_state(spec, kernels::DType::f64)) store.assign(s.name, s.value, *backend);
   static_graph::Session s(m.graph, *backend, store, {});
   auto batch_data = testing::random_batch(spec, batch, kernels::DType::f64, 11);
   s.feed("x", batch_data.x);
@@ -117,6 +118,22 @@ TEST(StaticGradientCheck, TheanoOrderWithSeparateBiasAndLogSoftmaxNll) {
       "layer ip1 inner_product outputs=4 weight_init=gaussian:0.4 bias_init=gaussian:0.2\n"
       "layer logp log_softmax\n"
       "layer loss nll_loss\n");
+}
+
+// batch_norm in training (PyTorch's convention after a convolution, Caffe's without an affine
+// part on features) and GELU in both forms.
+TEST(StaticGradientCheck, BatchNormAndGeluModel) {
+  check_model(
+      "model check_bn\ninput 2 7 7\nclasses 3\n"
+      "layer conv1 convolution outputs=3 kernel=3 bias=false weight_init=gaussian:0.5\n"
+      "layer bn1 batch_norm weight_init=gaussian:1 bias_init=gaussian:0.3\n"
+      "layer g1 gelu\n"
+      "layer pool1 pooling mode=max kernel=2 stride=2 padding=caffe_ceil\n"
+      "layer ip1 inner_product outputs=5 weight_init=gaussian:0.4 bias_init=gaussian:0.2\n"
+      "layer bn2 batch_norm momentum_style=caffe\n"
+      "layer g2 gelu approximate=tanh\n"
+      "layer ip2 inner_product outputs=3 weight_init=gaussian:0.4 bias_init=gaussian:0.2\n"
+      "layer loss softmax_loss\n");
 }
 
 TEST(StaticGradientCheck, ConnectionTableConvolutionOnceItsKernelsExist) {

@@ -1,6 +1,6 @@
 // Strategy equivalence (DESIGN.md, "How it is tested"): one ModelSpec, one initialization,
 // one batch sequence, SGD steps through every strategy of the table (graph::strategies()):
-// the losses of every step and the final weights agree with the layer-wise engine's to 1e-9
+// the losses of every step, the final weights and state agree with the layer-wise engine's to 1e-9
 // relative in f64 and to 1e-3 in f32. One row per (model, backend, dtype, steps); a new
 // strategy joins every row once it is in the table.
 // 200 steps on the optimized backends, in f32 and (OpenBLAS) f64; the plain loops of
@@ -9,6 +9,8 @@
 //   lenet        Caffe's LeNet (the zoo), Caffe's solver: caffe_sgd, inv policy, momentum 0.9,
 //                weight decay 5e-4, biases at lr_mult 2
 //   torch-mnist  Torch7's MNIST model (the zoo), Torch's solver: torch_sgd lr 0.05, lr decay 5e-7
+//   lenet-bn-gelu  LeNet with batch_norm and GELU (the zoo), Torch's solver; the running
+//                statistics and a test batch's evaluation (which reads them) agree as well
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -73,7 +75,18 @@ bool close(double a, double b, double tolerance) {
 struct Trained {
   std::vector<double> losses;
   std::vector<kernels::Tensor> weights;  // host copies of the final parameters
+  std::vector<kernels::Tensor> state;    // and of the state tensors (BatchNorm's running statistics)
+  EvalResult test;                       // evaluation of a test batch after training
 };
+
+kernels::Tensor host_copy(kernels::Backend& backend, const kernels::Tensor& t) {
+  kernels::Tensor host(t.shape(), t.dtype());
+  if (t.device() == kernels::Device::cpu)
+    host.copy_from(t);
+  else
+    backend.copy(t, host);
+  return host;
+}
 
 Trained train(const std::string& strategy, const models::ModelSpec& spec, kernels::Backend& backend,
               const EngineOptions& options, int steps) {
@@ -83,15 +96,26 @@ Trained train(const std::string& strategy, const models::ModelSpec& spec, kernel
     auto batch = testing::random_batch(spec, kBatch, kernels::DType::f32, 1000 + static_cast<std::uint64_t>(step));
     out.losses.push_back(engine->train_step(batch.x, batch.labels, step));
   }
-  for (Parameter* p : engine->parameters()) {
-    kernels::Tensor host(p->value.shape(), p->value.dtype());
-    if (p->value.device() == kernels::Device::cpu)
-      host.copy_from(p->value);
-    else
-      backend.copy(p->value, host);
-    out.weights.push_back(host);
-  }
+  for (Parameter* p : engine->parameters()) out.weights.push_back(host_copy(backend, p->value));
+  for (const StateTensor& s : engine->state_tensors()) out.state.push_back(host_copy(backend, s.value));
+  auto test = testing::random_batch(spec, 3, kernels::DType::f32, 999);
+  out.test = engine->evaluate(test.x, test.labels);
   return out;
+}
+
+// Every element of `b` within tolerance x the largest magnitude of `a`, tensor by tensor.
+void expect_tensors_agree(const std::vector<kernels::Tensor>& a, const std::vector<kernels::Tensor>& b, double tolerance,
+                          const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].shape(), b[i].shape()) << what << " " << i;
+    double scale = 0, diff = 0;
+    for (std::int64_t j = 0; j < a[i].numel(); ++j) {
+      scale = std::max(scale, std::abs(a[i].at(j)));
+      diff = std::max(diff, std::abs(a[i].at(j) - b[i].at(j)));
+    }
+    EXPECT_LE(diff, tolerance * scale) << what << " " << i;
+  }
 }
 
 class StrategyEquivalence : public ::testing::TestWithParam<Row> {};
@@ -132,18 +156,12 @@ TEST_P(StrategyEquivalence, LossesAndWeightsAgree) {
         ADD_FAILURE() << strategy << " step " << step << ": loss " << other.losses[step] << ", layerwise "
                       << reference.losses[step];
     EXPECT_EQ(bad, 0) << strategy << ": " << bad << " of " << run.steps << " losses differ beyond " << row.tolerance;
-    ASSERT_EQ(other.weights.size(), reference.weights.size());
-    for (std::size_t i = 0; i < reference.weights.size(); ++i) {
-      const kernels::Tensor& a = reference.weights[i];
-      const kernels::Tensor& b = other.weights[i];
-      ASSERT_EQ(a.shape(), b.shape()) << strategy << " parameter " << i;
-      double scale = 0, diff = 0;
-      for (std::int64_t j = 0; j < a.numel(); ++j) {
-        scale = std::max(scale, std::abs(a.at(j)));
-        diff = std::max(diff, std::abs(a.at(j) - b.at(j)));
-      }
-      EXPECT_LE(diff, row.tolerance * scale) << strategy << " parameter " << i << " after " << run.steps << " steps";
-    }
+    expect_tensors_agree(reference.weights, other.weights, row.tolerance,
+                         strategy + " parameter after " + std::to_string(run.steps) + " steps:");
+    expect_tensors_agree(reference.state, other.state, row.tolerance,
+                         strategy + " state tensor after " + std::to_string(run.steps) + " steps:");
+    EXPECT_TRUE(close(other.test.loss, reference.test.loss, row.tolerance))
+        << strategy << " test loss " << other.test.loss << ", layerwise " << reference.test.loss;
   }
   EXPECT_GT(compared, 0) << "no strategy besides layerwise is built";
 }
@@ -160,8 +178,44 @@ INSTANTIATE_TEST_SUITE_P(Rows, StrategyEquivalence,
                                            Row{"torch-mnist", "eigen", kernels::DType::f32, 1e-3, 200},
                                            Row{"torch-mnist", "openblas", kernels::DType::f32, 1e-3, 200},
                                            Row{"torch-mnist", "onednn", kernels::DType::f32, 1e-3, 200},
-                                           Row{"torch-mnist", "cuda", kernels::DType::f32, 1e-3, 200}),
+                                           Row{"torch-mnist", "cuda", kernels::DType::f32, 1e-3, 200},
+                                           Row{"lenet-bn-gelu", "reference", kernels::DType::f64, 1e-9, 10},
+                                           Row{"lenet-bn-gelu", "openblas", kernels::DType::f64, 1e-9, 100},
+                                           Row{"lenet-bn-gelu", "eigen", kernels::DType::f32, 1e-3, 100},
+                                           Row{"lenet-bn-gelu", "onednn", kernels::DType::f32, 1e-3, 100},
+                                           Row{"lenet-bn-gelu", "cuda", kernels::DType::f32, 1e-3, 200}),
                          row_name);
+
+// The zoo's lenet-bn-gelu with Caffe's momentum convention and no affine part (its batch_norm
+// layers rewritten): every strategy keeps the same sums and scale factor and evaluates alike.
+TEST(StrategyEquivalenceOfState, CaffeRunningStatisticsAgree) {
+  auto backend = kernels::make_backend("reference", 1);
+  models::ModelSpec spec = models::load_model("lenet-bn-gelu");
+  int rewritten = 0;
+  for (models::LayerSpec& layer : spec.layers)
+    if (layer.type == "batch_norm") {
+      layer.params["momentum_style"] = "caffe";
+      ++rewritten;
+    }
+  ASSERT_EQ(rewritten, 2);
+  EngineOptions options;
+  options.dtype = kernels::DType::f64;
+  options.batch = kBatch;
+  options.seed = 17;
+  options.optimizer = solver_of("lenet");
+  const Trained reference = train("layerwise", spec, *backend, options, 4);
+  ASSERT_EQ(reference.state.size(), 6u);  // mean_sum, var_sum, scale_factor of bn1 and bn2
+  EXPECT_DOUBLE_EQ(reference.state[2].at(0), 1 + 0.999 * (1 + 0.999 * (1 + 0.999)));
+  for (const std::string& strategy : strategy_names()) {
+    const Trained other = train(strategy, spec, *backend, options, 4);
+    for (std::size_t step = 0; step < reference.losses.size(); ++step)
+      EXPECT_TRUE(close(other.losses[step], reference.losses[step], 1e-9)) << strategy << " step " << step;
+    expect_tensors_agree(reference.weights, other.weights, 1e-9, strategy + " parameter");
+    expect_tensors_agree(reference.state, other.state, 1e-9, strategy + " state tensor");
+    EXPECT_TRUE(close(other.test.loss, reference.test.loss, 1e-9)) << strategy;
+    EXPECT_EQ(other.test.correct, reference.test.correct) << strategy;
+  }
+}
 
 }  // namespace
 }  // namespace ablate::graph

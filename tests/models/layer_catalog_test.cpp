@@ -13,7 +13,7 @@ namespace {
 
 TEST(LayerCatalog, EveryZooTypeIsRegisteredOnceInNameOrder) {
   const auto& catalog = layer_catalog();
-  ASSERT_EQ(catalog.size(), 13u);
+  ASSERT_EQ(catalog.size(), 15u);
   for (std::size_t i = 1; i < catalog.size(); ++i) EXPECT_LT(catalog[i - 1]->name, catalog[i]->name);
   for (const LayerType* type : catalog) {
     EXPECT_TRUE(type->shape) << type->name;
@@ -25,15 +25,17 @@ TEST(LayerCatalog, EveryZooTypeIsRegisteredOnceInNameOrder) {
 }
 
 TEST(LayerCatalog, InPlaceAndBackwardRules) {
-  std::set<std::string> in_place, reads_output, activations;
+  std::set<std::string> in_place, reads_output, reads_input, activations;
   for (const LayerType* type : layer_catalog()) {
     if (type->in_place) in_place.insert(type->name);
     if (type->backward_reads_output) reads_output.insert(type->name);
+    if (type->backward_reads_input) reads_input.insert(type->name);
     if (type->activation) activations.insert(type->name);
   }
   EXPECT_EQ(in_place, (std::set<std::string>{"bias", "dropout", "relu"}));
   EXPECT_EQ(reads_output, (std::set<std::string>{"log_softmax", "lrn", "pooling", "sigmoid", "tanh"}));
-  EXPECT_EQ(activations, (std::set<std::string>{"relu", "sigmoid", "tanh"}));
+  EXPECT_EQ(reads_input, (std::set<std::string>{"gelu"}));
+  EXPECT_EQ(activations, (std::set<std::string>{"gelu", "relu", "sigmoid", "tanh"}));
   LayerSpec tanh_layer;
   tanh_layer.type = "tanh";
   EXPECT_EQ(find_layer_type("tanh")->activation(tanh_layer), kernels::Activation::tanh);

@@ -79,9 +79,9 @@ TEST(ModelSpec, CommentsBlankLinesAndExplicitInputs) {
 TEST(ModelSpec, LayerTypesListTheirKeys) {
   const auto& types = layer_types();
   for (const char* type : {"convolution", "conv_map", "pooling", "inner_product", "bias", "relu", "tanh", "sigmoid",
-                           "lrn", "dropout", "softmax_loss", "log_softmax", "nll_loss"})
+                           "lrn", "dropout", "softmax_loss", "log_softmax", "nll_loss", "gelu", "batch_norm"})
     ASSERT_TRUE(types.count(type)) << type;
-  EXPECT_EQ(types.size(), 13u);
+  EXPECT_EQ(types.size(), 15u);
   auto accepts = [&](const std::string& type, const std::string& key) {
     const auto& keys = types.at(type);
     return std::find(keys.begin(), keys.end(), key) != keys.end();
@@ -97,6 +97,10 @@ TEST(ModelSpec, LayerTypesListTheirKeys) {
   EXPECT_EQ(types.at("lrn"), (std::vector<std::string>{"size", "alpha", "beta", "k", "input"}));
   EXPECT_EQ(types.at("dropout"), (std::vector<std::string>{"keep", "input"}));
   EXPECT_EQ(types.at("relu"), (std::vector<std::string>{"input"}));
+  EXPECT_EQ(types.at("gelu"), (std::vector<std::string>{"approximate", "input"}));
+  for (const char* key : {"eps", "affine", "momentum_style", "momentum", "moving_average_fraction", "weight_init",
+                          "weight_lr_mult", "bias_decay_mult", "input"})
+    EXPECT_TRUE(accepts("batch_norm", key)) << key;
 }
 
 TEST(LayerSpec, GettersReturnFallbacksAndNameBadValues) {

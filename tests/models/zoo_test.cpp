@@ -53,7 +53,9 @@ INSTANTIATE_TEST_SUITE_P(
         ZooCase{"torch-mnist", {1, 32, 32}, "fc1", 576, 32 * 25 + 32 + 64 * 32 * 25 + 64 + 576 * 200 + 200 + 2010},
         ZooCase{"torch-cifar10", {3, 32, 32}, "fc1", 6400, 16 * 25 + 16 + 256 * 4 * 25 + 256 + 6400 * 128 + 128 + 1290},
         ZooCase{"theano-lenet5", {1, 28, 28}, "hidden", 800, 20 * 25 + 20 + 50 * 20 * 25 + 50 + 800 * 500 + 500 + 5010},
-        ZooCase{"theano-cifar10", {3, 32, 32}, "fc1", 128, 4 * 27 + 4 + 8 * 4 * 9 + 8 + 128 * 100 + 100 + 1010}),
+        ZooCase{"theano-cifar10", {3, 32, 32}, "fc1", 128, 4 * 27 + 4 + 8 * 4 * 9 + 8 + 128 * 100 + 100 + 1010},
+        // LeNet without convolution biases, a scale and a shift per channel in each batch_norm
+        ZooCase{"lenet-bn-gelu", {1, 28, 28}, "ip1", 800, 20 * 25 + 2 * 20 + 50 * 20 * 25 + 2 * 50 + 800 * 500 + 500 + 5010}),
     [](const ::testing::TestParamInfo<ZooCase>& info) {
       std::string name = info.param.name;
       for (char& ch : name)
