@@ -162,5 +162,26 @@ TEST(ConvLowering, AllRoutesTheGradientToEveryTiedMaximum) {
   }
 }
 
+// Without ties `all` is `first`, bit for bit: the option changes a run only where a window
+// holds its maximum twice (so the theano presets' losses move only through ties).
+TEST(ConvLowering, WithoutTiesBothPoolGradientsAgreeBitForBit) {
+  for (const char* name : {"reference", "openblas"}) {
+    Rng rng(11);
+    Tensor x = random_tensor({2, 3, 9, 8}, DType::f64, rng), dy = random_tensor({2, 3, 4, 4}, DType::f64, rng);
+    const Pool2dParams p = make_pool2d_params(PoolKind::max, 2, 2, 0, PoolPadding::caffe_ceil, 9, 8);
+    Tensor dx[2];
+    for (PoolGradient g : {PoolGradient::first, PoolGradient::all}) {
+      BackendOptions o;
+      o.pool_gradient = g;
+      auto b = make_backend(name, o);
+      Tensor y({2, 3, p.out_h, p.out_w}, DType::f64), workspace;
+      Tensor& d = dx[g == PoolGradient::all] = Tensor(x.shape(), DType::f64);
+      b->pool2d_forward(x, y, workspace, p);
+      b->pool2d_backward(x, y, dy, workspace, d, p);
+    }
+    EXPECT_TRUE(all_near(dx[0], dx[1], 0.0)) << name;
+  }
+}
+
 }  // namespace
 }  // namespace ablate::kernels::test
