@@ -49,6 +49,12 @@ class Backend {
   // mode, oneDNN's layouts, cuDNN's algorithms and workspaces.
   virtual std::vector<std::pair<std::string, std::string>> choices() const { return {}; }
 
+  // Where a max-pooling window's gradient goes (op_params.h, PoolGradient): the first cell
+  // holding the maximum (the default) or every cell equal to it (Theano). A setting of every
+  // backend, BackendOptions::pool_gradient.
+  void set_pool_gradient(PoolGradient g) { pool_gradient_ = g; }
+  PoolGradient pool_gradient() const { return pool_gradient_; }
+
   // The observer told about every op call (nullptr: none); not owned, must outlive its use.
   void set_observer(OpObserver* observer) { observer_ = observer; }
   OpObserver* observer() const { return observer_; }
@@ -87,7 +93,9 @@ class Backend {
 
   // --- pooling: x [N,C,H,W], y [N,C,out_h,out_w] ----------------------------------------------
   // `workspace` is backend-private state that forward fills and backward reads (argmax
-  // indices, a oneDNN workspace); pass the same, initially empty, Tensor to both.
+  // indices, a oneDNN workspace); pass the same, initially empty, Tensor to both. Max
+  // pooling's backward follows pool_gradient(): `first` routes dy through the workspace,
+  // `all` compares x with y (y must then be given).
   void pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p);
   void pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy,
                        const Tensor& workspace, Tensor& dx, const Pool2dParams& p);
@@ -157,6 +165,12 @@ class Backend {
   void axpby(double alpha, const Tensor& x, double beta, Tensor& y); // y = a x + b y
   void add(const Tensor& a, const Tensor& b, Tensor& out);           // out = a + b
   void mul(const Tensor& a, const Tensor& b, Tensor& out);           // out = a * b
+  // One pass of a fused elementwise chain (op_params.h, ChainStep): out = steps applied to
+  // inputs[0] in order, element by element, each input read once and out written once
+  // (Theano's Composite compiled into one loop). inputs[0] and out have one shape [N, C, ...]
+  // and dtype; an operand of bias_add is [C], any other operand has inputs[0]'s shape. out may
+  // alias any input of its shape. The same numbers as the steps run as whole-tensor ops.
+  void fused_elementwise(const std::vector<const Tensor*>& inputs, const std::vector<ChainStep>& steps, Tensor& out);
   double sum(const Tensor& x);
   double sum_squares(const Tensor& x);
   // out[n] = argmax_k x[n, k] for x [N,K], out i32 [N] (ties: the lowest k)
@@ -221,6 +235,8 @@ class Backend {
   virtual void axpby_impl(double alpha, const Tensor& x, double beta, Tensor& y) = 0;
   virtual void add_impl(const Tensor& a, const Tensor& b, Tensor& out) = 0;
   virtual void mul_impl(const Tensor& a, const Tensor& b, Tensor& out) = 0;
+  virtual void fused_elementwise_impl(const std::vector<const Tensor*>& inputs, const std::vector<ChainStep>& steps,
+                                     Tensor& out) = 0;
   virtual double sum_impl(const Tensor& x) = 0;
   virtual double sum_squares_impl(const Tensor& x) = 0;
   virtual void argmax_rows_impl(const Tensor& x, Tensor& out) = 0;
@@ -230,6 +246,7 @@ class Backend {
 
  private:
   OpObserver* observer_ = nullptr;
+  PoolGradient pool_gradient_ = PoolGradient::first;
 };
 
 }  // namespace ablate::kernels

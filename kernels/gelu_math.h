@@ -13,11 +13,7 @@
 
 #include "kernels/op_params.h"
 
-#ifdef __CUDACC__
-#define ABLATE_HOST_DEVICE __host__ __device__
-#else
-#define ABLATE_HOST_DEVICE
-#endif
+#include "kernels/host_device.h"
 
 namespace ablate::kernels {
 namespace gelu_detail {

@@ -26,6 +26,26 @@ PoolPadding parse_pool_padding(const std::string& name) {
   throw std::invalid_argument("pooling padding '" + name + "' is not known; expected caffe_ceil, tf_same or valid");
 }
 
+const char* pool_gradient_name(PoolGradient g) { return g == PoolGradient::all ? "all" : "first"; }
+
+PoolGradient parse_pool_gradient(const std::string& name) {
+  for (PoolGradient g : {PoolGradient::first, PoolGradient::all})
+    if (name == pool_gradient_name(g)) return g;
+  throw std::invalid_argument("max-pool gradient '" + name + "' is not known; expected first or all");
+}
+
+const char* chain_op_name(ChainOp op) {
+  switch (op) {
+    case ChainOp::bias_add: return "bias_add";
+    case ChainOp::activation: return "activation";
+    case ChainOp::activation_grad: return "activation_grad";
+    case ChainOp::mul: return "mul";
+    case ChainOp::add: return "add";
+    case ChainOp::scale: return "scale";
+  }
+  return "?";
+}
+
 const char* activation_name(Activation a) {
   switch (a) {
     case Activation::relu: return "relu";

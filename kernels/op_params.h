@@ -36,6 +36,17 @@ struct Pool2dParams {
   int pad_bottom_limit = 0, pad_right_limit = 0;
 };
 
+// Where the gradient of a max-pooling window goes (a backend option, BackendOptions::pool_gradient):
+//  first  to the first cell in row-major order that holds the window's maximum (Caffe's
+//         MaxPoolBackward through its mask, Torch's indices, cuDNN, oneDNN);
+//  all    to every cell of the window equal to its maximum, each getting the whole dy
+//         (Theano's MaxPoolGrad in pool.py: gx[i] += gz where x[i] == z). Ties are common
+//         where inputs saturate (Fashion-MNIST's zero backgrounds), so `all` gives a larger
+//         gradient there. Backward then reads x and y instead of the argmax workspace.
+enum class PoolGradient { first, all };
+const char* pool_gradient_name(PoolGradient g);                  // "first", "all"
+PoolGradient parse_pool_gradient(const std::string& name);  // throws listing the known names
+
 // Resolves a framework's pooling convention for an input of in_h x in_w.
 Pool2dParams make_pool2d_params(PoolKind kind, int kernel, int stride, int pad, PoolPadding padding,
                                 int in_h, int in_w);
@@ -70,6 +81,22 @@ enum class Activation { relu, tanh, sigmoid, gelu, gelu_tanh };
 const char* activation_name(Activation a);  // "relu", "tanh", "sigmoid", "gelu", "gelu_tanh"
 bool is_gelu(Activation a);
 GeluApprox gelu_approx_of(Activation a);  // gelu: exact, gelu_tanh: tanh; throws for the others
+
+// One step of a fused elementwise chain (Backend::fused_elementwise): the running value r
+// starts as input 0, each step replaces it, and the last r is the output:
+//  bias_add         r = r + e[c]   (e [C], c the channel of r's element in [N, C, ...])
+//  activation       r = f(r)       (relu, tanh, sigmoid; GELU is not chained: its gradient reads x)
+//  activation_grad  r = f'(y) r    with y = e, the activation's output (as activation_backward)
+//  mul              r = r * e      add  r = r + e      scale  r = alpha r
+// `operand` is e's index among the op's inputs (-1 for activation and scale).
+enum class ChainOp { bias_add, activation, activation_grad, mul, add, scale };
+const char* chain_op_name(ChainOp op);
+struct ChainStep {
+  ChainOp op = ChainOp::activation;
+  Activation activation = Activation::relu;
+  double alpha = 1.0;
+  int operand = -1;
+};
 
 // Caffe's SGD (sgd_solver.cpp): g += weight_decay * w; h = momentum * h + lr * g; w -= h.
 struct CaffeSgdParams {

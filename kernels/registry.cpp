@@ -21,18 +21,26 @@ using Factory = std::function<std::unique_ptr<Backend>(const BackendOptions&)>;
 struct Entry {
   std::string name;
   Factory factory;
-  std::vector<BackendOption> options;  // the options it takes
+  std::vector<BackendOption> options;       // the options it takes
+  std::vector<cpu::ConvLowering> lowerings;  // the conv_lowering values it takes, its default first
 };
 
 const std::vector<Entry>& table() {
   using O = BackendOption;
   static const std::vector<Entry> entries = {
-      {"reference", make_reference_backend, {O::threads, O::deterministic}},
-      {"eigen", make_eigen_backend, {O::threads, O::conv_mode, O::deterministic}},
-      {"openblas", make_openblas_backend, {O::threads, O::conv_mode, O::deterministic}},
-      {"onednn", make_onednn_backend, {O::threads, O::conv_mode, O::onednn_conv_layout, O::deterministic}},
+      {"reference", make_reference_backend, {O::threads, O::pool_gradient, O::deterministic}, {}},
+      {"eigen", make_eigen_backend,
+       {O::threads, O::conv_mode, O::conv_lowering, O::threading, O::pool_gradient, O::deterministic},
+       eigen_conv_lowerings()},
+      {"openblas", make_openblas_backend,
+       {O::threads, O::conv_mode, O::conv_lowering, O::threading, O::pool_gradient, O::deterministic},
+       openblas_conv_lowerings()},
+      {"onednn", make_onednn_backend,
+       {O::threads, O::conv_mode, O::conv_lowering, O::threading, O::onednn_conv_layout, O::pool_gradient,
+        O::deterministic},
+       onednn_conv_lowerings()},
 #ifdef ABLATE_HAVE_CUDA
-      {"cuda", make_cuda_backend, {O::threads, O::deterministic}},
+      {"cuda", make_cuda_backend, {O::threads, O::pool_gradient, O::deterministic}, {}},
 #endif
   };
   return entries;
@@ -73,15 +81,45 @@ std::vector<std::string> backends_taking(BackendOption option) {
   return names;
 }
 
-void check_backend_options(const std::string& backend, const BackendOptions& options) {
+std::vector<cpu::ConvLowering> conv_lowerings_of(const std::string& backend) { return entry_of(backend).lowerings; }
+
+std::string option_problem(const std::string& backend, const BackendOptions& options, BackendOption option) {
   const Entry& e = entry_of(backend);
+  if (!takes(e, option)) {
+    const std::vector<std::string> owners = backends_taking(option);
+    return describe_option(options, option) + " is an option of the " + joined(owners) +
+           (owners.size() == 1 ? " backend" : " backends") + ", not of '" + backend + "'";
+  }
+  if (option == BackendOption::conv_lowering && options.conv_lowering) {
+    const cpu::ConvLowering asked = *options.conv_lowering;
+    std::vector<std::string> names, owners;
+    for (cpu::ConvLowering l : e.lowerings) names.push_back(cpu::conv_lowering_name(l));
+    for (const Entry& other : table())
+      for (cpu::ConvLowering l : other.lowerings)
+        if (l == asked) owners.push_back(other.name);
+    for (cpu::ConvLowering l : e.lowerings)
+      if (l == asked) return "";
+    return describe_option(options, option) + " is not a lowering of the '" + backend + "' backend (it takes " +
+           joined(names) + "; " + cpu::conv_lowering_name(asked) + " runs on " +
+           (owners.empty() ? std::string("no backend of this build") : joined(owners)) + ")";
+  }
+  if ((option == BackendOption::threading || option == BackendOption::conv_mode) && !e.lowerings.empty()) {
+    try {
+      cpu::resolve_conv_setup(e.lowerings.front(), options.conv_mode, options.conv_lowering, options.threading);
+    } catch (const std::invalid_argument& error) {
+      return error.what();
+    }
+  }
+  return "";
+}
+
+void check_backend_options(const std::string& backend, const BackendOptions& options) {
+  entry_of(backend);
   if (options.threads < 1)
     throw std::invalid_argument("--threads " + std::to_string(options.threads) + ": expected a count of at least 1");
   for (BackendOption option : options_set(options)) {
-    if (takes(e, option)) continue;
-    const std::vector<std::string> owners = backends_taking(option);
-    throw std::invalid_argument(describe_option(options, option) + " is an option of the " + joined(owners) +
-                                (owners.size() == 1 ? " backend" : " backends") + ", not of '" + backend + "'");
+    const std::string problem = option_problem(backend, options, option);
+    if (!problem.empty()) throw std::invalid_argument(problem);
   }
 }
 
@@ -89,6 +127,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
   check_backend_options(name, options);
   std::unique_ptr<Backend> backend = entry_of(name).factory(options);
   backend->set_threads(options.threads);
+  backend->set_pool_gradient(options.pool_gradient.value_or(PoolGradient::first));
   if (options.deterministic && !backend->make_deterministic())
     throw std::invalid_argument("deterministic: backend '" + name + "' cannot promise bit-identical runs (" +
                                 backend->library_version() + ")");

@@ -18,7 +18,7 @@ namespace ablate::bench::run {
 
 struct BackendSettings {
   std::string name;                 // reference, eigen, openblas, onednn, cuda (kernels/registry.h)
-  kernels::BackendOptions options;  // threads, conv_mode, onednn_conv_layout, deterministic
+  kernels::BackendOptions options;  // threads, conv_mode/lowering/threading, onednn_conv_layout, pool_gradient, deterministic
 };
 
 // Checks the name against the build's backends; throws naming `where` and listing them.

@@ -34,6 +34,13 @@ Json config_json(const RunConfig& c) {
       {"backend", c.backend.name},
       {"threads", c.backend.options.threads},
       {"conv_mode", c.backend.options.conv_mode ? Json(kernels::cpu::conv_mode_name(*c.backend.options.conv_mode)) : Json()},
+      {"conv_lowering", c.backend.options.conv_lowering
+                            ? Json(kernels::cpu::conv_lowering_name(*c.backend.options.conv_lowering))
+                            : Json()},
+      {"threading", c.backend.options.threading ? Json(kernels::cpu::threading_name(*c.backend.options.threading)) : Json()},
+      {"pool_gradient", c.backend.options.pool_gradient
+                            ? Json(kernels::pool_gradient_name(*c.backend.options.pool_gradient))
+                            : Json()},
       {"onednn_conv_layout", c.backend.options.onednn_conv_layout
                                  ? Json(kernels::onednn::conv_layout_name(*c.backend.options.onednn_conv_layout))
                                  : Json()},

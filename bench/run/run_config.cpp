@@ -46,7 +46,8 @@ class Origins {
 // error), then parsed into RunConfig's typed fields.
 struct Names {
   std::string strategy, precision = "f32", executor = "sequential", timing = "uniform";
-  std::string conv_mode, onednn_conv_layout;  // empty: the backend's default
+  // empty: the backend's default
+  std::string conv_mode, conv_lowering, threading, onednn_conv_layout, pool_gradient;
 };
 
 // The backend's own switches (kernels::BackendOptions): parsed, then checked against the
@@ -63,12 +64,26 @@ void apply_backend_options(RunConfig& c, const Names& names, Origins& origins) {
     }
   };
   if (!names.conv_mode.empty()) o.conv_mode = parsed("conv_mode", names.conv_mode, kernels::parse_conv_mode);
+  if (!names.conv_lowering.empty())
+    o.conv_lowering = parsed("conv_lowering", names.conv_lowering, kernels::parse_conv_lowering);
+  if (!names.threading.empty()) o.threading = parsed("threading", names.threading, kernels::parse_threading);
   if (!names.onednn_conv_layout.empty())
     o.onednn_conv_layout = parsed("onednn_conv_layout", names.onednn_conv_layout, kernels::parse_conv_layout);
+  if (!names.pool_gradient.empty())
+    o.pool_gradient = parsed("pool_gradient", names.pool_gradient, kernels::parse_pool_gradient);
+  // conv_mode names a lowering and a threading: given as a flag it replaces the preset's pair,
+  // and a flag of the pair replaces the preset's conv_mode.
+  const bool pair_flag = origins.from_flag("conv_lowering") || origins.from_flag("threading");
+  if (origins.from_flag("conv_mode") && !pair_flag) o.conv_lowering.reset(), o.threading.reset();
+  if (pair_flag && !origins.from_flag("conv_mode")) o.conv_mode.reset();
   const auto taken = kernels::backend_options_of(c.backend.name);
-  auto drop_if_untaken = [&](kernels::BackendOption option, const std::string& key, auto& field) {
-    if (!field || std::find(taken.begin(), taken.end(), option) != taken.end()) return;
+  auto drop_if_unfit = [&](kernels::BackendOption option, const std::string& key, auto& field) {
+    if (!field) return;
+    const std::string problem = kernels::option_problem(c.backend.name, o, option);
+    if (problem.empty()) return;
     if (origins.from_flag(key)) {
+      if (std::find(taken.begin(), taken.end(), option) != taken.end())
+        throw std::invalid_argument(origins.of(key) + ": " + problem);
       throw std::invalid_argument(origins.of(key) + ": " + kernels::describe_option(o, option) +
                                   " is not an option of the " + c.backend.name + " backend (the backends that take it: " +
                                   join(kernels::backends_taking(option), ", ") + ")");
@@ -76,8 +91,11 @@ void apply_backend_options(RunConfig& c, const Names& names, Origins& origins) {
     field.reset();
     c.unused_options.push_back(key);
   };
-  drop_if_untaken(kernels::BackendOption::conv_mode, "conv_mode", o.conv_mode);
-  drop_if_untaken(kernels::BackendOption::onednn_conv_layout, "onednn_conv_layout", o.onednn_conv_layout);
+  drop_if_unfit(kernels::BackendOption::conv_mode, "conv_mode", o.conv_mode);
+  drop_if_unfit(kernels::BackendOption::conv_lowering, "conv_lowering", o.conv_lowering);
+  drop_if_unfit(kernels::BackendOption::threading, "threading", o.threading);
+  drop_if_unfit(kernels::BackendOption::onednn_conv_layout, "onednn_conv_layout", o.onednn_conv_layout);
+  drop_if_unfit(kernels::BackendOption::pool_gradient, "pool_gradient", o.pool_gradient);
   kernels::check_backend_options(c.backend.name, o);
 }
 
@@ -105,7 +123,10 @@ void apply_preset(RunConfig& c, Names& names, const models::Preset& p, Origins& 
   text("backend", c.backend.name);
   if (p.has("threads")) c.backend.options.threads = parse_thread_count(p.get("threads"), where("threads"));
   text("conv_mode", names.conv_mode);
+  text("conv_lowering", names.conv_lowering);
+  text("threading", names.threading);
   text("onednn_conv_layout", names.onednn_conv_layout);
+  text("pool_gradient", names.pool_gradient);
   text("precision", names.precision);
   text("optimizer", c.optimizer.type);
   c.optimizer.lr.base_lr = num("base_lr", c.optimizer.lr.base_lr);
@@ -159,7 +180,10 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   if (given("backend", "backend")) c.backend.name = args.get("backend");
   if (given("threads", "threads")) c.backend.options.threads = parse_thread_count(args.get("threads"), "--threads");
   if (given("conv-mode", "conv_mode")) names.conv_mode = args.get("conv-mode");
+  if (given("conv-lowering", "conv_lowering")) names.conv_lowering = args.get("conv-lowering");
+  if (given("threading", "threading")) names.threading = args.get("threading");
   if (given("onednn-conv-layout", "onednn_conv_layout")) names.onednn_conv_layout = args.get("onednn-conv-layout");
+  if (given("pool-gradient", "pool_gradient")) names.pool_gradient = args.get("pool-gradient");
   if (given("precision", "precision")) names.precision = args.get("precision");
   if (given("iterations", "iterations")) {
     c.iterations = args.get_int("iterations", 0, 0);

@@ -51,7 +51,11 @@ void append(Chain& chain, const Chain& next) {
   }
 }
 
-bool fusable(const Node& n) { return is_fusable_step(n.op) || n.op == OpKind::fused_elementwise; }
+// GELU stays its own node: a chain's activation_grad reads the activation's output, GELU's x.
+bool fusable(const Node& n) {
+  if ((n.op == OpKind::activation || n.op == OpKind::activation_grad) && kernels::is_gelu(n.attrs.activation)) return false;
+  return is_fusable_step(n.op) || n.op == OpKind::fused_elementwise;
+}
 
 std::string short_name(const std::string& name) {
   auto slash = name.rfind('/');

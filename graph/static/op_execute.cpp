@@ -18,31 +18,26 @@ using kernels::Tensor;
 
 Tensor flat(const Tensor& t) { return t.reshaped({t.dim(0), t.numel() / t.dim(0)}); }
 
-// The running value of a fused chain lives in `r`; the first step reads `first` unless the
-// node runs in place (then r already holds it).
-void run_fused(const Node& n, kernels::Backend& b, NodeIO& io) {
-  Tensor& r = *io.out[0];
-  bool in_r = io.aliased;
-  for (const FusedStep& s : n.attrs.steps) {
-    const Tensor& src = in_r ? r : *io.in[0];
-    const Tensor* e = s.extra >= 0 ? io.in[static_cast<std::size_t>(s.extra)] : nullptr;
-    switch (s.op) {
-      case OpKind::bias_add:
-        if (!in_r) b.copy(src, r);
-        b.bias_add(r, *e);
-        break;
-      case OpKind::scale:
-        if (!in_r) b.copy(src, r);
-        b.scale(r, s.alpha);
-        break;
-      case OpKind::activation: b.activation_forward(s.activation, src, r); break;
-      case OpKind::activation_grad: b.activation_backward(s.activation, *e, src, r); break;
-      case OpKind::mul: b.mul(src, *e, r); break;
-      case OpKind::add: b.add(src, *e, r); break;
-      default: throw std::logic_error(std::string("fused step ") + op_name(s.op) + " is not elementwise");
-    }
-    in_r = true;
+// A fused chain as one Backend call: the backend applies every step per element in one pass
+// (Backend::fused_elementwise). When the node runs in place, out already holds input 0.
+kernels::ChainOp chain_op(OpKind op) {
+  switch (op) {
+    case OpKind::bias_add: return kernels::ChainOp::bias_add;
+    case OpKind::activation: return kernels::ChainOp::activation;
+    case OpKind::activation_grad: return kernels::ChainOp::activation_grad;
+    case OpKind::mul: return kernels::ChainOp::mul;
+    case OpKind::add: return kernels::ChainOp::add;
+    case OpKind::scale: return kernels::ChainOp::scale;
+    default: throw std::logic_error(std::string("fused step ") + op_name(op) + " is not elementwise");
   }
+}
+
+void run_fused(const Node& n, kernels::Backend& b, NodeIO& io) {
+  std::vector<kernels::ChainStep> steps;
+  for (const FusedStep& s : n.attrs.steps) steps.push_back({chain_op(s.op), s.activation, s.alpha, s.extra});
+  std::vector<const Tensor*> inputs(io.in.begin(), io.in.end());
+  if (io.aliased) inputs[0] = io.out[0];
+  b.fused_elementwise(inputs, steps, *io.out[0]);
 }
 
 // Elementwise ops on host scalars (a loss plus a weight-decay term): plain double math.

@@ -1,8 +1,8 @@
 // Runs one node of the static graph on the Backend: the kernel a TensorFlow OpKernel or a
 // Theano thunk would call. Every op is one Backend call (or a documented short sequence:
-// bias_add and scale copy first unless they run in place; a fused node runs its steps in
-// place on its output buffer), so the static strategy computes with exactly the kernels the
-// layer-wise and dynamic strategies use.
+// bias_add and scale copy first unless they run in place; a fused node is one
+// fused_elementwise call, its steps applied per element in one pass), so the static strategy
+// computes with exactly the kernels the layer-wise and dynamic strategies use.
 #pragma once
 
 #include <cstdint>

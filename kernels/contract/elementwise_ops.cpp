@@ -5,6 +5,8 @@
 #include "kernels/contract/observed_call.h"
 #include "kernels/contract/op_check.h"
 
+#include <string>
+
 namespace ablate::kernels {
 namespace {
 
@@ -58,6 +60,40 @@ void Backend::mul(const Tensor& a, const Tensor& b, Tensor& out) {
   checked_pair(check, "a", a, "b", b);
   checked_pair(check, "a", a, "out", out);
   observed_call(*this, Op::mul, [&] { mul_impl(a, b, out); });
+}
+
+void Backend::fused_elementwise(const std::vector<const Tensor*>& inputs, const std::vector<ChainStep>& steps,
+                                Tensor& out) {
+  const OpCheck check(*this, Op::fused_elementwise);
+  if (inputs.empty() || inputs[0] == nullptr) check.fail("inputs is empty, expected the chain's first operand");
+  if (steps.empty()) check.fail("steps is empty, expected at least one step");
+  const Tensor& first = *inputs[0];
+  check.floating("inputs[0]", first);
+  check.like_shape("out", out, first, first.shape());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const ChainStep& s = steps[i];
+    const std::string step = "steps[" + std::to_string(i) + "] (" + chain_op_name(s.op) + ")";
+    if ((s.op == ChainOp::activation || s.op == ChainOp::activation_grad) && is_gelu(s.activation))
+      check.fail(step + " is " + activation_name(s.activation) +
+                 ", expected relu, tanh or sigmoid (GELU is not chained: its gradient reads x)");
+    const bool needs = s.op != ChainOp::activation && s.op != ChainOp::scale;
+    if (!needs) {
+      if (s.operand != -1) check.fail(step + " has operand " + std::to_string(s.operand) + ", expected none (-1)");
+      continue;
+    }
+    if (s.operand < 1 || s.operand >= static_cast<int>(inputs.size()) || inputs[static_cast<std::size_t>(s.operand)] == nullptr)
+      check.fail(step + " has operand " + std::to_string(s.operand) + ", expected an input index in [1, " +
+                 std::to_string(inputs.size()) + ")");
+    const Tensor& e = *inputs[static_cast<std::size_t>(s.operand)];
+    const std::string arg = "inputs[" + std::to_string(s.operand) + "]";
+    if (s.op == ChainOp::bias_add) {
+      if (first.ndim() < 2) check.fail(step + " needs inputs[0] of [N, C, ...], got rank " + std::to_string(first.ndim()));
+      check.like_shape(arg.c_str(), e, first, {first.dim(1)});
+    } else {
+      check.like_shape(arg.c_str(), e, first, first.shape());
+    }
+  }
+  observed_call(*this, Op::fused_elementwise, [&] { fused_elementwise_impl(inputs, steps, out); });
 }
 
 double Backend::sum(const Tensor& x) {

@@ -25,15 +25,19 @@ void Backend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, cons
   observed_call(*this, Op::pool2d_forward, [&] { pool2d_forward_impl(x, y, workspace, p); });
 }
 
-// y is not read by any backend (max pooling routes through the workspace): it may be empty.
+// y is read only by max pooling's `all` gradient (pool_gradient()); otherwise it may be empty
+// (the first maximum's gradient routes through the workspace).
 void Backend::pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
                               const Pool2dParams& p) {
   const OpCheck check(*this, Op::pool2d_backward);
   const Shape out = checked_pool(check, x, p);
   check.like_shape("dy", dy, x, out);
   check.like_shape("dx", dx, x, x.shape());
+  const bool reads_y = p.kind == PoolKind::max && pool_gradient() == PoolGradient::all;
+  if (reads_y && y.empty())
+    check.fail("y is empty, expected the output of pool2d_forward: max pooling's 'all' gradient compares x with y");
   if (!y.empty()) check.like_shape("y", y, x, out);
-  if (p.kind == PoolKind::max && workspace.empty())
+  if (p.kind == PoolKind::max && !reads_y && workspace.empty())
     check.fail("max pooling needs the workspace that pool2d_forward filled; it is empty");
   observed_call(*this, Op::pool2d_backward, [&] { pool2d_backward_impl(x, y, dy, workspace, dx, p); });
 }

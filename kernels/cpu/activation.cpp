@@ -6,6 +6,7 @@
 
 #include "kernels/gelu_math.h"
 
+#include "kernels/cpu/activation_math.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
 #include "kernels/cpu/parallel_for.h"
@@ -16,19 +17,7 @@ void CpuBackend::activation_forward_impl(Activation a, const Tensor& x, Tensor& 
     using T = decltype(tag);
     const T* in = x.data<T>();
     T* out = y.data<T>();
-    switch (a) {
-      case Activation::relu:
-        parallel_each(threads_, x.numel(), [=](std::int64_t i) { out[i] = in[i] > T(0) ? in[i] : T(0); });
-        break;
-      case Activation::tanh:
-        parallel_each(threads_, x.numel(), [=](std::int64_t i) { out[i] = std::tanh(in[i]); });
-        break;
-      case Activation::sigmoid:
-        parallel_each(threads_, x.numel(), [=](std::int64_t i) { out[i] = T(1) / (T(1) + std::exp(-in[i])); });
-        break;
-      case Activation::gelu:
-      case Activation::gelu_tanh: break;  // run as gelu_forward by Backend::activation_forward
-    }
+    for_activation<T>(a, [&](auto f) { parallel_each(loop_threads_, x.numel(), [=](std::int64_t i) { out[i] = f(in[i]); }); });
   });
 }
 
@@ -38,19 +27,9 @@ void CpuBackend::activation_backward_impl(Activation a, const Tensor& y, const T
     const T* out = y.data<T>();
     const T* g = dy.data<T>();
     T* d = dx.data<T>();
-    switch (a) {
-      case Activation::relu:
-        parallel_each(threads_, y.numel(), [=](std::int64_t i) { d[i] = out[i] > T(0) ? g[i] : T(0); });
-        break;
-      case Activation::tanh:
-        parallel_each(threads_, y.numel(), [=](std::int64_t i) { d[i] = g[i] * (T(1) - out[i] * out[i]); });
-        break;
-      case Activation::sigmoid:
-        parallel_each(threads_, y.numel(), [=](std::int64_t i) { d[i] = g[i] * out[i] * (T(1) - out[i]); });
-        break;
-      case Activation::gelu:
-      case Activation::gelu_tanh: break;  // run as gelu_backward, from x
-    }
+    for_activation_grad<T>(a, [&](auto f) {
+      parallel_each(loop_threads_, y.numel(), [=](std::int64_t i) { d[i] = f(out[i], g[i]); });
+    });
   });
 }
 
@@ -59,7 +38,7 @@ void CpuBackend::gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx
     using T = decltype(tag);
     const T* in = x.data<T>();
     T* out = y.data<T>();
-    parallel_each(threads_, x.numel(), [=](std::int64_t i) { out[i] = gelu_value(in[i], approx); });
+    parallel_each(loop_threads_, x.numel(), [=](std::int64_t i) { out[i] = gelu_value(in[i], approx); });
   });
 }
 
@@ -68,7 +47,7 @@ void CpuBackend::gelu_backward_impl(const Tensor& x, const Tensor& dy, Tensor& d
     using T = decltype(tag);
     const T *in = x.data<T>(), *g = dy.data<T>();
     T* d = dx.data<T>();
-    parallel_each(threads_, x.numel(), [=](std::int64_t i) { d[i] = g[i] * gelu_derivative(in[i], approx); });
+    parallel_each(loop_threads_, x.numel(), [=](std::int64_t i) { d[i] = g[i] * gelu_derivative(in[i], approx); });
   });
 }
 

@@ -58,7 +58,7 @@ void CpuBackend::batch_norm_forward_training_impl(const Tensor& x, const Tensor&
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* in = x.data<T>();
-    for_channels(threads_, g, [&](std::int64_t ch) {
+    for_channels(loop_threads_, g, [&](std::int64_t ch) {
       double sum = 0, squares = 0;
       over_channel(g, ch, [&](std::int64_t i) { sum += in[i]; });
       const double m = sum / g.m();
@@ -77,7 +77,7 @@ void CpuBackend::batch_norm_forward_inference_impl(const Tensor& x, const Tensor
   const Channels g = channels_of(x);
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    for_channels(threads_, g, [&](std::int64_t ch) {
+    for_channels(loop_threads_, g, [&](std::int64_t ch) {
       normalize_channel(g, ch, x.data<T>(), value_or<T>(gamma, ch, 1.0), value_or<T>(beta, ch, 0.0),
                         double(mean.data<T>()[ch]), double(var.data<T>()[ch]), epsilon, y.data<T>());
     });
@@ -91,7 +91,7 @@ void CpuBackend::batch_norm_backward_impl(const Tensor& x, const Tensor& dy, con
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *in = x.data<T>(), *d_out = dy.data<T>();
-    for_channels(threads_, g, [&](std::int64_t ch) {
+    for_channels(loop_threads_, g, [&](std::int64_t ch) {
       const double m = mean.data<T>()[ch], inv_s = 1.0 / std::sqrt(double(var.data<T>()[ch]) + epsilon);
       double sum_dy = 0, sum_dy_xhat = 0;
       over_channel(g, ch, [&](std::int64_t i) {

@@ -57,7 +57,7 @@ void CpuBackend::bias_add_impl(Tensor& y, const Tensor& bias) {
   if (y.numel() == 0) return;
   dispatch_float(y.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    add_channel_bias(threads_, y.data<T>(), bias.data<T>(), y.dim(0), y.dim(1), inner_size(y));
+    add_channel_bias(loop_threads_, y.data<T>(), bias.data<T>(), y.dim(0), y.dim(1), inner_size(y));
   });
 }
 
@@ -68,7 +68,7 @@ void CpuBackend::bias_backward_impl(const Tensor& dy, Tensor& dbias) {
       std::fill(dbias.data<T>(), dbias.data<T>() + dbias.numel(), T(0));
       return;
     }
-    channel_bias_grad(threads_, dy.data<T>(), dy.dim(0), dy.dim(1), inner_size(dy), dbias.data<T>());
+    channel_bias_grad(loop_threads_, dy.data<T>(), dy.dim(0), dy.dim(1), inner_size(dy), dbias.data<T>());
   });
 }
 

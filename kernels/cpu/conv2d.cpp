@@ -5,8 +5,9 @@
 //   forward          Y [K, G*P]  = W [K, R] x col                 then Y -> y [G, K, P] (+ bias)
 //   backward data    col [R, G*P] = W^T x dY [K, G*P]             then col2im -> dx
 //   backward weights dW [K, R]  += dY [K, G*P] x col^T            summed over the groups
-// G = 1 is Caffe's per-image loop (y, dy are used in place: no permutation); conv_mode.h lists
-// the strategies and conv_plan.h how images are split between OpenMP workers and groups.
+// G = 1 is Caffe's per-image loop (y, dy are used in place: no permutation); conv_lowering.h
+// lists the lowerings and threadings and conv_plan.h how images are split between OpenMP
+// workers and groups.
 #include <algorithm>
 
 #include "kernels/cpu/bias_loops.h"
@@ -23,8 +24,9 @@ namespace {
 
 // f(chunk, begin, end) for each chunk of images [n*c/chunks, n*(c+1)/chunks), handed out to the
 // plan's OpenMP workers one at a time. Inside, loops stay on their worker (parallel_for sees
-// omp_in_parallel); workers > 1 only in the omp_* modes, where the library is single-threaded
-// (CpuBackend::set_conv_mode), so no BLAS call inside a parallel region is multi-threaded.
+// omp_in_parallel); workers > 1 only under openmp_images, where the library is single-threaded
+// (CpuBackend::apply_setup), and openmp_frames, where it is held at one thread for the call
+// (LibraryHeldToOne), so no BLAS call inside a parallel region is multi-threaded.
 template <class F> void over_chunks(const ConvPlan& plan, std::int64_t n, F&& f) {
   if (plan.workers <= 1) {
     for (std::int64_t c = 0; c < plan.chunks; ++c) f(c, n * c / plan.chunks, n * (c + 1) / plan.chunks);
@@ -128,18 +130,36 @@ void backward_weights_images(const ConvGeometry& g, const Gemm& gemm, int thread
 
 }  // namespace
 
+// Torch7's openmp_frames: OpenMP over the frames with the BLAS single-threaded inside, while the
+// rest of the run keeps the library's threads. Holds the library at one thread while in scope
+// when the plan has OpenMP workers and the library otherwise has more.
+class CpuBackend::LibraryHeldToOne {
+ public:
+  LibraryHeldToOne(CpuBackend& b, const ConvPlan& plan) : b_(b), held_(plan.workers > 1 && b.library_threads() > 1) {
+    if (held_) b_.set_library_threads(1);
+  }
+  ~LibraryHeldToOne() {
+    if (held_) b_.set_library_threads(b_.library_threads());
+  }
+  LibraryHeldToOne(const LibraryHeldToOne&) = delete;
+  LibraryHeldToOne& operator=(const LibraryHeldToOne&) = delete;
+
+ private:
+  CpuBackend& b_;
+  bool held_;
+};
+
 void CpuBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
                                      const Conv2dParams& p) {
   const ConvGeometry g = conv_geometry(x, w, p);
-  if (!bias.empty()) {
-  }
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const ConvPlan plan = plan_conv(g, conv_mode_, threads_, sizeof(T));
+    const ConvPlan plan = plan_conv(g, setup_.loops, ConvPass::forward, threads_, sizeof(T));
+    const LibraryHeldToOne held(*this, plan);
     const T* b = bias.empty() ? nullptr : bias.data<T>();
     auto gemm = gemm_hook<T>();
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
-      forward_images(g, gemm, threads_, plan.group, x.data<T>(), w.data<T>(), b, y.data<T>(), begin, end);
+      forward_images(g, gemm, loop_threads_, plan.group, x.data<T>(), w.data<T>(), b, y.data<T>(), begin, end);
     });
   });
 }
@@ -148,10 +168,11 @@ void CpuBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Te
   const ConvGeometry g = conv_geometry(dx, w, p);
   dispatch_float(dx.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const ConvPlan plan = plan_conv(g, conv_mode_, threads_, sizeof(T));
+    const ConvPlan plan = plan_conv(g, setup_.loops, ConvPass::backward_data, threads_, sizeof(T));
+    const LibraryHeldToOne held(*this, plan);
     auto gemm = gemm_hook<T>();
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
-      backward_data_images(g, gemm, threads_, plan.group, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
+      backward_data_images(g, gemm, loop_threads_, plan.group, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
     });
   });
 }
@@ -159,23 +180,22 @@ void CpuBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Te
 void CpuBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
                                               const Conv2dParams& p) {
   const ConvGeometry g = conv_geometry(x, dw, p);
-  if (!dbias.empty()) {
-  }
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const ConvPlan plan = plan_conv(g, conv_mode_, threads_, sizeof(T));
+    const ConvPlan plan = plan_conv(g, setup_.loops, ConvPass::backward_weights, threads_, sizeof(T));
+    const LibraryHeldToOne held(*this, plan);
     auto gemm = gemm_hook<T>();
     const std::int64_t size = g.k * g.col_rows();
     T* dw_data = dw.data<T>();
     if (plan.chunks <= 1) {
-      backward_weights_images(g, gemm, threads_, plan.group, x.data<T>(), dy.data<T>(), dw_data, 0, g.n);
+      backward_weights_images(g, gemm, loop_threads_, plan.group, x.data<T>(), dy.data<T>(), dw_data, 0, g.n);
     } else {
       // One partial per chunk, added in chunk order: the same bits whichever worker ran which.
       T* partial = scratch_of<T>(ScratchSlot::weight_partial, static_cast<std::size_t>(plan.chunks * size));
       over_chunks(plan, g.n, [&](std::int64_t c, std::int64_t begin, std::int64_t end) {
-        backward_weights_images(g, gemm, threads_, plan.group, x.data<T>(), dy.data<T>(), partial + c * size, begin, end);
+        backward_weights_images(g, gemm, loop_threads_, plan.group, x.data<T>(), dy.data<T>(), partial + c * size, begin, end);
       });
-      parallel_for(threads_, size, kElementwiseGrain, [&](std::int64_t b, std::int64_t e) {
+      parallel_for(loop_threads_, size, kElementwiseGrain, [&](std::int64_t b, std::int64_t e) {
         for (std::int64_t i = b; i < e; ++i) {
           T s = partial[i];
           for (std::int64_t c = 1; c < plan.chunks; ++c) s += partial[c * size + i];
@@ -183,7 +203,7 @@ void CpuBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy,
         }
       });
     }
-    if (!dbias.empty()) channel_bias_grad(threads_, dy.data<T>(), g.n, g.k, g.pixels(), dbias.data<T>());
+    if (!dbias.empty()) channel_bias_grad(loop_threads_, dy.data<T>(), g.n, g.k, g.pixels(), dbias.data<T>());
   });
 }
 

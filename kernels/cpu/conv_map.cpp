@@ -86,7 +86,7 @@ void CpuBackend::conv2d_map_forward_impl(const Tensor& x, const Tensor& w, const
     using T = decltype(tag);
     const T *xd = x.data<T>(), *wd = w.data<T>(), *b = bias.empty() ? nullptr : bias.data<T>();
     T* yd = y.data<T>();
-    parallel_for(threads_, g.n * g.k, item_grain(work), [&](std::int64_t begin, std::int64_t end) {
+    parallel_for(loop_threads_, g.n * g.k, item_grain(work), [&](std::int64_t begin, std::int64_t end) {
       std::vector<T> wide(flat ? static_cast<std::size_t>(f.len) : 0), pad(flat && f.padded ? static_cast<std::size_t>(f.hp * f.wp) : 0);
       for (std::int64_t item = begin; item < end; ++item) {
         const std::int64_t n = item / g.k, o = item % g.k;
@@ -120,7 +120,7 @@ void CpuBackend::conv2d_map_backward_data_impl(const Tensor& dy, const Tensor& w
     using T = decltype(tag);
     const T *dyd = dy.data<T>(), *wd = w.data<T>();
     T* dxd = dx.data<T>();
-    parallel_for(threads_, g.n * g.c, item_grain(work), [&](std::int64_t begin, std::int64_t end) {
+    parallel_for(loop_threads_, g.n * g.c, item_grain(work), [&](std::int64_t begin, std::int64_t end) {
       // flat: the wide dx, one dy placed for the full correlation, one rotated kernel
       std::vector<T> wide(flat ? static_cast<std::size_t>(f.len) : 0), placed(flat ? static_cast<std::size_t>(f.rows * f.cols) : 0),
           rotated(flat ? static_cast<std::size_t>(c.taps()) : 0);
@@ -162,7 +162,7 @@ void CpuBackend::conv2d_map_backward_weights_impl(const Tensor& x, const Tensor&
     // Per tap, its terms by output column, added up in double at the end: flat, in T over the
     // wide plane (len columns); rows, in double over the OW output columns.
     const std::int64_t columns = flat ? f.len : g.ow;
-    parallel_for(threads_, c.connections, item_grain(g.n * c.taps() * c.out_plane()), [&](std::int64_t begin, std::int64_t end) {
+    parallel_for(loop_threads_, c.connections, item_grain(g.n * c.taps() * c.out_plane()), [&](std::int64_t begin, std::int64_t end) {
       std::vector<T> flat_cols(flat ? static_cast<std::size_t>(c.taps() * columns) : 0);
       std::vector<double> row_cols(flat ? 0 : static_cast<std::size_t>(c.taps() * columns));
       std::vector<T> pad(flat && f.padded ? static_cast<std::size_t>(f.hp * f.wp) : 0),
@@ -182,7 +182,7 @@ void CpuBackend::conv2d_map_backward_weights_impl(const Tensor& x, const Tensor&
                                                         : sum_run(row_cols.data() + tap * columns, columns));
       }
     });
-    if (!dbias.empty()) channel_bias_grad(threads_, dyd, g.n, g.k, c.out_plane(), dbias.data<T>());
+    if (!dbias.empty()) channel_bias_grad(loop_threads_, dyd, g.n, g.k, c.out_plane(), dbias.data<T>());
   });
 }
 

@@ -5,10 +5,11 @@
 
 namespace ablate::kernels::cpu {
 
-ConvPlan plan_conv(const ConvGeometry& g, ConvMode mode, int threads, std::size_t element_bytes) {
+ConvPlan plan_conv(const ConvGeometry& g, const GemmLoops& loops, ConvPass pass, int threads, std::size_t element_bytes) {
   ConvPlan plan;
-  const bool omp = mode == ConvMode::omp_per_image || mode == ConvMode::omp_batched;
-  const bool batched = mode == ConvMode::batched || mode == ConvMode::omp_batched;
+  const bool omp = loops.threading == Threading::openmp_images ||
+                   (loops.threading == Threading::openmp_frames && pass != ConvPass::backward_weights);
+  const bool batched = loops.batched;
   if (omp && threads > 1 && g.n > 1) {
     plan.workers = static_cast<int>(std::min<std::int64_t>(threads, g.n));
     plan.chunks = std::min<std::int64_t>(g.n, plan.workers * kChunksPerWorker);

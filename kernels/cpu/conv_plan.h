@@ -1,4 +1,4 @@
-// How one convolution call is split (see conv_mode.h): how many OpenMP workers share the
+// How one convolution call is split (see conv_lowering.h): how many OpenMP workers share the
 // images (1 = the images in sequence, threads inside the GEMM), in how many contiguous chunks
 // of images they take in turn, and how many images one GEMM covers. Workers take chunks
 // dynamically, so one held up on a shared machine leaves its later chunks to the others;
@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/conv_geometry.h"
-#include "kernels/cpu/conv_mode.h"
+#include "kernels/cpu/conv_lowering.h"
 
 namespace ablate::kernels::cpu {
 
@@ -27,6 +27,10 @@ struct ConvPlan {
   std::int64_t group = 1;   // images per GEMM within a chunk
 };
 
-ConvPlan plan_conv(const ConvGeometry& g, ConvMode mode, int threads, std::size_t element_bytes);
+// Which of the three computations of a convolution is planned: Torch7's openmp_frames
+// threading splits forward and backward data over OpenMP, the weight gradient not.
+enum class ConvPass { forward, backward_data, backward_weights };
+
+ConvPlan plan_conv(const ConvGeometry& g, const GemmLoops& loops, ConvPass pass, int threads, std::size_t element_bytes);
 
 }  // namespace ablate::kernels::cpu

@@ -12,20 +12,39 @@
 
 namespace ablate::kernels::cpu {
 
-// Our OpenMP loops take threads_ explicitly (num_threads), so the setting holds on whatever
+// Our OpenMP loops take loop_threads_ explicitly (num_threads), so the setting holds on whatever
 // thread calls the ops; omp_set_num_threads covers any default-sized region of this thread.
-// The library's own pool gets the thread count unless OpenMP owns the threads (omp_* modes).
+// The library's own pool gets the thread count unless OpenMP owns the threads (openmp_images).
 void CpuBackend::set_threads(int threads) {
   if (threads < 1)
     throw std::invalid_argument(name() + " set_threads: threads " + std::to_string(threads) + ", expected at least 1");
   threads_ = threads;
   omp_set_num_threads(threads);
-  set_library_threads(openmp_owns_threads() ? 1 : threads);
+  apply_setup();
 }
 
-void CpuBackend::set_conv_mode(ConvMode mode) {
-  conv_mode_ = mode;
-  set_library_threads(openmp_owns_threads() ? 1 : threads_);
+void CpuBackend::set_conv_setup(const ConvSetup& setup) {
+  setup_ = setup;
+  apply_setup();
+}
+
+// Under `library` the library owns every thread and the loops run on the caller (Caffe's and
+// Theano's single-threaded layers); oneDNN's direct primitives share OpenMP with the loops.
+void CpuBackend::apply_setup() {
+  const bool library_only = setup_.threading == Threading::library && setup_.lowering != ConvLowering::direct;
+  loop_threads_ = library_only ? 1 : threads_;
+  set_library_threads(library_threads());
+}
+
+std::vector<std::pair<std::string, std::string>> CpuBackend::choices() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (setup_.lowering != ConvLowering::eigen_spatial)
+    if (auto mode = conv_mode_of(setup_.loops)) out.emplace_back("conv_mode", conv_mode_name(*mode));
+  out.emplace_back("conv_lowering", conv_lowering_name(setup_.lowering));
+  out.emplace_back("threading", threading_name(setup_.threading));
+  out.emplace_back("pool.library", std::to_string(library_threads()));
+  out.emplace_back("pool.openmp", std::to_string(loop_threads_));
+  return out;
 }
 
 template <class T>
@@ -40,8 +59,12 @@ template void CpuBackend::run_gemm<double>(bool, bool, int, int, int, double, co
                                            double, double*, int);
 
 std::string CpuBackend::cpu_settings() const {
-  return std::string("conv=") + conv_mode_name(conv_mode_) + ", library threads " +
-         std::to_string(openmp_owns_threads() ? 1 : threads_);
+  const auto mode = conv_mode_of(setup_.loops);
+  const std::string conv = setup_.lowering == ConvLowering::eigen_spatial ? "eigen_spatial"
+                           : mode                                          ? conv_mode_name(*mode)
+                                                                           : threading_name(setup_.loops.threading);
+  return "conv=" + conv + ", lowering " + conv_lowering_name(setup_.lowering) + ", threading " +
+         threading_name(setup_.threading) + ", library threads " + std::to_string(library_threads());
 }
 
 void CpuBackend::gemm_impl(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,

@@ -2,27 +2,32 @@
 // math library does not provide is one OpenMP loop here (kernels/cpu/*.cpp), written once;
 // convolution is im2col + GEMM as in Caffe's BaseConvolutionLayer and Torch's
 // SpatialConvolutionMM (per image, or in groups of images, with the threads in the library or
-// in OpenMP: conv_mode.h), and fully connected layers are one GEMM. A subclass supplies the
-// GEMM (and may override whole ops with library primitives, as onednn does).
+// in OpenMP: conv_lowering.h), and fully connected layers are one GEMM. A subclass supplies the
+// GEMM (and may override whole ops with library primitives, as onednn does, or lower the
+// convolution its own way, as eigen_spatial does).
+// Threads: under the `library` threading model every thread is the library's and the shared
+// loops run on the calling thread, as Caffe 1.0's layers and Theano's C ops (openmp=False by
+// default) did; otherwise the loops take the run's thread count.
 #pragma once
 
 #include <type_traits>
 
 #include "kernels/backend.h"
-#include "kernels/cpu/conv_mode.h"
+#include "kernels/cpu/conv_lowering.h"
 
 namespace ablate::kernels::cpu {
 
 class CpuBackend : public Backend {
  public:
-  // Convolution and threading strategy (conv_mode.h), BackendOptions::conv_mode. The omp_*
-  // modes keep the library single-threaded.
-  explicit CpuBackend(ConvMode mode = default_conv_mode()) : conv_mode_(mode) {}
-  void set_conv_mode(ConvMode mode);
-  ConvMode conv_mode() const { return conv_mode_; }
-  std::vector<std::pair<std::string, std::string>> choices() const override {
-    return {{"conv_mode", conv_mode_name(conv_mode_)}};
-  }
+  // The convolution's lowering and threading (conv_lowering.h), BackendOptions::conv_lowering,
+  // threading and conv_mode resolved. The openmp_images model keeps the library single-threaded.
+  explicit CpuBackend(ConvSetup setup = resolve_conv_setup(ConvLowering::omp_per_image, {}, {}, {})) : setup_(setup) {}
+  void set_conv_setup(const ConvSetup& setup);
+  const ConvSetup& conv_setup() const { return setup_; }
+  // conv_mode (when the im2col loops run a convolution and one names them), conv_lowering,
+  // threading, and the size of each thread pool: pool.library (the BLAS's, Eigen's or oneDNN's),
+  // pool.openmp (the shared loops'), and a subclass's own (eigen_spatial's pool.intra_op).
+  std::vector<std::pair<std::string, std::string>> choices() const override;
 
   void set_threads(int threads) override;
   int threads() const override { return threads_; }
@@ -79,6 +84,8 @@ class CpuBackend : public Backend {
   void axpby_impl(double alpha, const Tensor& x, double beta, Tensor& y) override;
   void add_impl(const Tensor& a, const Tensor& b, Tensor& out) override;
   void mul_impl(const Tensor& a, const Tensor& b, Tensor& out) override;
+  void fused_elementwise_impl(const std::vector<const Tensor*>& inputs, const std::vector<ChainStep>& steps,
+                              Tensor& out) override;
   double sum_impl(const Tensor& x) override;
   double sum_squares_impl(const Tensor& x) override;
   void argmax_rows_impl(const Tensor& x, Tensor& out) override;
@@ -97,9 +104,13 @@ class CpuBackend : public Backend {
 
   // The settings of the shared loops, for library_version(): "conv=omp_per_image, library threads 1".
   std::string cpu_settings() const;
-  // Whether all threads are OpenMP's (omp_* modes): GEMMs outside convolutions are then split
+  // Whether all threads are OpenMP's (openmp_images): GEMMs outside convolutions are then split
   // over OpenMP threads (split_gemm.h) and the library runs single-threaded.
-  bool openmp_owns_threads() const { return conv_mode_ == ConvMode::omp_per_image || conv_mode_ == ConvMode::omp_batched; }
+  bool openmp_owns_threads() const {
+    return setup_.lowering != ConvLowering::eigen_spatial && setup_.loops.threading == Threading::openmp_images;
+  }
+  // The library's pool size that the setup gives: 1 when OpenMP owns the threads.
+  int library_threads() const { return openmp_owns_threads() ? 1 : threads_; }
   // A GEMM of the ops (linear layers, the public gemm): the library's threads, or split_gemm.
   template <class T>
   void run_gemm(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c,
@@ -121,7 +132,15 @@ class CpuBackend : public Backend {
   }
 
   int threads_ = 1;
-  ConvMode conv_mode_;
+  // The shared loops' thread count: 1 under the library threading model, else threads_.
+  int loop_threads_ = 1;
+  ConvSetup setup_;
+
+ protected:
+  class LibraryHeldToOne;  // conv2d.cpp
+
+ private:
+  void apply_setup();
 };
 
 }  // namespace ablate::kernels::cpu

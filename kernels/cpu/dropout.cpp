@@ -13,7 +13,7 @@ void CpuBackend::dropout_mask_impl(Tensor& mask, double keep_prob, std::uint64_t
     using T = decltype(tag);
     T* m = mask.data<T>();
     const T kept = static_cast<T>(1.0 / keep_prob);
-    parallel_each(threads_, mask.numel(), [=](std::int64_t i) {
+    parallel_each(loop_threads_, mask.numel(), [=](std::int64_t i) {
       m[i] = counter_uniform(seed, first_index + static_cast<std::uint64_t>(i)) < keep_prob ? kept : T(0);
     });
   });

@@ -19,7 +19,7 @@ void CpuBackend::fill_impl(Tensor& x, double value) {
     using T = decltype(tag);
     T* p = x.data<T>();
     const T v = static_cast<T>(value);
-    parallel_each(threads_, x.numel(), [=](std::int64_t i) { p[i] = v; });
+    parallel_each(loop_threads_, x.numel(), [=](std::int64_t i) { p[i] = v; });
   });
 }
 
@@ -32,7 +32,7 @@ void CpuBackend::copy_impl(const Tensor& src, Tensor& dst) {
   const auto* from = static_cast<const char*>(src.raw_data());
   auto* to = static_cast<char*>(dst.raw_data());
   const std::int64_t bytes = static_cast<std::int64_t>(src.bytes());
-  parallel_for(threads_, bytes, kElementwiseGrain * 8, [&](std::int64_t b, std::int64_t e) {
+  parallel_for(loop_threads_, bytes, kElementwiseGrain * 8, [&](std::int64_t b, std::int64_t e) {
     std::memcpy(to + b, from + b, static_cast<std::size_t>(e - b));
   });
 }
@@ -42,7 +42,7 @@ void CpuBackend::scale_impl(Tensor& x, double alpha) {
     using T = decltype(tag);
     T* p = x.data<T>();
     const T a = static_cast<T>(alpha);
-    parallel_each(threads_, x.numel(), [=](std::int64_t i) { p[i] *= a; });
+    parallel_each(loop_threads_, x.numel(), [=](std::int64_t i) { p[i] *= a; });
   });
 }
 
@@ -52,7 +52,7 @@ void CpuBackend::axpy_impl(double alpha, const Tensor& x, Tensor& y) {
     const T* px = x.data<T>();
     T* py = y.data<T>();
     const T a = static_cast<T>(alpha);
-    parallel_each(threads_, x.numel(), [=](std::int64_t i) { py[i] += a * px[i]; });
+    parallel_each(loop_threads_, x.numel(), [=](std::int64_t i) { py[i] += a * px[i]; });
   });
 }
 
@@ -62,7 +62,7 @@ void CpuBackend::axpby_impl(double alpha, const Tensor& x, double beta, Tensor& 
     const T* px = x.data<T>();
     T* py = y.data<T>();
     const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
-    parallel_each(threads_, x.numel(), [=](std::int64_t i) { py[i] = a * px[i] + b * py[i]; });
+    parallel_each(loop_threads_, x.numel(), [=](std::int64_t i) { py[i] = a * px[i] + b * py[i]; });
   });
 }
 
@@ -80,11 +80,11 @@ void binary_map(int threads, const Tensor& a, const Tensor& b, Tensor& out, F f)
 }  // namespace
 
 void CpuBackend::add_impl(const Tensor& a, const Tensor& b, Tensor& out) {
-  binary_map(threads_, a, b, out, [](auto x, auto y) { return x + y; });
+  binary_map(loop_threads_, a, b, out, [](auto x, auto y) { return x + y; });
 }
 
 void CpuBackend::mul_impl(const Tensor& a, const Tensor& b, Tensor& out) {
-  binary_map(threads_, a, b, out, [](auto x, auto y) { return x * y; });
+  binary_map(loop_threads_, a, b, out, [](auto x, auto y) { return x * y; });
 }
 
 }  // namespace ablate::kernels::cpu

@@ -25,7 +25,7 @@ void CpuBackend::linear_forward_impl(const Tensor& x, const Tensor& w, const Ten
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     run_gemm<T>(false, true, s.n, s.out, s.in, T(1), x.data<T>(), s.in, w.data<T>(), s.in, T(0), y.data<T>(), s.out);
-    if (!bias.empty()) add_channel_bias(threads_, y.data<T>(), bias.data<T>(), s.n, s.out, 1);
+    if (!bias.empty()) add_channel_bias(loop_threads_, y.data<T>(), bias.data<T>(), s.n, s.out, 1);
   });
 }
 
@@ -42,7 +42,7 @@ void CpuBackend::linear_backward_weights_impl(const Tensor& x, const Tensor& dy,
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     run_gemm<T>(true, false, s.out, s.in, s.n, T(1), dy.data<T>(), s.out, x.data<T>(), s.in, T(0), dw.data<T>(), s.in);
-    if (!dbias.empty()) channel_bias_grad(threads_, dy.data<T>(), s.n, s.out, 1, dbias.data<T>());
+    if (!dbias.empty()) channel_bias_grad(loop_threads_, dy.data<T>(), s.n, s.out, 1, dbias.data<T>());
   });
 }
 

@@ -20,7 +20,7 @@ double CpuBackend::softmax_xent_forward_impl(const Tensor& logits, const Tensor&
     const T* x = logits.data<T>();
     T* p = prob.data<T>();
     const std::int32_t* l = labels.data<std::int32_t>();
-    const double total = parallel_sum(threads_, n, row_grain(k), [&](std::int64_t b, std::int64_t e) {
+    const double total = parallel_sum(loop_threads_, n, row_grain(k), [&](std::int64_t b, std::int64_t e) {
       double s = 0;
       for (std::int64_t r = b; r < e; ++r) {
         const double target = x[r * k + l[r]];  // read before prob (which may alias logits) is written
@@ -40,7 +40,7 @@ void CpuBackend::softmax_xent_backward_impl(const Tensor& prob, const Tensor& la
     T* d = dlogits.data<T>();
     const std::int32_t* l = labels.data<std::int32_t>();
     const T s = static_cast<T>(scale);
-    parallel_for(threads_, n, row_grain(k), [&](std::int64_t b, std::int64_t e) {
+    parallel_for(loop_threads_, n, row_grain(k), [&](std::int64_t b, std::int64_t e) {
       for (std::int64_t r = b; r < e; ++r)
         for (std::int64_t j = 0; j < k; ++j) d[r * k + j] = (p[r * k + j] - (j == l[r] ? T(1) : T(0))) * s;
     });

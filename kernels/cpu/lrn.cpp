@@ -38,7 +38,7 @@ void CpuBackend::lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace,
     const T* in = x.data<T>();
     T* out = y.data<T>();
     T* scale = workspace.data<T>();
-    parallel_for(threads_, n * channels, row_grain(plane * p.size),
+    parallel_for(loop_threads_, n * channels, row_grain(plane * p.size),
                  [&](std::int64_t b, std::int64_t e) {
                    for (std::int64_t r = b; r < e; ++r) {
                      const std::int64_t img = r / channels, c = r % channels;
@@ -66,7 +66,7 @@ void CpuBackend::lrn_backward_impl(const Tensor& x, const Tensor& y, const Tenso
     const T *in = x.data<T>(), *out = y.data<T>(), *g = dy.data<T>(), *scale = workspace.data<T>();
     T* d = dx.data<T>();
     // Per image: ratio = dy * y / scale over all channels, then each channel's window of it.
-    parallel_for(threads_, n, 1, [&](std::int64_t b, std::int64_t e) {
+    parallel_for(loop_threads_, n, 1, [&](std::int64_t b, std::int64_t e) {
       T* ratio = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(channels * plane));
       T* acc = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(plane));
       for (std::int64_t img = b; img < e; ++img) {

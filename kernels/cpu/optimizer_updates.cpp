@@ -19,7 +19,7 @@ void CpuBackend::caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, co
     using T = decltype(tag);
     T *pw = w.data<T>(), *pg = g.data<T>(), *ph = history.data<T>();
     const T lr = static_cast<T>(p.lr), mom = static_cast<T>(p.momentum), wd = static_cast<T>(p.weight_decay);
-    parallel_each(threads_, w.numel(), [=](std::int64_t i) {
+    parallel_each(loop_threads_, w.numel(), [=](std::int64_t i) {
       pg[i] += wd * pw[i];
       ph[i] = mom * ph[i] + lr * pg[i];
       pw[i] -= ph[i];
@@ -34,7 +34,7 @@ void CpuBackend::torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, c
     const T lr = static_cast<T>(p.lr), mom = static_cast<T>(p.momentum), wd = static_cast<T>(p.weight_decay),
             keep = static_cast<T>(1.0 - p.dampening);
     const bool first = p.first_step, nesterov = p.nesterov, use_buffer = p.momentum != 0;
-    parallel_each(threads_, w.numel(), [=](std::int64_t i) {
+    parallel_each(loop_threads_, w.numel(), [=](std::int64_t i) {
       pg[i] += wd * pw[i];
       T step = pg[i];  // momentum 0: Torch7 uses the gradient itself, no buffer
       if (use_buffer) {
@@ -54,7 +54,7 @@ void CpuBackend::adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor&
     const double t = static_cast<double>(p.t);
     const T lr_t = static_cast<T>(p.lr * std::sqrt(1.0 - std::pow(p.beta2, t)) / (1.0 - std::pow(p.beta1, t)));
     const T b1 = static_cast<T>(p.beta1), b2 = static_cast<T>(p.beta2), eps = static_cast<T>(p.epsilon);
-    parallel_each(threads_, w.numel(), [=](std::int64_t i) {
+    parallel_each(loop_threads_, w.numel(), [=](std::int64_t i) {
       pm[i] = b1 * pm[i] + (T(1) - b1) * pg[i];
       pv[i] = b2 * pv[i] + (T(1) - b2) * pg[i] * pg[i];
       pw[i] -= lr_t * pm[i] / (std::sqrt(pv[i]) + eps);

@@ -3,7 +3,8 @@
 // Pool2dParams (op_params.h). Output cell (oh, ow) reads the window
 //   rows [oh*stride_h - pad_top, + kernel_h) and columns [ow*stride_w - pad_left, + kernel_w)
 // clipped to the image. Max: the first largest value wins; the workspace holds its index
-// h*W + w in the plane (i32, shape of y), which backward routes dy to (Caffe's mask).
+// h*W + w in the plane (i32, shape of y), which backward routes dy to (Caffe's mask), or with
+// pool_gradient() all every cell equal to y gets dy (Theano's MaxPoolGrad).
 // Average: the sum over the clipped window divided by the window clipped to
 // [-pad_top, H + pad_bottom_limit) x [-pad_left, W + pad_right_limit) when avg_count_padding
 // (Caffe, Torch), or by the number of real cells otherwise (TF SAME); backward spreads
@@ -184,6 +185,27 @@ void max_backward(int threads, const PoolGeometry& g, const T* dy, const std::in
   });
 }
 
+// Theano's MaxPoolGrad (PoolGradient::all): every cell of a window equal to the window's
+// maximum y gets the window's whole dy.
+template <class T>
+void max_backward_all(int threads, const PoolGeometry& g, const Windows& win, const T* x, const T* y, const T* dy, T* dx) {
+  parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t pl = b; pl < e; ++pl) {
+      const T* in = x + pl * g.h * g.w;
+      T* din = dx + pl * g.h * g.w;
+      const T *top = y + pl * g.oh * g.ow, *dout = dy + pl * g.oh * g.ow;
+      std::fill(din, din + g.h * g.w, T(0));
+      for (std::int64_t oh = 0; oh < g.oh; ++oh)
+        for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+          const T m = top[oh * g.ow + ow], d = dout[oh * g.ow + ow];
+          for (std::int64_t h = win.h.lo[oh]; h < win.h.hi[oh]; ++h)
+            for (std::int64_t w = win.w.lo[ow]; w < win.w.hi[ow]; ++w)
+              if (in[h * g.w + w] == m) din[h * g.w + w] += d;
+        }
+    }
+  });
+}
+
 // kChunk cells of full windows: the mean over the taps (a full window counts kh * kw cells
 // under either divisor rule).
 template <class T>
@@ -248,13 +270,13 @@ void CpuBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspa
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (p.kind == PoolKind::avg) {
-      avg_forward(threads_, g, p, windows_of(g, p), x.data<T>(), y.data<T>());
+      avg_forward(loop_threads_, g, p, windows_of(g, p), x.data<T>(), y.data<T>());
       return;
     }
     // The argmax workspace is allocated on the first call and reused while the shape holds.
     if (workspace.empty() || workspace.dtype() != DType::i32 || workspace.shape() != y.shape())
       workspace = Tensor(y.shape(), DType::i32);
-    max_forward(threads_, g, p, windows_of(g, p), x.data<T>(), y.data<T>(), workspace.data<std::int32_t>());
+    max_forward(loop_threads_, g, p, windows_of(g, p), x.data<T>(), y.data<T>(), workspace.data<std::int32_t>());
   });
 }
 
@@ -264,11 +286,15 @@ void CpuBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Te
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (p.kind == PoolKind::avg) {
-      avg_backward(threads_, g, windows_of(g, p), dy.data<T>(), dx.data<T>());
+      avg_backward(loop_threads_, g, windows_of(g, p), dy.data<T>(), dx.data<T>());
+      return;
+    }
+    if (pool_gradient() == PoolGradient::all) {
+      max_backward_all(loop_threads_, g, windows_of(g, p), x.data<T>(), y.data<T>(), dy.data<T>(), dx.data<T>());
       return;
     }
     OpCheck(*this, Op::pool2d_backward).argmax_workspace(workspace, dy.shape());
-    max_backward(threads_, g, dy.data<T>(), workspace.data<std::int32_t>(), dx.data<T>());
+    max_backward(loop_threads_, g, dy.data<T>(), workspace.data<std::int32_t>(), dx.data<T>());
   });
 }
 

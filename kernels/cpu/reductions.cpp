@@ -12,7 +12,7 @@ double CpuBackend::sum_impl(const Tensor& x) {
   return dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = x.data<T>();
-    return parallel_sum(threads_, x.numel(), kElementwiseGrain,
+    return parallel_sum(loop_threads_, x.numel(), kElementwiseGrain,
                         [=](std::int64_t b, std::int64_t e) { return sum_run(p + b, e - b); });
   });
 }
@@ -21,7 +21,7 @@ double CpuBackend::sum_squares_impl(const Tensor& x) {
   return dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = x.data<T>();
-    return parallel_sum(threads_, x.numel(), kElementwiseGrain,
+    return parallel_sum(loop_threads_, x.numel(), kElementwiseGrain,
                         [=](std::int64_t b, std::int64_t e) { return sum_squares_run(p + b, e - b); });
   });
 }
@@ -32,7 +32,7 @@ void CpuBackend::argmax_rows_impl(const Tensor& x, Tensor& out) {
     const T* p = x.data<T>();
     std::int32_t* o = out.data<std::int32_t>();
     const std::int64_t k = x.dim(1);
-    parallel_for(threads_, x.dim(0), row_grain(k), [&](std::int64_t b, std::int64_t e) {
+    parallel_for(loop_threads_, x.dim(0), row_grain(k), [&](std::int64_t b, std::int64_t e) {
       for (std::int64_t r = b; r < e; ++r) {
         std::int64_t best = 0;
         for (std::int64_t j = 1; j < k; ++j)

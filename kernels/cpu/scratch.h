@@ -10,8 +10,9 @@
 
 namespace ablate::kernels::cpu {
 
-// Independent buffers that one op may hold at the same time.
-enum class ScratchSlot { columns, gemm_out, weight_partial, count };
+// Independent buffers that one op may hold at the same time (layout_*: the NHWC / HWIO copies
+// of the eigen_spatial lowering's operands, kernels/eigen/eigen_spatial_conv.h).
+enum class ScratchSlot { columns, gemm_out, weight_partial, layout_in, layout_out, layout_filters, count };
 
 // At least `bytes` of 64-byte aligned memory for `slot` on the calling thread; contents are
 // unspecified and stay valid until the next call for the same slot on this thread.

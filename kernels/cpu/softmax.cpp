@@ -23,11 +23,11 @@ void map_rows(int threads, const Tensor& x, Tensor& y, RowFn row_fn) {
 }
 
 void CpuBackend::softmax_forward_impl(const Tensor& x, Tensor& y) {
-  map_rows(threads_, x, y, [](const auto* in, auto* out, std::int64_t k) { softmax_row(in, out, k); });
+  map_rows(loop_threads_, x, y, [](const auto* in, auto* out, std::int64_t k) { softmax_row(in, out, k); });
 }
 
 void CpuBackend::log_softmax_forward_impl(const Tensor& x, Tensor& y) {
-  map_rows(threads_, x, y, [](const auto* in, auto* out, std::int64_t k) { log_softmax_row(in, out, k); });
+  map_rows(loop_threads_, x, y, [](const auto* in, auto* out, std::int64_t k) { log_softmax_row(in, out, k); });
 }
 
 void CpuBackend::log_softmax_backward_impl(const Tensor& y, const Tensor& dy, Tensor& dx) {
@@ -36,7 +36,7 @@ void CpuBackend::log_softmax_backward_impl(const Tensor& y, const Tensor& dy, Te
     const std::int64_t k = y.dim(1);
     const T *out = y.data<T>(), *g = dy.data<T>();
     T* d = dx.data<T>();
-    parallel_for(threads_, y.dim(0), row_grain(k), [&](std::int64_t b, std::int64_t e) {
+    parallel_for(loop_threads_, y.dim(0), row_grain(k), [&](std::int64_t b, std::int64_t e) {
       for (std::int64_t r = b; r < e; ++r) {
         double total = 0;
         for (std::int64_t j = 0; j < k; ++j) total += g[r * k + j];

@@ -35,12 +35,15 @@ void CudaBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& worksp
 void CudaBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                                        Tensor& dx, const Pool2dParams& p) {
   PoolGeometry g = pool_geometry(p, x.shape());
-  if (p.kind == PoolKind::max) OpCheck(*this, Op::pool2d_backward).argmax_workspace(workspace, dy.shape());
+  g.all_maxima = g.max && pool_gradient() == PoolGradient::all;
+  const bool argmax = g.max && !g.all_maxima;
+  if (argmax) OpCheck(*this, Op::pool2d_backward).argmax_workspace(workspace, dy.shape());
   if (dx.numel() == 0) return;
-  DeviceArg ddy(dy, false), ddx(dx, true), ws(p.kind == PoolKind::max ? workspace : Tensor(), false);
+  DeviceArg ddy(dy, false), ddx(dx, true), ws(argmax ? workspace : Tensor(), false);
+  DeviceArg dxv(g.all_maxima ? x : Tensor(), false), dyv(g.all_maxima ? y : Tensor(), false);
   with_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    launch_pool_backward<T>(g, ddy.as<T>(), ws.as<std::int32_t>(), ddx.as<T>());
+    launch_pool_backward<T>(g, dxv.as<T>(), dyv.as<T>(), ddy.as<T>(), ws.as<std::int32_t>(), ddx.as<T>());
   });
   ddx.finish();
 }

@@ -168,7 +168,8 @@ __device__ void covering(std::int64_t h, int kernel, int stride, int pad, std::i
   if (hi > out) hi = out;
 }
 
-template <class T> __global__ void pool_backward_kernel(PoolGeometry g, const T* dy, const std::int32_t* argmax, T* dx) {
+template <class T>
+__global__ void pool_backward_kernel(PoolGeometry g, const T* x, const T* y, const T* dy, const std::int32_t* argmax, T* dx) {
   GRID_LOOP(i, g.planes * g.H * g.W) {
     std::int64_t w = i % g.W, h = (i / g.W) % g.H, plane = i / (g.W * g.H);
     std::int64_t oh0, oh1, ow0, ow1;
@@ -180,7 +181,7 @@ template <class T> __global__ void pool_backward_kernel(PoolGeometry g, const T*
       for (std::int64_t ow = ow0; ow < ow1; ++ow) {
         std::int64_t out = base + oh * g.out_w + ow;
         if (g.max) {
-          if (argmax[out] == h * g.W + w) s += dy[out];
+          if (g.all_maxima ? x[i] == y[out] : argmax[out] == h * g.W + w) s += dy[out];
         } else {
           s += double(T(dy[out] / pool_window(g, oh, ow).divisor));
         }
@@ -309,8 +310,9 @@ template <class T> void launch_pool_forward(const PoolGeometry& g, const T* x, T
   pool_forward_kernel<T><<<blocks_for(g.planes * g.out_h * g.out_w), kThreads>>>(g, x, y, argmax);
   ABLATE_CUDA_LAUNCHED();
 }
-template <class T> void launch_pool_backward(const PoolGeometry& g, const T* dy, const std::int32_t* argmax, T* dx) {
-  pool_backward_kernel<T><<<blocks_for(g.planes * g.H * g.W), kThreads>>>(g, dy, argmax, dx);
+template <class T>
+void launch_pool_backward(const PoolGeometry& g, const T* x, const T* y, const T* dy, const std::int32_t* argmax, T* dx) {
+  pool_backward_kernel<T><<<blocks_for(g.planes * g.H * g.W), kThreads>>>(g, x, y, dy, argmax, dx);
   ABLATE_CUDA_LAUNCHED();
 }
 template <class T>
@@ -363,7 +365,7 @@ void launch_adam(T* w, const T* g, T* m, T* v, std::int64_t n, double lr_t, doub
   template void launch_nll_rows<T>(const T*, const std::int32_t*, std::int64_t, std::int64_t, double*);           \
   template void launch_nll_backward<T>(const std::int32_t*, std::int64_t, std::int64_t, double, T*);              \
   template void launch_pool_forward<T>(const PoolGeometry&, const T*, T*, std::int32_t*);                         \
-  template void launch_pool_backward<T>(const PoolGeometry&, const T*, const std::int32_t*, T*);                  \
+  template void launch_pool_backward<T>(const PoolGeometry&, const T*, const T*, const T*, const std::int32_t*, T*); \
   template void launch_pad2d<T>(const T*, std::int64_t, std::int64_t, std::int64_t, int, int, std::int64_t,       \
                                 std::int64_t, T*);                                                                \
   template void launch_crop2d<T>(const T*, std::int64_t, std::int64_t, std::int64_t, int, int, std::int64_t,      \

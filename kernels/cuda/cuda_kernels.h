@@ -42,10 +42,13 @@ struct PoolGeometry {
   std::int64_t planes, H, W, out_h, out_w;
   int kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left, pad_bottom_limit, pad_right_limit;
   bool max, avg_count_padding;
+  bool all_maxima = false;  // max backward: every cell equal to the window's maximum (PoolGradient::all)
 };
 template <class T> void launch_pool_forward(const PoolGeometry& g, const T* x, T* y, std::int32_t* argmax);
-// Gathers, for each input cell, the windows that cover it (no atomics: deterministic).
-template <class T> void launch_pool_backward(const PoolGeometry& g, const T* dy, const std::int32_t* argmax, T* dx);
+// Gathers, for each input cell, the windows that cover it (no atomics: deterministic). Max
+// pooling reads argmax, or x and y when g.all_maxima.
+template <class T>
+void launch_pool_backward(const PoolGeometry& g, const T* x, const T* y, const T* dy, const std::int32_t* argmax, T* dx);
 
 // Zero padding of NCHW planes for asymmetric convolution padding, and its inverse crop.
 template <class T>

@@ -1,8 +1,9 @@
 // The eigen backend: TensorFlow 1.x's CPU math library. GEMM is Eigen's general matrix
 // product over Eigen::Map views of row-major buffers (Eigen uses OpenMP for its GEMM when
 // built with -fopenmp, threads set by Eigen::setNbThreads); every other op is the shared
-// OpenMP loops of kernels/cpu, convolution as im2col + GEMM. TensorFlow itself runs its
-// convolutions as Eigen tensor contractions over NHWC patches: the GEMM is the same kernel.
+// OpenMP loops of kernels/cpu. Convolution is im2col + Eigen GEMM on NCHW (the per_image_gemm,
+// batched_gemm and omp_per_image lowerings), or TensorFlow's own way, Eigen tensor
+// contractions over NHWC patches on an intra-op pool (eigen_spatial: eigen_spatial_conv.h).
 #include "kernels/eigen/eigen_backend.h"
 
 // GCC 12 reports "may be used uninitialized" inside Eigen's AVX-512 packet code: a false positive.
@@ -11,7 +12,10 @@
 
 #include <string>
 
+#include "kernels/cpu/bias_loops.h"
 #include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/eigen/eigen_spatial_conv.h"
 
 namespace ablate::kernels {
 namespace {
@@ -60,13 +64,57 @@ class EigenBackend final : public cpu::CpuBackend {
              double beta, double* c, int ldc) override {
     eigen_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
-  void set_library_threads(int threads) override { Eigen::setNbThreads(threads); }
+  void set_library_threads(int threads) override {
+    Eigen::setNbThreads(threads);
+    spatial_.set_threads(threads_);  // the intra-op pool: the run's thread count
+  }
+
+  // eigen_spatial: TensorFlow's NHWC contractions; the other lowerings: the shared im2col loops.
+  bool spatial() const { return setup_.lowering == cpu::ConvLowering::eigen_spatial; }
+  void conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                           const Conv2dParams& p) override {
+    if (!spatial()) return CpuBackend::conv2d_forward_impl(x, w, bias, y, p);
+    spatial_.forward(x, w, y, p);
+    if (!bias.empty()) bias_add_impl(y, bias);  // TensorFlow's BiasAdd, a separate op
+  }
+  void conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override {
+    if (!spatial()) return CpuBackend::conv2d_backward_data_impl(dy, w, dx, p);
+    spatial_.backward_data(dy, w, dx, p);
+  }
+  void conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
+                                    const Conv2dParams& p) override {
+    if (!spatial()) return CpuBackend::conv2d_backward_weights_impl(x, dy, dw, dbias, p);
+    spatial_.backward_weights(x, dy, dw, p);
+    if (!dbias.empty()) bias_backward_impl(dy, dbias);  // TensorFlow's BiasAddGrad
+  }
+
+ public:
+  // CpuBackend's, and with eigen_spatial the intra-op pool, the layout and the reorders done.
+  std::vector<std::pair<std::string, std::string>> choices() const override {
+    auto out = CpuBackend::choices();
+    if (!spatial()) return out;
+    out.emplace_back("pool.intra_op", std::to_string(spatial_.threads()));
+    out.emplace_back("layout", "nhwc");
+    out.emplace_back("reorders.activations", std::to_string(spatial_.activation_reorders()));
+    out.emplace_back("reorders.filters", std::to_string(spatial_.filter_reorders()));
+    out.emplace_back("reorders.bytes", std::to_string(spatial_.reorder_bytes()));
+    return out;
+  }
+
+ private:
+  eigen::EigenSpatialConv spatial_;
 };
 
 }  // namespace
 
+std::vector<cpu::ConvLowering> eigen_conv_lowerings() {
+  using L = cpu::ConvLowering;
+  return {L::omp_per_image, L::per_image_gemm, L::batched_gemm, L::eigen_spatial};
+}
+
 std::unique_ptr<Backend> make_eigen_backend(const BackendOptions& options) {
-  auto backend = std::make_unique<EigenBackend>(options.conv_mode.value_or(cpu::default_conv_mode()));
+  auto backend = std::make_unique<EigenBackend>(cpu::resolve_conv_setup(
+      eigen_conv_lowerings().front(), options.conv_mode, options.conv_lowering, options.threading));
   backend->set_threads(options.threads);
   return backend;
 }

@@ -34,8 +34,8 @@ const char* isa_name(dnnl::cpu_isa isa) {
 
 }  // namespace
 
-OnednnBackend::OnednnBackend(OnednnOptions options, cpu::ConvMode conv_mode)
-    : CpuBackend(conv_mode), options_(options), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+OnednnBackend::OnednnBackend(OnednnOptions options, const cpu::ConvSetup& setup)
+    : CpuBackend(setup), options_(options), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
 
 std::string OnednnBackend::library_version() const {
   const dnnl_version_t* v = dnnl_version();
@@ -132,6 +132,11 @@ dnnl::primitive_attr OnednnBackend::attr() const {
 
 }  // namespace onednn
 
+std::vector<cpu::ConvLowering> onednn_conv_lowerings() {
+  using L = cpu::ConvLowering;
+  return {L::direct, L::omp_per_image, L::per_image_gemm, L::batched_gemm};
+}
+
 std::unique_ptr<Backend> make_onednn_backend(const BackendOptions& options) {
   onednn::OnednnOptions own;
   if (options.onednn_conv_layout) {
@@ -142,7 +147,10 @@ std::unique_ptr<Backend> make_onednn_backend(const BackendOptions& options) {
           "plain, nhwc or blocked");
     own.conv_layout = *options.onednn_conv_layout;
   }
-  auto backend = std::make_unique<onednn::OnednnBackend>(own, options.conv_mode.value_or(cpu::default_conv_mode()));
+  auto backend = std::make_unique<onednn::OnednnBackend>(own, cpu::resolve_conv_setup(onednn_conv_lowerings().front(),
+                                                                                     options.conv_mode,
+                                                                                     options.conv_lowering,
+                                                                                     options.threading));
   backend->set_threads(options.threads);
   return backend;
 }

@@ -38,8 +38,10 @@ struct OnednnOptions {
 
 class OnednnBackend : public cpu::CpuBackend {
  public:
-  // conv_mode: the shared loops' convolution strategy, for the f64 convolutions (conv_mode.h).
-  explicit OnednnBackend(OnednnOptions options = {}, cpu::ConvMode conv_mode = cpu::default_conv_mode());
+  // setup: the convolution's lowering (direct: the primitives) and the shared loops' strategy,
+  // which runs the other lowerings and the f64 convolutions (conv_lowering.h).
+  explicit OnednnBackend(OnednnOptions options = {},
+                         const cpu::ConvSetup& setup = cpu::resolve_conv_setup(cpu::ConvLowering::direct, {}, {}, {}));
 
   std::string name() const override { return "onednn"; }
   std::string library_version() const override;
@@ -50,6 +52,8 @@ class OnednnBackend : public cpu::CpuBackend {
   // The conv mode of the shared loops and each cached convolution's layout.
   std::vector<std::pair<std::string, std::string>> choices() const override;
   const OnednnOptions& options() const { return options_; }
+  // Whether convolutions run on oneDNN's primitives (the direct lowering; f32 only).
+  bool direct_conv() const { return setup_.lowering == cpu::ConvLowering::direct; }
 
   // Cache counters: entries built (primitive descriptors + primitives) and cache hits.
   std::int64_t primitive_builds() const { return cache_.counters().builds; }

@@ -55,7 +55,7 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvShape& s, prop_ki
 
 void OnednnBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
                                         const Conv2dParams& p) {
-  if (x.dtype() != DType::f32) return CpuBackend::conv2d_forward_impl(x, w, bias, y, p);
+  if (x.dtype() != DType::f32 || !direct_conv()) return CpuBackend::conv2d_forward_impl(x, w, bias, y, p);
   const bool with_bias = !bias.empty();
   ConvShape s(x.shape(), w.shape(), with_bias, p);
   CacheKey key("conv2d_fwd");
@@ -79,7 +79,7 @@ void OnednnBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const 
 }
 
 void OnednnBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {
-  if (dy.dtype() != DType::f32) return CpuBackend::conv2d_backward_data_impl(dy, w, dx, p);
+  if (dy.dtype() != DType::f32 || !direct_conv()) return CpuBackend::conv2d_backward_data_impl(dy, w, dx, p);
   ConvShape s(dx.shape(), w.shape(), false, p);
   CacheKey key("conv2d_bwd_data");
   s.add_to(key);
@@ -103,7 +103,7 @@ void OnednnBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w,
 
 void OnednnBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
                                                  const Conv2dParams& p) {
-  if (x.dtype() != DType::f32) return CpuBackend::conv2d_backward_weights_impl(x, dy, dw, dbias, p);
+  if (x.dtype() != DType::f32 || !direct_conv()) return CpuBackend::conv2d_backward_weights_impl(x, dy, dw, dbias, p);
   const bool with_bias = !dbias.empty();
   ConvShape s(x.shape(), dw.shape(), with_bias, p);
   CacheKey key("conv2d_bwd_weights");

@@ -5,7 +5,8 @@
 // padding_r = (out - 1) * stride + kernel - in - pad_l. When that is negative (floor rounding
 // drops the last rows), the input is cropped to the rows the windows reach instead.
 // Windows that oneDNN would average differently (Caffe's ceil mode clipping the divisor at
-// in + pad, windows wholly inside the padding) fall back to CpuBackend's loop.
+// in + pad, windows wholly inside the padding) fall back to CpuBackend's loop, and so does
+// max pooling's backward under pool_gradient() all.
 
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
@@ -78,6 +79,10 @@ void OnednnBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& work
 void OnednnBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                                          Tensor& dx, const Pool2dParams& p) {
   if (x.dtype() != DType::f32) return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
+  // oneDNN's max-pooling backward routes dy to one cell per window: Theano's gradient to every
+  // maximal cell (PoolGradient::all) is the shared loop's, which reads x and y.
+  if (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all)
+    return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
   PoolShape s(x, p);
   if (!s.supported) return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
 

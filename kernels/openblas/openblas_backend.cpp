@@ -65,8 +65,14 @@ class OpenBlasBackend final : public cpu::CpuBackend {
 
 }  // namespace
 
+std::vector<cpu::ConvLowering> openblas_conv_lowerings() {
+  using L = cpu::ConvLowering;
+  return {L::omp_per_image, L::per_image_gemm, L::batched_gemm};
+}
+
 std::unique_ptr<Backend> make_openblas_backend(const BackendOptions& options) {
-  auto backend = std::make_unique<OpenBlasBackend>(options.conv_mode.value_or(cpu::default_conv_mode()));
+  auto backend = std::make_unique<OpenBlasBackend>(cpu::resolve_conv_setup(
+      openblas_conv_lowerings().front(), options.conv_mode, options.conv_lowering, options.threading));
   backend->set_threads(options.threads);
   return backend;
 }

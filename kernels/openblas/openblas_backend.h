@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "kernels/backend.h"
 #include "kernels/backend_options.h"
@@ -9,5 +10,7 @@
 namespace ablate::kernels {
 
 std::unique_ptr<Backend> make_openblas_backend(const BackendOptions& options = {});
+// The convolution lowerings it takes (kernels/cpu/conv_lowering.h), its default first.
+std::vector<cpu::ConvLowering> openblas_conv_lowerings();
 
 }  // namespace ablate::kernels

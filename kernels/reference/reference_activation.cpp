@@ -9,36 +9,11 @@
 #include <cmath>
 
 #include "kernels/gelu_math.h"
+#include "kernels/activation_formulas.h"
 #include "kernels/reference/reference_backend_impl.h"
 #include "kernels/reference/reference_loops.h"
 
 namespace ablate::kernels::reference {
-namespace {
-
-double activate(Activation a, double x) {
-  switch (a) {
-    case Activation::relu: return x > 0 ? x : 0.0;
-    case Activation::tanh: return std::tanh(x);
-    case Activation::sigmoid: return 1.0 / (1.0 + std::exp(-x));
-    case Activation::gelu:
-    case Activation::gelu_tanh: break;  // run as gelu_forward by Backend::activation_forward
-  }
-  return 0;
-}
-
-// f'(x) written in terms of y = f(x).
-double derivative_from_output(Activation a, double y) {
-  switch (a) {
-    case Activation::relu: return y > 0 ? 1.0 : 0.0;
-    case Activation::tanh: return 1.0 - y * y;
-    case Activation::sigmoid: return y * (1.0 - y);
-    case Activation::gelu:
-    case Activation::gelu_tanh: break;  // run as gelu_backward, from x
-  }
-  return 0;
-}
-
-}  // namespace
 
 void ReferenceBackend::activation_forward_impl(Activation a, const Tensor& x, Tensor& y) {
   with_float_type(x.dtype(), [&](auto tag) {

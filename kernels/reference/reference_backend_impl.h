@@ -86,6 +86,8 @@ class ReferenceBackend final : public Backend {
   void axpby_impl(double alpha, const Tensor& x, double beta, Tensor& y) override;
   void add_impl(const Tensor& a, const Tensor& b, Tensor& out) override;
   void mul_impl(const Tensor& a, const Tensor& b, Tensor& out) override;
+  void fused_elementwise_impl(const std::vector<const Tensor*>& inputs, const std::vector<ChainStep>& steps,
+                              Tensor& out) override;
   double sum_impl(const Tensor& x) override;
   double sum_squares_impl(const Tensor& x) override;
   void argmax_rows_impl(const Tensor& x, Tensor& out) override;

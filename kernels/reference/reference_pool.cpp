@@ -3,7 +3,8 @@
 // Window of output (oh, ow): rows [oh*stride_h - pad_top, ... + kernel_h), likewise columns.
 //  - max: the largest real (unpadded) cell; the first in raster order wins a tie, as in
 //    Caffe's MaxPoolForward. The workspace is i32 [N,C,OH,OW] holding the argmax as a flat
-//    index h*W + w within the input plane; backward routes dy there.
+//    index h*W + w within the input plane; backward routes dy there, or, with pool_gradient()
+//    all (Theano's MaxPoolGrad), to every real cell equal to the window's maximum.
 //  - avg: the sum of the real cells divided by the window clipped to
 //    [-pad_top, H + pad_bottom_limit) when avg_count_padding (Caffe, Torch: padded cells
 //    count), or by the number of real cells (TF SAME). Backward spreads dy / divisor back.
@@ -64,6 +65,18 @@ template <class T> void max_pool_backward(const Pool2dParams& p, std::int64_t pl
   });
 }
 
+// PoolGradient::all, Theano's MaxPoolGrad: every real cell of a window equal to its maximum
+// y gets the window's whole dy.
+template <class T> void max_pool_backward_all(const Pool2dParams& p, std::int64_t planes, std::int64_t H, std::int64_t W,
+                                              const T* x, const T* y, const T* dy, T* dx) {
+  std::fill(dx, dx + planes * H * W, T(0));
+  for_each_pool_window(p, planes, H, W, [&](std::int64_t plane, std::int64_t out, const PoolWindow& win) {
+    for (std::int64_t h = win.h0; h < win.h1; ++h)
+      for (std::int64_t w = win.w0; w < win.w1; ++w)
+        if (x[plane * H * W + h * W + w] == y[out]) dx[plane * H * W + h * W + w] += dy[out];
+  });
+}
+
 template <class T> void avg_pool_forward(const Pool2dParams& p, std::int64_t planes, std::int64_t H, std::int64_t W,
                                          const T* x, T* y) {
   for_each_pool_window(p, planes, H, W, [&](std::int64_t plane, std::int64_t out, const PoolWindow& win) {
@@ -105,7 +118,9 @@ void ReferenceBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, co
   std::int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
   with_float_type(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if (p.kind == PoolKind::max) {
+    if (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all) {
+      max_pool_backward_all<T>(p, N * C, H, W, x.data<T>(), y.data<T>(), dy.data<T>(), dx.data<T>());
+    } else if (p.kind == PoolKind::max) {
       const OpCheck check(*this, Op::pool2d_backward);
       check.argmax_workspace(workspace, dy.shape());
       const std::int32_t* argmax = workspace.data<std::int32_t>();

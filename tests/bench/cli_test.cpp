@@ -249,3 +249,24 @@ TEST_F(Cli, DeterministicRunsRepeatBitForBitAndRecordTheBackendsChoices) {
   EXPECT_CONTAINS(ra, "\"backend.conv_layout_setting\":\"plain\"");
   EXPECT_CONTAINS(ra, "\"backend.conv_mode\":");
 }
+
+// A run records the math factors it was given and what the backend resolved: the lowering, the
+// threading, each pool's size, eigen_spatial's NHWC layout and the reorders it made, and the
+// max-pool gradient.
+TEST_F(Cli, RunRecordsTheConvolutionLoweringThreadingPoolsAndReorders) {
+  fs::path out = dir_ / "math.jsonl";
+  ASSERT_EQ(ablate("run --framework tensorflow --dataset synthetic --backend eigen --conv-lowering eigen_spatial "
+                   "--threads 2 --pool-gradient all --iterations 2 --batch 4 --test-batch 50 --test-iterations 1 "
+                   "--quiet --out " + out.string())
+                .exit_code,
+            0);
+  const std::string r = slurp(out);
+  EXPECT_CONTAINS(r, "\"conv_lowering\":\"eigen_spatial\"");
+  EXPECT_CONTAINS(r, "\"pool_gradient\":\"all\"");
+  EXPECT_CONTAINS(r, "\"backend.conv_lowering\":\"eigen_spatial\"");
+  EXPECT_CONTAINS(r, "\"backend.threading\":\"intra_inter\"");
+  EXPECT_CONTAINS(r, "\"backend.pool.intra_op\":\"2\"");
+  EXPECT_CONTAINS(r, "\"backend.layout\":\"nhwc\"");
+  EXPECT_CONTAINS(r, "\"backend.reorders.activations\":");
+  EXPECT_EQ(r.find("\"backend.reorders.activations\":\"0\""), std::string::npos) << "convolutions ran NHWC";
+}

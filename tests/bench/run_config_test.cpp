@@ -200,6 +200,39 @@ TEST(RunConfig, BackendSwitchesAreFlagsAndPresetKeysCheckedAgainstTheBackend) {
   EXPECT_CONTAINS(error_of({"--preset", preset_file("bad", "conv_mode fastest\n")}), ".preset:");
 }
 
+TEST(RunConfig, LoweringThreadingAndPoolGradientAreFlagsAndPresetKeys) {
+  using ablate::kernels::cpu::ConvLowering;
+  using ablate::kernels::cpu::Threading;
+  RunConfig c = resolve({"--backend", "eigen", "--conv-lowering", "eigen_spatial", "--threading", "intra_inter",
+                         "--pool-gradient", "all"});
+  EXPECT_EQ(*c.backend.options.conv_lowering, ConvLowering::eigen_spatial);
+  EXPECT_EQ(*c.backend.options.threading, Threading::intra_inter);
+  EXPECT_EQ(*c.backend.options.pool_gradient, ablate::kernels::PoolGradient::all);
+  // A lowering the backend does not run, a threading the lowering does not run under, and an
+  // unknown name: errors naming the flag and both sides.
+  EXPECT_CONTAINS(error_of({"--backend", "openblas", "--conv-lowering", "eigen_spatial"}),
+                  "--conv-lowering: conv_lowering 'eigen_spatial' is not a lowering of the 'openblas' backend");
+  EXPECT_CONTAINS(error_of({"--backend", "eigen", "--conv-lowering", "eigen_spatial", "--threading", "library"}),
+                  "--threading: threading 'library' does not apply to conv_lowering 'eigen_spatial'");
+  EXPECT_CONTAINS(error_of({"--backend", "eigen", "--threading", "gpu"}), "--threading: threading model 'gpu'");
+  EXPECT_CONTAINS(error_of({"--backend", "eigen", "--conv-mode", "batched", "--threading", "library"}),
+                  "give conv_mode or those, not both");
+  // From a preset: where the backend does not run it, recorded as unused and the default runs.
+  const std::string tf = preset_file("spatial", "conv_lowering eigen_spatial\nthreading intra_inter\n");  // eigen
+  RunConfig p = resolve({"--preset", tf, "--backend", "openblas"});
+  EXPECT_FALSE(p.backend.options.conv_lowering.has_value());
+  EXPECT_FALSE(p.backend.options.threading.has_value());
+  EXPECT_EQ(p.unused_options, (std::vector<std::string>{"conv_lowering", "threading"}));
+  // A flag of one kind replaces the preset's other kind.
+  RunConfig old = resolve({"--preset", tf, "--conv-mode", "omp_batched"});
+  EXPECT_FALSE(old.backend.options.conv_lowering.has_value());
+  EXPECT_EQ(*old.backend.options.conv_mode, ablate::kernels::cpu::ConvMode::omp_batched);
+  RunConfig ours = resolve({"--preset", tf, "--conv-lowering", "omp_per_image"});
+  EXPECT_EQ(*ours.backend.options.conv_lowering, ConvLowering::omp_per_image);
+  EXPECT_FALSE(ours.backend.options.threading.has_value()) << "the preset's intra_inter does not fit: dropped";
+  EXPECT_EQ(ours.unused_options, std::vector<std::string>{"threading"});
+}
+
 TEST(RunConfig, ScaleShortensIterationsOrEpochs) {
   RunConfig c = resolve({"--scale", "0.05"});  // caffe-mnist: 10,000 iterations
   EXPECT_EQ(c.iterations, 500);

@@ -73,12 +73,15 @@ std::vector<Case> gemm_linear_cases();
 std::vector<Case> conv_cases();
 std::vector<Case> conv_map_cases();
 std::vector<Case> pool_cases();
+// Max pooling over inputs full of ties (the pool_gradient option decides where dy goes).
+std::vector<Case> pool_tie_cases();
 std::vector<Case> activation_cases();
 std::vector<Case> lrn_cases();
 std::vector<Case> batch_norm_cases();
 std::vector<Case> dropout_cases();
 std::vector<Case> loss_cases();
 std::vector<Case> elementwise_cases();
+std::vector<Case> fused_elementwise_cases();
 std::vector<Case> optimizer_cases();
 // Every case of the lists above, in their order.
 std::vector<Case> all_cases();

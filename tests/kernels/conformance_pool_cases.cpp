@@ -1,7 +1,10 @@
 // Conformance cases of pooling: max and avg under each padding convention (Caffe ceil, TF
 // SAME, valid), forward and backward, over seeded random shapes with odd sizes, kernels 1-4,
 // strides 1-3 and padding below the kernel; plus the framework layers (Caffe cifar10_quick
-// 3/2, TF MNIST 2/2 SAME, Torch 3/3 pad 1).
+// 3/2, TF MNIST 2/2 SAME, Torch 3/3 pad 1). pool_tie_cases: max pooling over inputs full of
+// ties (a few values, half of them zero, as Fashion-MNIST's backgrounds), where the gradient's
+// destination depends on the backend's pool_gradient (first or all).
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -62,7 +65,41 @@ void add_pool_cases(std::vector<Case>& cases, const PoolShape& s, std::uint64_t 
                    }});
 }
 
+// x with values in {-1, -0.5, 0, 0.5, 1}, half of them 0: most windows hold tied maxima.
+Tensor tied_input(OpRun& r, const Shape& shape) {
+  Tensor host = random_tensor(shape, r.dtype(), r.rng(), -1.0, 1.0);
+  for (std::int64_t i = 0; i < host.numel(); ++i) {
+    const double v = host.at(i);
+    host.set(i, i % 2 == 0 ? 0.0 : std::round(v * 2) / 2);
+  }
+  return r.place(host);
+}
+
+void add_tie_cases(std::vector<Case>& cases, const PoolShape& s, std::uint64_t seed) {
+  const double window = double(s.p.kernel_h * s.p.kernel_w);
+  cases.push_back({"pool2d_backward", "ties, " + s.describe(), seed, [s, window](OpRun& r) {
+                     Tensor x = tied_input(r, s.x()), y = r.output(s.y()), workspace;
+                     r.backend().pool2d_forward(x, y, workspace, s.p);
+                     Tensor dy = r.input(s.y()), dx = r.output(s.x());
+                     r.backend().pool2d_backward(x, y, dy, workspace, dx, s.p);
+                     r.keep("y", y, window);
+                     r.keep("dx", dx, window);
+                   }});
+}
+
 }  // namespace
+
+std::vector<Case> pool_tie_cases() {
+  std::vector<Case> cases;
+  Rng rng(0x71E5);
+  std::uint64_t seed = 3900;
+  for (PoolPadding padding : {PoolPadding::caffe_ceil, PoolPadding::tf_same, PoolPadding::valid}) {
+    for (int i = 0; i < 8; ++i, seed += 10) add_tie_cases(cases, random_pool_shape(rng, PoolKind::max, padding), seed);
+    add_tie_cases(cases, pool_shape(PoolKind::max, padding, 2, 3, 12, 12, 2, 2, 0), seed += 10);  // LeNet 2/2
+    add_tie_cases(cases, pool_shape(PoolKind::max, padding, 2, 2, 9, 9, 3, 2, 0), seed += 10);    // overlapping 3/2
+  }
+  return cases;
+}
 
 std::vector<Case> pool_cases() {
   std::vector<Case> cases;

@@ -11,6 +11,10 @@
 // backend: outputs and gradients are compared, never workspaces.
 //
 // Each backend runs at 1 and at 2 threads: the parallel loops split work differently.
+// Backends: every backend with its default options runs every op family. Lowerings: each
+// convolution lowering and threading model a backend takes (kernels/cpu/conv_lowering.h) runs
+// the convolution and GEMM families. PoolGradients: every backend with pool_gradient all runs
+// pooling with and without ties against the reference under the same setting.
 //
 // A backend whose factory still throws "not built yet" is skipped with that message (its
 // tests run as soon as it lands); any other factory error fails.
@@ -27,15 +31,29 @@
 namespace ablate::kernels::test {
 namespace {
 
-using Param = std::tuple<std::string, DType, int>;  // backend, dtype, threads
+// One configuration of a backend: its name, its options (threads aside) and a label for the
+// test's name.
+struct Variant {
+  std::string backend;
+  BackendOptions options;
+  std::string label;
+};
+void PrintTo(const Variant& v, std::ostream* out) { *out << v.label; }
 
-class Conformance : public ::testing::TestWithParam<Param> {
+using Param = std::tuple<Variant, DType, int>;  // backend variant, dtype, threads
+
+class ConformanceBase : public ::testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
-    const auto& [name, dtype, threads] = GetParam();
-    reference_ = make_backend("reference");
+    const auto& [variant, dtype, threads] = GetParam();
+    const std::string& name = variant.backend;
+    BackendOptions reference_options;
+    reference_options.pool_gradient = variant.options.pool_gradient;  // the same semantics on both sides
+    reference_ = make_backend("reference", reference_options);
     try {
-      tested_ = make_backend(name, threads);
+      BackendOptions options = variant.options;
+      options.threads = threads;
+      tested_ = make_backend(name, options);
     } catch (const std::exception& e) {
       std::string what = e.what();
       if (what.find("not built yet") != std::string::npos)
@@ -57,14 +75,14 @@ class Conformance : public ::testing::TestWithParam<Param> {
 
   // Runs every case; reports each failing case with its op, shape and output.
   void check(const std::vector<Case>& cases) {
-    const auto& [name, dtype, threads] = GetParam();
+    const auto& [variant, dtype, threads] = GetParam();
     ASSERT_FALSE(cases.empty());
     int failed = 0;
     for (const Case& c : cases) {
       for (const std::string& failure : run_and_compare(*reference_, *tested_, c, dtype)) {
         ++failed;
-        ADD_FAILURE() << name << " " << dtype_name(dtype) << " " << threads << " thread(s) " << c.op << " (" << c.shape << ", seed " << c.seed
-                      << "): " << failure;
+        ADD_FAILURE() << variant.label << " " << dtype_name(dtype) << " " << threads << " thread(s) " << c.op << " ("
+                      << c.shape << ", seed " << c.seed << "): " << failure;
       }
     }
     RecordProperty("cases", static_cast<int>(cases.size()));
@@ -74,17 +92,28 @@ class Conformance : public ::testing::TestWithParam<Param> {
   std::unique_ptr<Backend> reference_, tested_;
 };
 
+class Conformance : public ConformanceBase {};
 TEST_P(Conformance, GemmAndLinear) { check(gemm_linear_cases()); }
 TEST_P(Conformance, Conv2d) { check(conv_cases()); }
 TEST_P(Conformance, Conv2dMap) { check(conv_map_cases()); }
 TEST_P(Conformance, Pool2d) { check(pool_cases()); }
+TEST_P(Conformance, Pool2dWithTies) { check(pool_tie_cases()); }
 TEST_P(Conformance, Activations) { check(activation_cases()); }
 TEST_P(Conformance, Lrn) { check(lrn_cases()); }
 TEST_P(Conformance, BatchNorm) { check(batch_norm_cases()); }
 TEST_P(Conformance, Dropout) { check(dropout_cases()); }
 TEST_P(Conformance, Losses) { check(loss_cases()); }
 TEST_P(Conformance, ElementwiseAndBias) { check(elementwise_cases()); }
+TEST_P(Conformance, FusedElementwise) { check(fused_elementwise_cases()); }
 TEST_P(Conformance, Optimizers) { check(optimizer_cases()); }
+
+class LoweringConformance : public ConformanceBase {};
+TEST_P(LoweringConformance, Conv2d) { check(conv_cases()); }
+TEST_P(LoweringConformance, GemmAndLinear) { check(gemm_linear_cases()); }
+
+class PoolGradientConformance : public ConformanceBase {};
+TEST_P(PoolGradientConformance, Pool2d) { check(pool_cases()); }
+TEST_P(PoolGradientConformance, Pool2dWithTies) { check(pool_tie_cases()); }
 
 std::vector<std::string> tested_backends() {
   std::vector<std::string> names;
@@ -93,14 +122,59 @@ std::vector<std::string> tested_backends() {
   return names;
 }
 
+std::vector<Variant> default_variants() {
+  std::vector<Variant> out;
+  for (const std::string& name : tested_backends()) out.push_back({name, {}, name});
+  return out;
+}
+
+// Every (lowering, threading) pair each backend takes, the default pair aside.
+std::vector<Variant> lowering_variants() {
+  std::vector<Variant> out;
+  for (const std::string& name : tested_backends()) {
+    const auto lowerings = conv_lowerings_of(name);
+    for (std::size_t i = 0; i < lowerings.size(); ++i)
+      for (cpu::Threading t : cpu::threadings_of(lowerings[i])) {
+        if (i == 0 && t == cpu::threadings_of(lowerings[i]).front()) continue;  // the default: Backends covers it
+        Variant v{name, {}, name + "_" + cpu::conv_lowering_name(lowerings[i]) + "_" + cpu::threading_name(t)};
+        v.options.conv_lowering = lowerings[i];
+        v.options.threading = t;
+        out.push_back(v);
+      }
+  }
+  return out;
+}
+
+std::vector<Variant> pool_gradient_variants() {
+  std::vector<Variant> out;
+  for (const std::string& name : tested_backends()) {
+    Variant v{name, {}, name + "_pool_gradient_all"};
+    v.options.pool_gradient = PoolGradient::all;
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string param_name(const ::testing::TestParamInfo<Param>& info) {
+  return std::get<0>(info.param).label + "_" + dtype_name(std::get<1>(info.param)) + "_t" +
+         std::to_string(std::get<2>(info.param));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Conformance,
-                         ::testing::Combine(::testing::ValuesIn(tested_backends()),
+                         ::testing::Combine(::testing::ValuesIn(default_variants()),
                                             ::testing::Values(DType::f32, DType::f64), ::testing::Values(1, 2)),
-                         [](const ::testing::TestParamInfo<Param>& info) {
-                           return std::get<0>(info.param) + "_" + dtype_name(std::get<1>(info.param)) + "_t" +
-                                  std::to_string(std::get<2>(info.param));
-                         });
+                         param_name);
+INSTANTIATE_TEST_SUITE_P(Lowerings, LoweringConformance,
+                         ::testing::Combine(::testing::ValuesIn(lowering_variants()),
+                                            ::testing::Values(DType::f32, DType::f64), ::testing::Values(1, 2)),
+                         param_name);
+INSTANTIATE_TEST_SUITE_P(PoolGradients, PoolGradientConformance,
+                         ::testing::Combine(::testing::ValuesIn(pool_gradient_variants()),
+                                            ::testing::Values(DType::f32, DType::f64), ::testing::Values(1, 2)),
+                         param_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Conformance);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LoweringConformance);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PoolGradientConformance);
 
 // The harness itself must be able to fail: a perturbed, a NaN and a renamed output are
 // caught, and an exact output tolerates no difference at all.
