@@ -43,7 +43,8 @@ bool is_disturbed(const Disturbance& d, double threshold);
 // "others used 0.90 cores on average, steal 0.00"
 std::string disturbance_text(const Disturbance& d);
 
-// --wait-quiet: waits up to `max_s` for one second in which others use less than `threshold`.
+// --wait-quiet: watches one-second windows until one has others below `threshold` or `max_s`
+// have passed (at least one window; the last may end up to a second after `max_s`).
 struct QuietWait {
   bool came = false;
   double waited_s = 0;
