@@ -23,6 +23,7 @@ torch, else <repo>/.peers/pytorch/bin/python (scripts/setup-peers.sh); skipped w
 otherwise. Prints a Markdown table (for docs/benchmarks.md) with the CPU model and the commands.
 """
 import argparse
+import json
 import os
 import re
 import resource
@@ -143,6 +144,7 @@ def main():
     ap.add_argument("--pytorch", default="", help="python with torch, or none (default: found as described above)")
     ap.add_argument("--wait-quiet", type=float, default=30)
     ap.add_argument("--disturbed-above", type=float, default=0.25)
+    ap.add_argument("--raw", help="also write every measurement (images/s, others' and steal cores) as JSON to this file")
     args = ap.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     configs = [ablate_config(args, p, t) for t in threads for p in args.policies.split(",")]
@@ -167,6 +169,9 @@ def main():
                     busy.kill()
                     busy.wait()
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
+        if args.raw:
+            with open(args.raw, "w") as f:
+                json.dump([{"name": c.name, "threads": c.threads, "quiet": c.quiet, "loaded": c.loaded} for c in configs], f)
 
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     print(f"CPU: {cpu}, {os.cpu_count()} logical cores; {args.model}, batch {args.batch}, {args.backend} backend; "
