@@ -17,6 +17,7 @@ packages=(
   nlohmann-json3-dev     # result records: written and read as JSON (bench/run/result_record, results_reader)
   libcli11-dev           # the ablate command line: subcommands, options and --help (bench/cli)
   python3-matplotlib     # ablate report: PNG plots (bench/report/plots.py, run with /usr/bin/python3)
+  strace                 # tests/bench: counts ablate's one re-execution for its threads' wait policy
 )
 # The PyTorch yardstick (bench/peers) is optional and large: ABLATE_WITH_PEERS=1 adds it.
 if [ "${ABLATE_WITH_PEERS:-0}" = 1 ]; then packages+=(python3-torch python3-numpy); fi

@@ -11,7 +11,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bench/run/disturbance_log.h"
 #include "bench/run/flags.h"
+#include "bench/run/wait_policy.h"
 #include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
 #include "bench/experiments/peer_process.h"
@@ -97,6 +99,9 @@ double measure_pytorch(const std::string& script, const std::string& model_file,
 }
 
 int bench_main(const run::Flags& args) {
+  run::check_wait_policy_flag(args);  // issue 21: how threads wait, disturbed rounds, waiting for quiet
+  run::DisturbanceLog disturbances(run::read_disturbed_above(args));
+  const double wait_quiet = run::read_wait_quiet(args);
   std::string model = args.get("model", "lenet");
   std::int64_t batch = args.get_int("batch", 64, 1);
   std::int64_t warmup = args.get_int("warmup", 3, 0);
@@ -135,11 +140,19 @@ int bench_main(const run::Flags& args) {
               w.spec.name.c_str(), static_cast<long long>(batch), strategy.c_str(), kernels::dtype_name(dtype),
               static_cast<long long>(repeats), static_cast<long long>(iterations), static_cast<long long>(warmup),
               coretype ? coretype : "(unset)");
+  const run::WaitPolicyChoice wait = run::wait_policy_choice();  // issue 21
+  std::printf("threads wait: %s (%s)\n", wait.policy.c_str(), wait.source.c_str());
   std::fflush(stdout);
 
   std::map<std::pair<std::string, int>, std::vector<double>> samples;
   std::string torch_version = "?";
   for (std::int64_t r = 0; r < repeats; ++r) {
+    const std::string round = " round " + std::to_string(r + 1);  // issue 21: quiet wait, disturbance per measurement
+    if (wait_quiet > 0) {
+      std::printf("round %lld: %s\n", static_cast<long long>(r + 1),
+                  run::quiet_wait_text(run::wait_for_quiet(wait_quiet, run::disturbed_above()), wait_quiet).c_str());
+      std::fflush(stdout);
+    }
     for (const auto& b : backends) {
       double single = -1;  // a backend that ignores the thread setting (reference) is measured once
       for (int t : thread_counts) {
@@ -148,16 +161,19 @@ int bench_main(const run::Flags& args) {
           samples[{b, t}].push_back(single);
           continue;
         }
-        double ips = measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations);
+        double ips = run::measured_with(disturbances, b + " " + std::to_string(t) + " thr" + round, [&] {
+          return measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations);
+        });
         if (ignores_threads) single = ips;
         samples[{b, t}].push_back(ips);
       }
     }
     if (with_pytorch)
       for (int t : thread_counts)
-        samples[{"pytorch", t}].push_back(
-            measure_pytorch(script, peer_model, t, batch, warmup, iterations, args.has("peer-as-installed"),
-                            torch_version));
+        samples[{"pytorch", t}].push_back(run::measured_with(disturbances, "pytorch " + std::to_string(t) + " thr" + round, [&] {
+          return measure_pytorch(script, peer_model, t, batch, warmup, iterations, args.has("peer-as-installed"),
+                                 torch_version);
+        }));
     std::fprintf(stderr, "round %lld/%lld done\n", static_cast<long long>(r + 1), static_cast<long long>(repeats));
   }
 
@@ -184,6 +200,7 @@ int bench_main(const run::Flags& args) {
     std::printf("fastest pytorch (torch %s, %s): %s, %.0f images/s\nratio ablate/pytorch: %.2f\n",
                 torch_version.c_str(), args.has("peer-as-installed") ? "as installed" : experiments::kPeerBestEnv,
                 best_torch.c_str(), best_torch_ips, best_ablate_ips / best_torch_ips);
+  std::printf("%s\n", disturbances.summary().c_str());  // issue 21
   return 0;
 }
 
@@ -208,6 +225,9 @@ Command bench_command() {
               {"peer-as-installed", "",
                "run PyTorch as installed (default: its best found setting, OPENBLAS_NUM_THREADS=1 and glibc malloc kept)"},
               {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
+              run::wait_policy_flag(),  // issue 21
+              run::disturbed_above_flag(),
+              run::wait_quiet_flag(),
           },
           bench_main};
 }

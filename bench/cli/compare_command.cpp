@@ -18,7 +18,9 @@
 #include "bench/experiments/peer_process.h"
 #include "bench/experiments/peer_runner.h"
 #include "bench/experiments/peer_table.h"
+#include "bench/run/disturbance_log.h"
 #include "bench/run/environment.h"
+#include "bench/run/wait_policy.h"
 #include "bench/run/run_config.h"
 #include "bench/run/text_format.h"
 #include "datasets/dataset_registry.h"
@@ -51,12 +53,18 @@ std::vector<run::FlagSpec> compare_options() {
       {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
       {"peer-as-installed", "", "run PyTorch as installed (default: its best found setting, OPENBLAS_NUM_THREADS=1 "
                                 "and glibc malloc kept)"},
+      run::wait_policy_flag(),  // issue 21
+      run::disturbed_above_flag(),
+      run::wait_quiet_flag(),
   };
 }
 
 
 int compare_main(const run::Flags& args) {
   const auto t0 = std::chrono::steady_clock::now();
+  run::check_wait_policy_flag(args);  // issue 21: how threads wait, disturbed runs, waiting for quiet
+  run::DisturbanceLog disturbances(run::read_disturbed_above(args));  // the forked runs' records follow it
+  const double wait_quiet = run::read_wait_quiet(args);
   const std::string dataset = args.get("dataset", "fashion-mnist");
   const std::string family = datasets::dataset_family(dataset, args.get("data", ""));  // throws naming an unknown data set
   std::vector<std::string> frameworks = run::split_list(args.get("frameworks", "caffe,torch,tensorflow,theano"));
@@ -130,7 +138,9 @@ int compare_main(const run::Flags& args) {
       continue;
     }
     std::printf("\n[%zu/%zu] %s\n", index, plans.size(), p.row.command.c_str());
-    rows.push_back(experiments::run_plan(p));
+    if (wait_quiet > 0)  // issue 21
+      std::printf("%s\n", run::quiet_wait_text(run::wait_for_quiet(wait_quiet, run::disturbed_above()), wait_quiet).c_str());
+    rows.push_back(run::measured_with(disturbances, p.row.framework, [&] { return experiments::run_plan(p); }));
     if (with_peers) {
       std::printf("PyTorch yardstick for %s, %s thread(s)\n", p.row.framework.c_str(), args.get("peer-threads", "1,2").c_str());
       peers.push_back(experiments::compare_with_peer(p.config, rows.back(), peer_opts));
@@ -144,6 +154,8 @@ int compare_main(const run::Flags& args) {
     std::printf("\nablate vs PyTorch (same data, recipe and steps; each side at its faster thread count):\n");
     for (const auto& c : peers) std::printf("%s\n", experiments::peer_ratio_line(c).c_str());
   }
+  std::printf("%s\n", disturbances.summary().c_str());  // issue 21
+  std::printf("threads wait: %s (%s)\n", run::wait_policy_choice().policy.c_str(), run::wait_policy_choice().source.c_str());
   std::printf("whole comparison: %.1f s\n", summary.wall_s);
   if (!report_dir.empty()) {
     std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";

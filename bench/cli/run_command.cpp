@@ -9,12 +9,16 @@
 #include "bench/run/run_flags.h"
 #include "bench/run/run_snapshot.h"
 #include "bench/run/run_configuration.h"
+#include "bench/run/cpu_disturbance.h"
+#include "bench/run/wait_policy.h"
 
 namespace ablate::bench::cli {
 
 namespace {
 
 int run_main(const run::Flags& args) {
+  run::check_wait_policy_flag(args);  // issue 21: --wait-policy and --disturbed-above
+  run::read_disturbed_above(args);
   run::RunConfig config = run::resolve_run_config(args);
   if (!config.out.empty()) run::check_writable(config.out);  // fail now, not after hours of training
   run::RunResult result = run::run_configuration(config).result;
@@ -58,6 +62,13 @@ int run_main(const run::Flags& args) {
   std::printf("  peak RSS          %s (tensors: %s)\n", run::mib_text(m.peak_rss_bytes, 1).c_str(),
               run::mib_text(m.peak_tensor_bytes, 1).c_str());
   std::printf("  CPU utilisation   %.2f cores\n", m.cpu_util);
+  // Issue 21: what others took meanwhile, and how the threads waited.
+  std::printf("  others' CPU       %s%s\n", run::disturbance_text(m.disturbance).c_str(),
+              run::is_disturbed(m.disturbance, m.disturbed_above)
+                  ? (": disturbed (above " + run::number(m.disturbed_above) + " cores)").c_str()
+                  : "");
+  std::printf("  threads wait      %s (%s)\n", result.environment.values["wait_policy"].c_str(),
+              result.environment.values["wait_policy.source"].c_str());
   if (m.peak_flops > 0)
     std::printf("  model FLOPs       %.2f GFLOP/s of %.1f peak (MFU %.1f%%; %.3g GFLOP per step)\n",
                 m.achieved_flops / 1e9, m.peak_flops / 1e9, 100 * m.mfu, m.model_flops_per_step / 1e9);
@@ -80,13 +91,21 @@ int run_main(const run::Flags& args) {
   return 0;
 }
 
+// The run flags, and the process's own (issue 21): how threads wait, when a run counts as disturbed.
+std::vector<run::FlagSpec> run_options() {
+  std::vector<run::FlagSpec> options = run::run_flags();
+  options.push_back(run::wait_policy_flag());
+  options.push_back(run::disturbed_above_flag());
+  return options;
+}
+
 }  // namespace
 
 Command run_command() {
   return {"run", "train and test one framework's default configuration (any factor overridable)",
           "Trains one framework's model with its default recipe (every flag overrides one factor),\n"
           "tests it, prints a summary and appends one JSON record to --out.",
-          run::run_flags(), run_main};
+          run_options(), run_main};
 }
 
 }  // namespace ablate::bench::cli

@@ -1,5 +1,6 @@
 // Capture of the machine and build facts that go into every result record.
 #include "bench/run/environment.h"
+#include "bench/run/wait_policy.h"
 #include "git_revision.h"  // generated at build time: ABLATE_GIT_REVISION
 
 #include <cstdlib>
@@ -35,6 +36,7 @@ Environment capture_environment() {
   env.values["compiler"] = ABLATE_COMPILER;
   env.values["build_type"] = ABLATE_BUILD_TYPE;
   env.values["git_revision"] = ABLATE_GIT_REVISION;
+  add_wait_policy(env.values);  // issue 21: how the OpenMP threads wait, and why
   return env;
 }
 

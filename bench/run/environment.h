@@ -1,6 +1,8 @@
 // The environment recorded with every result (DESIGN.md, Conventions): CPU model, cores,
 // backend and library versions, thread settings, BLAS environment variables, compiler,
-// build type and git revision.
+// build type and git revision; and how the OpenMP threads wait (wait_policy.h: wait_policy,
+// wait_policy.source, wait_policy.variables, wait_policy.note). env.OMP_WAIT_POLICY and
+// env.GOMP_SPINCOUNT hold what the user set; wait_policy.variables what libgomp read.
 #pragma once
 
 #include <map>

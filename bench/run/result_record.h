@@ -6,7 +6,8 @@
 //   environment  machine, libraries, threads, BLAS variables, compiler, git revision
 //   metrics      train_time_s and test_time_s under the printed `timing`, both timings under
 //                `timings`, the timed parts under `segments`, accuracy (fraction), images_per_s,
-//                time_to_accuracy, early_stopping, peak_rss_bytes, cpu_util, allocator counters
+//                time_to_accuracy, early_stopping, peak_rss_bytes, cpu_util, allocator counters,
+//                disturbance (others' cores and steal while training, and whether above the threshold)
 //   curve        points {iteration, elapsed_s, loss[, test_accuracy, validation_error, train_accuracy]}
 //   profile      per-op calls, seconds and FLOPs (with --profile FILE, whose trace has every span)
 //   status       "completed", "diverged" or "interrupted" (with the error)
@@ -69,6 +70,10 @@ struct RunMetrics {
   // run's thread count, measured just before training (kernels/peak_flops.h).
   double model_flops_per_step = 0, achieved_flops = 0, peak_flops = 0, mfu = 0;
   double memory_estimate_bytes = 0;  // models/memory_estimate.h, checked before training
+  // Issue 21: what other processes and the hypervisor took while training ran, and the share of
+  // a core above which the run counts as disturbed (--disturbed-above).
+  Disturbance disturbance;
+  double disturbed_above = kDefaultDisturbedAbove;
 };
 
 // Per-op totals of a --profile run: calls, seconds and FLOPs of each Backend op.
