@@ -70,6 +70,12 @@ struct RunConfig {
   std::string snapshot = "ablate-snapshot.ckpt";  // where snapshots go (every N, at the end, on a stop signal)
   std::int64_t snapshot_every = 0;  // iterations between snapshots; 0: only on a stop signal
   std::string resume;            // continue the run saved in this snapshot
+  std::string snapshot_initial;  // --snapshot-initial: the step-0 weights go here; empty: none
+  // --no-random: the random parts off, for a step-by-step check against a real framework:
+  // no shuffling, every dropout keeps everything, a training transform with random rules
+  // replaced by the (deterministic) test transform.
+  bool no_random = false;
+  std::int64_t curve_every = 10;  // the curve holds the loss of step 1 and every N-th step
   bool memory_check = true;      // refuse a run whose memory estimate exceeds what is available
   bool quiet = false;
 };
