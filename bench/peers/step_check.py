@@ -2,7 +2,7 @@
 """Step-by-step check of a preset against its real framework, until `ablate compare --with-real`
 does it (issue 16): same data, recipe, initial weights and steps, random parts off.
 
-    /usr/bin/python3 bench/peers/step_check.py tensorflow|theano [--steps 100] [--threads 2]
+    /usr/bin/python3 bench/peers/step_check.py tensorflow|theano|caffe|torch [--steps 100] [--threads 2]
         [--precision f32|f64] [--ablate build/ablate] [-- RUNNER OPTIONS: --onednn off, --pool-gradient first]
 
 1. ablate, from the preset as it is, with the random parts switched off by `--no-random` (no
@@ -31,7 +31,9 @@ import numpy as np  # noqa: E402
 import peer_common as pc  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RUNNERS = {"tensorflow": "tensorflow_train.py", "theano": "theano_train.py"}
+RUNNERS = {"tensorflow": "tensorflow_train.py", "theano": "theano_train.py",
+           "caffe": "pytorch_train.py", "torch": "pytorch_train.py"}  # Caffe and Torch7: PyTorch 2.x stands in
+ENVIRONMENTS = {"caffe": "pytorch", "torch": "pytorch"}  # the peer's environment, when not the framework's name
 
 
 def number(x):
@@ -138,9 +140,10 @@ class Check:
 
 
 def check(args):
-    python = os.path.join(args.peers_dir, args.framework, "bin", "python")
+    env = ENVIRONMENTS.get(args.framework, args.framework)
+    python = os.path.join(args.peers_dir, env, "bin", "python")
     if not os.access(python, os.X_OK):
-        sys.exit(f"step_check: {python} not found: install the peer with scripts/setup-peers.sh {args.framework}")
+        sys.exit(f"step_check: {python} not found: install the peer with scripts/setup-peers.sh {env}")
     work = args.work or tempfile.mkdtemp(prefix="ablate-step-check-")
     os.makedirs(work, exist_ok=True)
     family = "cifar10" if args.dataset == "cifar10" else "mnist"

@@ -16,7 +16,7 @@ Set before Theano loads: THEANO_FLAGS floatX=float64|float32 (--precision),
 blas.ldflags=-lopenblas, base_compiledir=<this environment>/theano-compile (not ~/.theano;
 --compile-dir sets another), then the caller's THEANO_FLAGS; OPENBLAS_NUM_THREADS and
 OMP_NUM_THREADS = --threads (CorrMM and dot run on OpenBLAS's threads).
-Protocol and result line: peer_common.py; the line adds blas=openblas and compile_dir=DIR.
+Protocol and result line: peer_common.py; the line adds cpu_util=C blas=openblas and compile_dir=DIR.
 Without --train-images (speed mode): random data; last line
     theano=1.0.5 threads=1 batch=500 images_per_s=1234.5
 """
@@ -112,8 +112,8 @@ def run(args):
         return
     accuracy = peer_training.test_accuracy(args, data, predict)
     print(pc.result_line("theano", theano.__version__, args, timing.warmup, timing.images_per_s, accuracy,
-                         blas="openblas", init="ablate" if args.init_checkpoint else "theano",
-                         pool_gradient=args.pool_gradient,
+                         cpu_util=f"{timing.cpu_util:.2f}", blas="openblas",
+                         init="ablate" if args.init_checkpoint else "theano", pool_gradient=args.pool_gradient,
                          compile_dir=theano.config.base_compiledir))
 
 

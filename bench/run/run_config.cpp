@@ -188,32 +188,6 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   c.quiet = args.has("quiet");
 }
 
-// True if a rule of the transform SPEC makes random choices (datasets/transforms.h names
-// every such rule random_*).
-bool has_random_rule(const std::string& spec) {
-  for (std::size_t start = 0; start <= spec.size();) {
-    const std::size_t end = std::min(spec.find('+', start), spec.size());
-    if (spec.compare(start, 7, "random_") == 0) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
-// --no-random: no shuffling; a training transform with random rules becomes the test one
-// (TF CIFAR-10: random crop, flip, brightness, contrast -> the central crop). Dropout is
-// switched off where the model is built (prepare_run).
-void switch_random_off(RunConfig& c, Origins& origins) {
-  c.shuffle = false;
-  origins.set("shuffle", "--no-random");
-  if (!has_random_rule(c.transform)) return;
-  if (c.test_transform.empty() || has_random_rule(c.test_transform))
-    throw std::invalid_argument("--no-random: the training transform '" + c.transform + "' (" + origins.of("transform") +
-                                ") has random rules and there is no deterministic test transform to use instead; "
-                                "give --transform without random_* rules");
-  c.transform = c.test_transform;
-  origins.set("transform", "--no-random (the test transform)");
-}
-
 // Every value in range, and the combinations that make sense; errors name the origin.
 void check(RunConfig& c, const Names& names, Origins& origins) {
   auto fail = [&](const std::string& key, const std::string& value, const std::string& expected) {
@@ -247,7 +221,10 @@ void check(RunConfig& c, const Names& names, Origins& origins) {
   if (c.patience > 0 && c.validation_interval == 0)
     fail("patience", std::to_string(c.patience),
          "early stopping needs validation passes, but " + origins.of("validation_interval") + " is 0");
-  if (c.no_random) switch_random_off(c, origins);
+  if (c.no_random) {
+    switch_random_off(c, origins.of("transform"));
+    origins.set("shuffle", "--no-random");
+  }
   s.disabled_passes = disabled_passes(parse_pass_spec(s.passes, origins.of("passes")), static_pass_names(),
                                       origins.of("passes"));
 
@@ -264,6 +241,26 @@ void check(RunConfig& c, const Names& names, Origins& origins) {
 }
 
 }  // namespace
+
+bool has_random_rule(const std::string& spec) {
+  for (std::size_t start = 0; start <= spec.size();) {
+    const std::size_t end = std::min(spec.find('+', start), spec.size());
+    if (spec.compare(start, 7, "random_") == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+void switch_random_off(RunConfig& c, const std::string& transform_origin) {
+  c.no_random = true;
+  c.shuffle = false;
+  if (!has_random_rule(c.transform)) return;
+  if (c.test_transform.empty() || has_random_rule(c.test_transform))
+    throw std::invalid_argument("--no-random: the training transform '" + c.transform + "' (" + transform_origin +
+                                ") has random rules and there is no deterministic test transform to use instead; "
+                                "give --transform without random_* rules");
+  c.transform = c.test_transform;
+}
 
 void apply_length_scale(RunConfig& c, double scale) {
   if (!(scale > 0) || !std::isfinite(scale))

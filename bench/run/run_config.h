@@ -90,6 +90,15 @@ void apply_length_scale(RunConfig& config, double scale);
 // Fills `iterations` from `epochs` once the training set's size is known.
 void resolve_length(RunConfig& config, std::int64_t train_count);
 
+// True if a rule of the transform SPEC makes random choices (datasets/transforms.h names every
+// such rule random_*).
+bool has_random_rule(const std::string& spec);
+// --no-random on a configuration: no shuffling; a training transform with random rules becomes
+// the test transform (TF CIFAR-10: random crop, flip, brightness, contrast -> the central crop);
+// throws naming the transform (and `transform_origin`) when no deterministic one is at hand.
+// Dropout is switched off where the model is built (prepare_run).
+void switch_random_off(RunConfig& config, const std::string& transform_origin);
+
 // Throws "WHERE 'TEXT': expected f32 or f64".
 kernels::DType parse_precision(const std::string& text, const std::string& what);
 
