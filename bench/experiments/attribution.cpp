@@ -194,13 +194,21 @@ Waterfall attribute(const ComparePlan& plan, const CompareRow& row, const std::s
   run::RunConfig current = base;
   for (std::size_t f = 0; f < factors.size(); ++f) {
     WaterfallStep step{factors[f].name, factors[f].value(current), choices[f].value, false, choices[f].note, 0};
+    // A factor the framework's own strategy does not use may apply after the switches before it
+    // (the caching allocator once the strategy is dynamic): with one choice, that is its fastest.
+    const bool unused_at_first = tried[f].empty() && !not_used[f].empty();
+    if (unused_at_first && factors[f].choices.size() == 1) choices[f].value = factors[f].choices[0];
+    if (unused_at_first && choices[f].value.empty()) {
+      const auto& c = factors[f].choices;
+      if (std::find(c.begin(), c.end(), step.from) != c.end()) step.note = "already " + step.from;
+    }
     if (!choices[f].value.empty()) {
       try {
         run::Flags next = cumulative;
         next.set(factors[f].flag, choices[f].value);
         const run::RunConfig c = run::resolve_run_config(next);
         if (factors[f].value(c) == step.from) {
-          step.note = "already " + step.from + " after the switches before it";
+          step.note = unused_at_first ? "already " + step.from : "already " + step.from + " after the switches before it";
         } else {
           step.to = factors[f].value(c);
           step.switched = true;

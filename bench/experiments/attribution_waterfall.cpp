@@ -1,6 +1,7 @@
 // The waterfall's arithmetic and its tables (attribution_waterfall.h).
 #include "bench/experiments/attribution_waterfall.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -64,7 +65,8 @@ std::string waterfall_text(const Waterfall& w) {
   if (!w.problem.empty()) return out.str() + "  no account: " + w.problem + "\n";
   std::size_t width = 0;
   const std::vector<Line> ls = lines(w);
-  for (const Line& l : ls) width = std::max(width, l.label.size());
+  for (const Line& l : ls)
+    if (!l.seconds.empty() || !l.change.empty()) width = std::max(width, l.label.size());  // a note runs on
   auto pad = [](const std::string& s, std::size_t n, bool right) {
     const std::string p = s.size() < n ? std::string(n - s.size(), ' ') : "";
     return right ? p + s : s + p;

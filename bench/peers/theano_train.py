@@ -64,7 +64,10 @@ def updates_for(T, args, params, cost, layers, rate):
             first = theano.shared(1, name=name + ".first")
             v_new = T.switch(T.eq(first, 1), d, args.momentum * v + d)
             updates += [(v, v_new), (p, p - lr * v_new), (first, 0)]
-    return updates
+    # A Python number (momentum, decay, a rate times its multiplier) is a float64 constant to
+    # Theano: in a float32 run each update is cast back to its variable's type (f64: unchanged).
+    return [(var, value if var.dtype == value.dtype else T.cast(value, var.dtype))
+            if hasattr(value, "dtype") else (var, value) for var, value in updates]
 
 
 def run(args):

@@ -103,6 +103,12 @@ def waterfall(w, out, save):
     colours.append("tab:gray")
     fig, ax = plt.subplots(figsize=(max(7, 1.4 * len(labels)), 4.8))
     ax.bar(range(len(labels)), heights, bottom=bottoms, color=colours)
+    values = [w["real_s"], w["ablate_s"]] + [s["seconds"] - p for s, p in
+                                             zip(w["steps"], [w["ablate_s"]] + [s["seconds"] for s in w["steps"]])]
+    values.append(w["left_s"])
+    for i, v in enumerate(values):
+        ax.text(i, bottoms[i] + heights[i], f"{v:+.2f} s" if i >= 2 else f"{v:.2f} s", ha="center", va="bottom",
+                fontsize=7)
     ax.axhline(w["real_s"], color="tab:orange", linewidth=0.8, linestyle=":")
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, fontsize=7)
