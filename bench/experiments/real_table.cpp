@@ -22,7 +22,7 @@ Cells ablate_cells(const RealComparison& c) {
 }
 
 std::string curve_cell(const RealComparison& c, const RealPathMeasure& m) {
-  if (c.curve_steps <= 0) return "";
+  if (c.curve_steps <= 0 || (m.curve.steps == 0 && m.curve.problem.empty())) return "";  // no curve run tried
   if (!c.ablate_curve_problem.empty()) return "none (see notes)";
   if (!m.curve.measured()) return "none (see notes)";
   return curve_text(m.curve);
@@ -122,7 +122,7 @@ std::string real_markdown(const std::vector<RealComparison>& comparisons) {
   for (const auto& c : comparisons)
     for (const Cells& r : rows(c)) {
       out << "|";
-      for (std::size_t i = 0; i < kHead.size(); ++i) out << " " << (i < r.size() ? r[i] : "") << " |";
+      for (std::size_t i = 0; i < kHead.size(); ++i) out << (i < r.size() && !r[i].empty() ? " " + r[i] + " |" : " |");
       out << "\n";
     }
   out << "\n";
