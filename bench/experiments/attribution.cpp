@@ -157,18 +157,11 @@ Waterfall attribute(const ComparePlan& plan, const CompareRow& row, const std::s
   }
 
   // 2. The waterfall: the real framework, the framework's own factors, each switch in turn.
-  std::string model_file;
-  std::unique_ptr<PeerDataDir> data;
-  try {
-    model_file = model_file_for_peer(base.model);
-    data = std::make_unique<PeerDataDir>(base);
-  } catch (const std::exception& e) {
-    w.problem = e.what();
-    return w;
-  }
+  const std::unique_ptr<PeerDataDir> data = PeerDataDir::make(base, w.problem);
+  if (!data) return w;
   const std::int64_t peer_steps =
       kPeerWarmup + std::max<std::int64_t>(10, std::llround(options.seconds * alone[0] / static_cast<double>(base.batch)));
-  std::vector<std::string> args = peer_arguments(base, model_file, data->path(), peer_steps, base.backend.threads);
+  std::vector<std::string> args = peer_arguments(base, data->model_file(), data->path(), peer_steps, base.backend.threads);
   const auto warmup = std::find(args.begin(), args.end(), "--warmup");
   if (warmup != args.end()) *(warmup + 1) = std::to_string(kPeerWarmup);
   for (const std::string& a : peer.config_args(base)) args.push_back(a);

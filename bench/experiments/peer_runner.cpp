@@ -155,7 +155,7 @@ void write_peer_data(const run::RunConfig& config, const std::string& dir) {
   datasets::write_idx_labels(dir + "/test-labels.idx", data.test);
 }
 
-PeerDataDir::PeerDataDir(const run::RunConfig& config) {
+PeerDataDir::PeerDataDir(const run::RunConfig& config) : model_file_(model_file_for_peer(config.model)) {
   std::string dir_template = (std::filesystem::temp_directory_path() / "ablate-peer-XXXXXX").string();
   if (!::mkdtemp(dir_template.data()))
     throw std::runtime_error("cannot create a directory like " + dir_template + " for the peer's data");
@@ -171,6 +171,29 @@ PeerDataDir::PeerDataDir(const run::RunConfig& config) {
   }
 }
 
+std::unique_ptr<PeerDataDir> PeerDataDir::make(const run::RunConfig& config, std::string& error) {
+  try {
+    return std::make_unique<PeerDataDir>(config);
+  } catch (const std::exception& e) {
+    error = e.what();
+    return nullptr;
+  }
+}
+
+AblateMeasure ablate_measure(const run::RunConfig& config, const CompareRow& row, bool& measured) {
+  AblateMeasure a;
+  a.backend = config.backend.name;
+  a.precision = kernels::dtype_name(config.precision);
+  a.threads = config.backend.threads;
+  measured = row.measured() && row.iterations_done > 0 && row.uniform_train_s > 0;
+  if (!measured) return a;
+  a.iterations = row.iterations_done;
+  a.images_per_s = static_cast<double>(row.iterations_done * config.batch) / row.uniform_train_s;
+  a.accuracy = row.accuracy;
+  a.peak_rss_bytes = row.peak_rss_bytes;
+  return a;
+}
+
 PeerDataDir::~PeerDataDir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
@@ -180,33 +203,19 @@ PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow&
   PeerComparison p;
   p.framework = config.framework;
   p.model = config.model;
-  p.ablate.backend = config.backend.name;
-  p.ablate.precision = kernels::dtype_name(config.precision);
-  p.ablate.threads = config.backend.threads;
-  if (!row.measured() || row.iterations_done <= 0 || row.uniform_train_s <= 0) {
+  p.ablate = ablate_measure(config, row, p.ablate_measured);
+  if (!p.ablate_measured) {
     p.note = "no ablate run to compare with (" + row.state + (row.note.empty() ? "" : ": " + row.note) + ")";
     return p;
   }
-  p.ablate_measured = true;
-  p.ablate.iterations = row.iterations_done;
-  p.ablate.images_per_s = static_cast<double>(row.iterations_done * config.batch) / row.uniform_train_s;
-  p.ablate.accuracy = row.accuracy;
-  p.ablate.peak_rss_bytes = row.peak_rss_bytes;
-
-  std::string model_file;
-  std::unique_ptr<PeerDataDir> data;
-  try {
-    model_file = model_file_for_peer(config.model);
-    data = std::make_unique<PeerDataDir>(config);
-  } catch (const std::exception& e) {
-    p.note = e.what();
-    return p;
-  }
+  const std::unique_ptr<PeerDataDir> data = PeerDataDir::make(config, p.note);
+  if (!data) return p;
   for (int t : options.threads) {
     PeerMeasure m;
     try {
       PeerProcessOutput out = run_peer_script(
-          options.script, peer_arguments(config, model_file, data->path(), row.iterations_done, t), options.as_installed);
+          options.script, peer_arguments(config, data->model_file(), data->path(), row.iterations_done, t),
+          options.as_installed);
       m = parse_peer_output(out.output, out.exit_code);
     } catch (const std::exception& e) {
       m.reason = e.what();

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,11 @@ struct AblateMeasure {
   std::int64_t peak_rss_bytes = 0, iterations = 0;
 };
 
+// ablate's side of a comparison row: the configuration's backend, precision and threads, and
+// what the row measured when it ran (images/s over the uniform training time). `measured` says
+// whether it ran (completed or diverged, with steps and a training time).
+AblateMeasure ablate_measure(const run::RunConfig& config, const CompareRow& row, bool& measured);
+
 struct PeerComparison {
   std::string framework, model;
   AblateMeasure ablate;
@@ -79,8 +85,8 @@ PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow&
 void write_peer_data(const run::RunConfig& config, const std::string& dir);
 
 // A temporary directory holding the data of `config` (write_peer_data, in a child process so
-// the parent's memory stays small for the next fork), removed with the object. Throws saying
-// what could not be made or written.
+// the parent's memory stays small for the next fork), removed with the object, and the model
+// as a file the peer reads. Throws saying what could not be made or written.
 class PeerDataDir {
  public:
   explicit PeerDataDir(const run::RunConfig& config);
@@ -88,9 +94,12 @@ class PeerDataDir {
   PeerDataDir(const PeerDataDir&) = delete;
   PeerDataDir& operator=(const PeerDataDir&) = delete;
   const std::string& path() const { return path_; }
+  const std::string& model_file() const { return model_file_; }
+  // The directory, or nullptr with `error` saying why.
+  static std::unique_ptr<PeerDataDir> make(const run::RunConfig& config, std::string& error);
 
  private:
-  std::string path_;
+  std::string path_, model_file_;
 };
 
 }  // namespace ablate::bench::experiments

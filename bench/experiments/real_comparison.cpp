@@ -110,18 +110,9 @@ RealComparison compare_with_real(const run::RunConfig& config, const CompareRow&
   const RealPeer& peer = *beside.peer;
   r.peer = peer.name;
   r.peer_note = beside.note;
-  r.ablate.backend = config.backend.name;
-  r.ablate.precision = kernels::dtype_name(config.precision);
-  r.ablate.threads = config.backend.threads;
   r.batch = config.batch;
-  if (row.measured() && row.iterations_done > 0 && row.uniform_train_s > 0) {
-    r.ablate_measured = true;
-    r.ablate.iterations = row.iterations_done;
-    r.ablate.images_per_s = static_cast<double>(row.iterations_done * config.batch) / row.uniform_train_s;
-    r.ablate.accuracy = row.accuracy;
-    r.ablate.peak_rss_bytes = row.peak_rss_bytes;
-    r.ablate_cpu_util = row.cpu_util;
-  }
+  r.ablate = ablate_measure(config, row, r.ablate_measured);
+  r.ablate_cpu_util = r.ablate_measured ? row.cpu_util : 0;
   if (const std::string missing = peer_missing(peer, options.peers_dir); !missing.empty()) {
     r.state = "not installed";
     r.note = missing;
@@ -132,17 +123,12 @@ RealComparison compare_with_real(const run::RunConfig& config, const CompareRow&
     r.note = "no ablate run to compare with (" + row.state + (row.note.empty() ? "" : ": " + row.note) + ")";
     return r;
   }
-
-  std::string model_file;
-  std::unique_ptr<PeerDataDir> data;
-  try {
-    model_file = model_file_for_peer(config.model);
-    data = std::make_unique<PeerDataDir>(config);
-  } catch (const std::exception& e) {
+  const std::unique_ptr<PeerDataDir> data = PeerDataDir::make(config, r.note);
+  if (!data) {
     r.state = "not run";
-    r.note = e.what();
     return r;
   }
+  const std::string& model_file = data->model_file();
   const int threads = config.backend.threads;
   const std::vector<std::string> full_args =
       with(peer_arguments(config, model_file, data->path(), row.iterations_done, threads), peer.config_args(config));

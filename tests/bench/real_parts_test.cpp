@@ -107,8 +107,12 @@ TEST(AttributionFactors, AreRunFlagsWithChoicesAndReadTheirValue) {
   const run::RunConfig c = run::resolve_run_config(flags);
   for (const auto& f : factors) {
     EXPECT_FALSE(f.choices.empty()) << f.name;
-    if (f.name == "precision") EXPECT_EQ(f.value(c), "f64");
-    if (f.name == "strategy") EXPECT_EQ(f.value(c), "static");
+    if (f.name == "precision") {
+      EXPECT_EQ(f.value(c), "f64");
+    }
+    if (f.name == "strategy") {
+      EXPECT_EQ(f.value(c), "static");
+    }
     if (f.name == "backend") {
       EXPECT_EQ(f.value(c), "openblas");
       EXPECT_EQ(std::find(f.choices.begin(), f.choices.end(), "reference"), f.choices.end());
