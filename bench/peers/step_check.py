@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Step-by-step check of a preset against its real framework, until `ablate compare --with-real`
-does it (issue 16): same data, recipe, initial weights and steps, random parts off.
+"""Step-by-step check of a preset against its real framework (issue 16), by hand; `ablate
+compare --with-real` makes it for every framework of a comparison: same data, recipe, initial
+weights and steps, random parts off.
 
     /usr/bin/python3 bench/peers/step_check.py tensorflow|theano|caffe|torch [--steps 100] [--threads 2]
         [--precision f32|f64] [--ablate build/ablate] [-- RUNNER OPTIONS: --onednn off, --pool-gradient first]

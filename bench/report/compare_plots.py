@@ -24,9 +24,12 @@ def accuracy_vs_time(data, out, save):
         pts = [tuple(p) for p in r["test_points"]] or [(r["train_s"], r["accuracy"])]
         colour = colours.setdefault(r["framework"], f"C{len(colours)}")
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=colour, label=f"ablate {r['framework']}")
+    seen = {}  # a framework's real paths (TensorFlow's eigen and onednn): one marker shape each
     for m in data["real"]:
         colour = colours.setdefault(m["framework"], f"C{len(colours)}")
-        ax.plot([m["train_s"]], [m["accuracy"]], marker="*", markersize=14, linestyle="none", color=colour,
+        shape = "*PXD"[seen.setdefault(m["framework"], 0) % 4]
+        seen[m["framework"]] += 1
+        ax.plot([m["train_s"]], [m["accuracy"]], marker=shape, markersize=12, linestyle="none", color=colour,
                 label=m["title"])
     ax.set_xlabel("training time (s)")
     ax.set_ylabel("test accuracy")
