@@ -2,11 +2,14 @@
 // measured side by side in one run (rounds interleave the configurations, so a change in
 // the shared machine's clock hits all of them), reported as medians of the repeats.
 // With --with-pytorch, PyTorch (Debian's python3-torch, bench/peers/pytorch_train.py)
-// trains the same model file with the same batch and threads in each round: the yardstick.
+// trains the same model file with the same batch and threads in each round: the yardstick;
+// with --with-real, the real frameworks too (real_peers.h: PyTorch 2.x, TensorFlow's two paths,
+// Theano), each on its own synthetic data in its speed mode.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -17,6 +20,7 @@
 #include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
 #include "bench/experiments/peer_process.h"
+#include "bench/experiments/real_peers.h"
 #include "datasets/synthetic.h"
 #include "datasets/transforms.h"
 #include "graph/engine.h"
@@ -82,20 +86,71 @@ double measure_ablate(const Workload& w, const std::string& backend_name, int th
   return static_cast<double>(iterations * batch) / s;
 }
 
-double measure_pytorch(const std::string& script, const std::string& model_file, int threads, std::int64_t batch,
-                       std::int64_t warmup, std::int64_t iterations, bool as_installed, std::string& version) {
-  experiments::PeerProcessOutput r = experiments::run_peer_script(script,
-                                        {"--model", model_file, "--threads", std::to_string(threads), "--batch",
-                                         std::to_string(batch), "--warmup", std::to_string(warmup), "--iterations",
-                                         std::to_string(iterations)},
-                                        as_installed);
+// One peer of the rounds: Debian's PyTorch (--with-pytorch, the row "pytorch") or a real
+// framework's path (--with-real: "pytorch-2.x", "tensorflow-eigen", "tensorflow-onednn", "theano").
+struct BenchPeer {
+  std::string row;
+  std::function<experiments::PeerProcessOutput(const std::vector<std::string>& args)> run;
+  std::string version = "?";
+  std::string not_comparable;  // set by the first round: the peer is left out of the others
+};
+
+// The speed-mode arguments every peer script takes (pytorch_train.py ignores the optimizer ones:
+// its speed mode is this SGD already).
+std::vector<std::string> speed_arguments(const std::string& model_file, int threads, std::int64_t batch, std::int64_t warmup,
+                                         std::int64_t iterations, kernels::DType dtype) {
+  return {"--model", model_file, "--threads", std::to_string(threads), "--batch", std::to_string(batch), "--warmup",
+          std::to_string(warmup), "--iterations", std::to_string(iterations), "--precision", kernels::dtype_name(dtype),
+          "--optimizer", "caffe_sgd", "--base-lr", "0.01", "--momentum", "0.9", "--weight-decay", "0.0005"};
+}
+
+// images/s from the speed-mode line `<framework>=<version> ... images_per_s=X`; 0 when the peer
+// cannot run the model (exit 3: its reason goes to not_comparable); throws on a failure.
+double measure_peer(BenchPeer& peer, const std::vector<std::string>& args) {
+  const experiments::PeerProcessOutput r = peer.run(args);
   const std::string& output = r.output;
+  if (r.exit_code == 3 && output.find("peer_not_comparable:") != std::string::npos) {
+    const auto at = output.rfind("peer_not_comparable:") + 20;
+    peer.not_comparable = output.substr(at, output.find('\n', at) - at);
+    peer.not_comparable.erase(0, peer.not_comparable.find_first_not_of(' '));
+    return 0;
+  }
   auto pos = output.rfind("images_per_s=");
   if (r.exit_code != 0 || pos == std::string::npos)
-    throw std::runtime_error("PyTorch yardstick failed (" + r.command + "):\n" + output);
-  auto vpos = output.find("torch=");
-  if (vpos != std::string::npos) version = output.substr(vpos + 6, output.find_first_of(" \n", vpos) - vpos - 6);
+    throw std::runtime_error(peer.row + " failed (" + r.command + "):\n" + output);
+  const auto line = output.rfind('\n', pos) == std::string::npos ? 0 : output.rfind('\n', pos) + 1;
+  const auto eq = output.find('=', line);
+  peer.version = output.substr(eq + 1, output.find_first_of(" \n", eq) - eq - 1);
   return std::stod(output.substr(pos + 13));
+}
+
+// The peers of --with-pytorch and --with-real; a real framework not installed is named and left out.
+std::vector<BenchPeer> bench_peers(const run::Flags& args) {
+  std::vector<BenchPeer> peers;
+  if (args.has("with-pytorch")) {
+    const std::string script = args.get("peer-script", experiments::default_peer_script());
+    const bool as_installed = args.has("peer-as-installed");
+    peers.push_back({"pytorch", [script, as_installed](const std::vector<std::string>& a) {
+                       return experiments::run_peer_script(script, a, as_installed);
+                     },
+                     "?", ""});
+  }
+  if (!args.has("with-real")) return peers;
+  const std::string dir = args.get("peers-dir", experiments::default_peers_dir());
+  for (const std::string name : {"pytorch", "tensorflow", "theano"}) {
+    const experiments::RealPeer& peer = experiments::real_peer(name);
+    if (const std::string missing = experiments::peer_missing(peer, dir); !missing.empty()) {
+      std::printf("%s: not installed (%s)\n", peer.title.c_str(), missing.c_str());
+      continue;
+    }
+    for (const experiments::PeerPath& path : peer.paths)
+      peers.push_back({name == "pytorch" ? "pytorch-2.x" : path.name.empty() ? name : name + "-" + path.name,
+                       [&peer, path, dir](const std::vector<std::string>& a) {
+                         return experiments::run_real_peer(peer, path, dir, a);
+                       },
+                       "?", ""});
+  }
+  return peers;
 }
 
 int bench_main(const run::Flags& args) {
@@ -129,9 +184,8 @@ int bench_main(const run::Flags& args) {
     thread_counts.push_back(static_cast<int>(n));
   }
   for (const auto& b : backends) kernels::make_backend(b, 1);  // an unknown name fails before any timing
-  bool with_pytorch = args.has("with-pytorch");
-  std::string script = args.get("peer-script", experiments::default_peer_script());
-  std::string peer_model = with_pytorch ? experiments::model_file_for_peer(model) : "";
+  std::vector<BenchPeer> peers = bench_peers(args);
+  const std::string peer_model = peers.empty() ? "" : experiments::model_file_for_peer(model);
 
   Workload w = make_workload(model, batch, dtype);
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
@@ -145,7 +199,6 @@ int bench_main(const run::Flags& args) {
   std::fflush(stdout);
 
   std::map<std::pair<std::string, int>, std::vector<double>> samples;
-  std::string torch_version = "?";
   for (std::int64_t r = 0; r < repeats; ++r) {
     const std::string round = " round " + std::to_string(r + 1);  // issue 21: quiet wait, disturbance per measurement
     if (wait_quiet > 0) {
@@ -168,38 +221,49 @@ int bench_main(const run::Flags& args) {
         samples[{b, t}].push_back(ips);
       }
     }
-    if (with_pytorch)
+    for (BenchPeer& peer : peers)
       for (int t : thread_counts)
-        samples[{"pytorch", t}].push_back(run::measured_with(disturbances, "pytorch " + std::to_string(t) + " thr" + round, [&] {
-          return measure_pytorch(script, peer_model, t, batch, warmup, iterations, args.has("peer-as-installed"),
-                                 torch_version);
-        }));
+        if (peer.not_comparable.empty())
+          samples[{peer.row, t}].push_back(run::measured_with(disturbances, peer.row + " " + std::to_string(t) + " thr" + round, [&] {
+            return measure_peer(peer, speed_arguments(peer_model, t, batch, warmup, iterations, dtype));
+          }));
     std::fprintf(stderr, "round %lld/%lld done\n", static_cast<long long>(r + 1), static_cast<long long>(repeats));
   }
 
-  std::printf("%-12s", "backend");
+  std::printf("%-18s", "backend");
   for (int t : thread_counts) std::printf("  %9d thr", t);
   std::printf("\n");
   std::vector<std::string> rows = backends;
-  if (with_pytorch) rows.push_back("pytorch");
-  std::string best_ablate, best_torch;
-  double best_ablate_ips = 0, best_torch_ips = 0;
+  for (const BenchPeer& peer : peers) rows.push_back(peer.row);
+  std::map<std::string, std::pair<double, std::string>> best;  // row kind ("ablate" or a peer's row) -> fastest
   for (const auto& row : rows) {
-    std::printf("%-12s", row.c_str());
+    const auto peer = std::find_if(peers.begin(), peers.end(), [&](const BenchPeer& p) { return p.row == row; });
+    std::printf("%-18s", row.c_str());
+    if (peer != peers.end() && !peer->not_comparable.empty()) {
+      std::printf("  not comparable: %s\n", peer->not_comparable.c_str());
+      continue;
+    }
+    const std::string kind = peer == peers.end() ? "ablate" : row;
     for (int t : thread_counts) {
       double m = median(samples[{row, t}]);
       std::printf("  %13.0f", m);
-      std::string label = row + " at " + std::to_string(t) + " thread(s)";
-      if (row == "pytorch" && m > best_torch_ips) best_torch_ips = m, best_torch = label;
-      if (row != "pytorch" && m > best_ablate_ips) best_ablate_ips = m, best_ablate = label;
+      if (m > best[kind].first) best[kind] = {m, row + " at " + std::to_string(t) + " thread(s)"};
     }
     std::printf("\n");
   }
+  const auto& [best_ablate_ips, best_ablate] = best["ablate"];
   std::printf("fastest ablate: %s, %.0f images/s\n", best_ablate.c_str(), best_ablate_ips);
-  if (with_pytorch)
-    std::printf("fastest pytorch (torch %s, %s): %s, %.0f images/s\nratio ablate/pytorch: %.2f\n",
-                torch_version.c_str(), args.has("peer-as-installed") ? "as installed" : experiments::kPeerBestEnv,
-                best_torch.c_str(), best_torch_ips, best_ablate_ips / best_torch_ips);
+  for (const BenchPeer& peer : peers) {
+    const auto& [ips, where] = best[peer.row];
+    if (ips <= 0) continue;
+    if (peer.row == "pytorch")  // Debian's yardstick, as before --with-real
+      std::printf("fastest pytorch (torch %s, %s): %s, %.0f images/s\nratio ablate/pytorch: %.2f\n", peer.version.c_str(),
+                  args.has("peer-as-installed") ? "as installed" : experiments::kPeerBestEnv, where.c_str(), ips,
+                  best_ablate_ips / ips);
+    else
+      std::printf("fastest %s (%s): %s, %.0f images/s; ratio ablate/%s: %.2f\n", peer.row.c_str(), peer.version.c_str(),
+                  where.c_str(), ips, peer.row.c_str(), best_ablate_ips / ips);
+  }
   std::printf("%s\n", disturbances.summary().c_str());  // issue 21
   return 0;
 }
@@ -222,6 +286,10 @@ Command bench_command() {
               {"iterations", "N", "timed iterations per measurement (default 30)"},
               {"repeats", "N", "rounds; the median is reported (default 5)"},
               {"with-pytorch", "", "also train the model with PyTorch (/usr/bin/python3, python3-torch) each round"},
+              {"with-real", "", "also the real frameworks each round, where installed (scripts/setup-peers.sh): PyTorch 2.x, "
+                                "TensorFlow on its Eigen and oneDNN paths, Theano; a model a framework's runner lacks is "
+                                "'not comparable'"},
+              {"peers-dir", "DIR", "the real frameworks' environments (default: $ABLATE_PEERS_DIR, else the source tree's .peers)"},
               {"peer-as-installed", "",
                "run PyTorch as installed (default: its best found setting, OPENBLAS_NUM_THREADS=1 and glibc malloc kept)"},
               {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},

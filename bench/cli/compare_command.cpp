@@ -4,6 +4,10 @@
 // table: training time, testing time, accuracy, time to a target accuracy, peak RSS and mean
 // CPU per framework, next to the study's published figures. `--budget quick` shortens every
 // length by one common factor (compare_budget.h); `--budget full` runs the defaults as they are.
+// Every run flag that does not name one run is passed to every framework (compare_plan.h).
+// `--with-real` sets each framework beside its real one (real_comparison.h), `--attribute`
+// accounts for one framework's speed difference factor by factor (attribution.h), and
+// `--report DIR` writes report.md and its PNG plots (compare_plots.h).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -14,7 +18,11 @@
 #include <stdexcept>
 
 #include "bench/cli/commands.h"
+#include "bench/experiments/attribution.h"
 #include "bench/experiments/compare_plan.h"
+#include "bench/experiments/compare_plots.h"
+#include "bench/experiments/plot_script.h"
+#include "bench/experiments/real_table.h"
 #include "bench/experiments/peer_process.h"
 #include "bench/experiments/peer_runner.h"
 #include "bench/experiments/peer_table.h"
@@ -22,6 +30,7 @@
 #include "bench/run/environment.h"
 #include "bench/run/wait_policy.h"
 #include "bench/run/run_config.h"
+#include "bench/run/run_flags.h"
 #include "bench/run/text_format.h"
 #include "datasets/dataset_registry.h"
 
@@ -32,7 +41,7 @@ namespace {
 constexpr double kQuickBudgetS = 480;  // about 8 minutes on the 2-core machine
 
 std::vector<run::FlagSpec> compare_options() {
-  return {
+  std::vector<run::FlagSpec> options = {
       {"dataset", "NAME", "fashion-mnist (default), mnist, cifar10, synthetic, synthetic-cifar10"},
       {"data", "DIR", "directory of the data files"},
       {"frameworks", "LIST", "comma-separated, in order (default: caffe,torch,tensorflow,theano)"},
@@ -56,7 +65,34 @@ std::vector<run::FlagSpec> compare_options() {
       run::wait_policy_flag(),  // issue 21
       run::disturbed_above_flag(),
       run::wait_quiet_flag(),
+      {"with-real", "", "after each run, the real framework (TensorFlow on its Eigen and oneDNN paths, Theano; PyTorch "
+                        "2.x for Caffe and Torch7) trains the same model, data, recipe and steps; and a loss-curve check "
+                        "from ablate's initial weights (scripts/setup-peers.sh installs them)"},
+      {"peers-dir", "DIR", "the real frameworks' environments (default: $ABLATE_PEERS_DIR, else the source tree's .peers)"},
+      {"curve-steps", "N", "--with-real: steps of the loss-curve check (default 100; 0: none)"},
+      {"attribute", "", "with --with-real and one framework: the account of the speed difference, one factor at a "
+                        "time switched to ablate's fastest choice (a waterfall table and chart)"},
+      {"rounds", "N", "--attribute: interleaved rounds; times are medians (default 3)"},
+      {"attribute-seconds", "X", "--attribute: timed training of each ablate measurement (default 2)"},
   };
+  // Every run flag that does not name one run, for every framework alike (compare_plan.h).
+  for (const std::string& name : experiments::shared_run_flags()) {
+    if (std::any_of(options.begin(), options.end(), [&](const run::FlagSpec& f) { return f.name == name; })) continue;
+    run::FlagSpec f = *run::find_run_flag(name);
+    f.help = "every framework: " + f.help;
+    options.push_back(f);
+  }
+  return options;
+}
+
+// A malformed number in a shared run flag fails before any run, not in every row.
+void check_shared_numbers(const run::Flags& args) {
+  for (const std::string& name : experiments::shared_run_flags()) {
+    const run::FlagSpec* f = run::find_run_flag(name);
+    if (!args.has(name) || !f) continue;
+    if (f->metavar == "N" && args.get(name) != "all") run::parse_int(args.get(name), "--" + name);
+    if (f->metavar == "X") run::parse_double(args.get(name), "--" + name);
+  }
 }
 
 
@@ -86,6 +122,7 @@ int compare_main(const run::Flags& args) {
   summary.timing = run::parse_timing(args.get("timing", "uniform"), "--timing");
   args.get_int("seed", 1, 0);  // a malformed seed or thread count fails here, not in every row
   if (args.has("threads")) run::parse_thread_count(args.get("threads"), "--threads");
+  check_shared_numbers(args);
   const std::string budget = args.get("budget", "quick");
   double budget_s = 0;
   if (budget == "quick") budget_s = kQuickBudgetS;
@@ -100,6 +137,20 @@ int compare_main(const run::Flags& args) {
   const bool with_peers = args.has("with-peers");
   const experiments::PeerOptions peer_opts = experiments::peer_options(args);  // a bad --peer-threads fails before any run
   std::vector<experiments::PeerComparison> peers;
+  const bool with_real = args.has("with-real"), attribute = args.has("attribute");
+  const experiments::AttributionOptions attribution_opts = experiments::attribution_options(args);
+  for (const char* needs_real : {"curve-steps", "peers-dir", "attribute"})
+    if (args.has(needs_real) && !with_real)
+      throw std::invalid_argument(std::string("--") + needs_real + " belongs to --with-real, which is not given");
+  for (const char* needs_attribute : {"rounds", "attribute-seconds"})
+    if (args.has(needs_attribute) && !attribute)
+      throw std::invalid_argument(std::string("--") + needs_attribute + " belongs to --attribute, which is not given");
+  if (attribute && frameworks.size() != 1)
+    throw std::invalid_argument("--attribute accounts for one framework at a time; --frameworks " +
+                                args.get("frameworks", "caffe,torch,tensorflow,theano") + " names " +
+                                std::to_string(frameworks.size()));
+  std::vector<experiments::RealComparison> real;
+  std::vector<experiments::Waterfall> waterfalls;
 
   std::vector<experiments::ComparePlan> plans;
   for (const auto& f : frameworks) plans.push_back(experiments::plan_framework(f, family, args, summary.target_accuracy));
@@ -135,6 +186,11 @@ int compare_main(const run::Flags& args) {
     ++index;
     if (!p.runnable) {
       rows.push_back(p.row);
+      if (with_real) {  // set beside its real framework still (or its absence), with why it did not run
+        run::RunConfig named = p.unscaled;
+        named.framework = p.row.framework;
+        real.push_back(experiments::compare_with_real(named, rows.back(), attribution_opts.real));
+      }
       continue;
     }
     std::printf("\n[%zu/%zu] %s\n", index, plans.size(), p.row.command.c_str());
@@ -146,7 +202,17 @@ int compare_main(const run::Flags& args) {
       peers.push_back(experiments::compare_with_peer(p.config, rows.back(), peer_opts));
       std::fputs(experiments::peer_text(peers.back()).c_str(), stdout);
     }
+    if (with_real) {
+      std::printf("the real framework beside %s\n", p.row.framework.c_str());
+      std::fflush(stdout);
+      real.push_back(experiments::compare_with_real(p.config, rows.back(), attribution_opts.real));
+    }
+    if (attribute) {
+      waterfalls.push_back(experiments::attribute(p, rows.back(), dataset, attribution_opts));
+      std::fputs(experiments::waterfall_text(waterfalls.back()).c_str(), stdout);
+    }
   }
+
   summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::fputs(experiments::text_table(summary, rows).c_str(), stdout);
@@ -156,14 +222,27 @@ int compare_main(const run::Flags& args) {
   }
   std::printf("%s\n", disturbances.summary().c_str());  // issue 21
   std::printf("threads wait: %s (%s)\n", run::wait_policy_choice().policy.c_str(), run::wait_policy_choice().source.c_str());
+  if (with_real) std::fputs(experiments::real_text(real).c_str(), stdout);
+  for (const auto& w : waterfalls) std::fputs(experiments::waterfall_text(w).c_str(), stdout);
   std::printf("whole comparison: %.1f s\n", summary.wall_s);
   if (!report_dir.empty()) {
     std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";
     std::ofstream out(path);
     out << experiments::markdown_report(summary, rows, run::capture_environment());
     if (with_peers) out << "\n" << experiments::peer_markdown(peers, peer_opts.as_installed ? "as installed" : experiments::kPeerBestEnv);
+    if (with_real) out << "\n" << experiments::real_markdown(real);
+    for (const auto& w : waterfalls) out << "\n" << experiments::waterfall_markdown(w);
+    const std::string why = experiments::draw_compare_plots(report_dir, {&summary, &rows, &real, &waterfalls});
+    out << "\n## Plots\n\n";
+    if (why.empty()) out << experiments::png_markdown(report_dir);
+    else out << "Plots skipped: " << why << ".\n";
     if (!out) throw std::runtime_error("report " + path.string() + ": cannot write");
     std::printf("report written to %s\n", path.string().c_str());
+    if (why.empty())
+      std::printf("%zu plots written to %s (%s)\n", experiments::png_files(report_dir).size(), report_dir.c_str(),
+                  run::join(experiments::png_files(report_dir), ", ").c_str());
+    else
+      std::printf("plots skipped: %s\n", why.c_str());
   }
   if (args.has("out")) std::printf("records appended to %s\n", args.get("out").c_str());
   std::size_t failed = 0;

@@ -2,8 +2,6 @@
 // by bench/report/plots.py with Debian's matplotlib (/usr/bin/python3). Damaged lines of the
 // results file are skipped and named. Without matplotlib the Markdown is still written and the
 // command says the plots were skipped and why.
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -13,37 +11,13 @@
 
 #include "bench/run/flags.h"
 #include "bench/cli/commands.h"
+#include "bench/experiments/plot_script.h"
 #include "bench/experiments/report_tables.h"
 #include "bench/run/results_reader.h"
 
 namespace ablate::bench::cli {
 
 namespace {
-
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-int shell(const std::string& cmd) {
-  int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// Runs the plot script; returns "" or why the plots were skipped.
-std::string draw_plots(const std::string& python, const std::string& script, const std::string& results,
-                       const std::filesystem::path& dir) {
-  if (!std::filesystem::exists(python)) return python + " is not installed";
-  if (!std::filesystem::exists(script)) return "the plot script " + script + " is missing";
-  if (shell(quoted(python) + " -c 'import matplotlib' >/dev/null 2>&1") != 0)
-    return "matplotlib is not installed for " + python + " (Debian: apt-get install python3-matplotlib)";
-  const std::string log = (dir / "plots.log").string();
-  if (shell(quoted(python) + " " + quoted(script) + " " + quoted(results) + " " + quoted(dir.string()) + " >" + quoted(log) +
-            " 2>&1") != 0)
-    return "the plot script failed (see " + log + ")";
-  return "";
-}
 
 int report_main(const run::Flags& args) {
   const std::string results = args.get("results");
@@ -59,20 +33,16 @@ int report_main(const run::Flags& args) {
                 d.reason.c_str());
   std::string md = experiments::report_markdown(file, results);
 
-  const std::string why = draw_plots(args.get("python", "/usr/bin/python3"),
-                                     args.get("plot-script", std::string(ABLATE_SOURCE_DIR) + "/bench/report/plots.py"),
-                                     results, dir);
+  const std::string why = experiments::draw_plots(args.get("python", "/usr/bin/python3"),
+                                                  args.get("plot-script", experiments::default_plot_script()),
+                                                  {results, dir.string()}, dir);
   md += "## Plots\n\n";
   if (!why.empty()) {
     md += "Plots skipped: " + why + ".\n";
     std::printf("plots skipped: %s\n", why.c_str());
   } else {
-    std::vector<std::string> pngs;
-    for (const auto& e : std::filesystem::directory_iterator(dir))
-      if (e.path().extension() == ".png") pngs.push_back(e.path().filename().string());
-    std::sort(pngs.begin(), pngs.end());
-    for (const auto& p : pngs) md += "![" + p + "](" + p + ")\n\n";
-    std::printf("%zu plots written to %s\n", pngs.size(), dir.string().c_str());
+    md += experiments::png_markdown(dir);
+    std::printf("%zu plots written to %s\n", experiments::png_files(dir).size(), dir.string().c_str());
   }
   const auto path = dir / "report.md";
   std::ofstream out(path);

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bench/experiments/validation_cap.h"
 #include "bench/run/evaluation_schedule.h"
 #include "bench/run/prepared_run.h"
 #include "bench/run/test_pass.h"
@@ -26,7 +27,10 @@ WarmupMeasure measure_warmup(const run::RunConfig& config, double seconds) {
   WarmupMeasure m;
   auto t0 = Clock::now();
   datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
-  std::unique_ptr<run::PreparedRun> run = run::prepare_run(config, std::move(data));
+  run::RunConfig fitted = config;
+  std::string note;
+  cap_validation(fitted, data, note);  // as the run itself will (compare_plan.h)
+  std::unique_ptr<run::PreparedRun> run = run::prepare_run(fitted, std::move(data));
   m.setup_s = seconds_since(t0);
   m.train_count = run->data.train.count();
   m.test_count = run->data.test.count();

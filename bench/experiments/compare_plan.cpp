@@ -6,7 +6,9 @@
 #include <cstdio>
 
 #include "bench/experiments/child_process.h"
+#include "bench/experiments/validation_cap.h"
 #include "bench/run/run_configuration.h"
+#include "bench/run/run_flags.h"
 #include "bench/run/text_format.h"
 #include "models/embedded_files.h"
 #include "models/preset.h"
@@ -17,22 +19,39 @@ namespace {
 
 constexpr double kWarmupS = 1.0;  // timed training per framework's warm-up
 
+// Run flags that name or shape one run, not every framework's alike: compare does not pass them
+// on (its own --dataset, --data, --scale, --target-accuracy, --out, --quiet are its own).
+const std::vector<std::string> kOneRunFlags = {
+    "framework", "dataset", "data", "preset", "model", "iterations", "epochs", "scale", "target-accuracy", "out",
+    "profile", "snapshot", "snapshot-every", "snapshot-initial", "resume", "distributed", "allreduce", "bucket-mb", "quiet"};
+
 run::Flags run_args(const std::string& framework, const run::Flags& compare, double target) {
   run::Flags a;
   a.set("framework", framework);
   a.set("dataset", compare.get("dataset", "fashion-mnist"));
-  for (const char* k : {"data", "timing", "backend", "threads", "seed", "out"})
+  for (const char* k : {"data", "out"})
+    if (compare.has(k)) a.set(k, compare.get(k));
+  for (const std::string& k : shared_run_flags())
     if (compare.has(k)) a.set(k, compare.get(k));
   if (compare.has("quiet")) a.set("quiet", "true");
   a.set("target-accuracy", run::number(target));
   return a;
 }
 
+// The equivalent `ablate run` command: the flags compare always had in their order, then every
+// other shared flag given (a switch without its value), then --out.
 std::string command_of(const run::Flags& a) {
+  const std::vector<std::string> first = {"framework", "dataset",         "data",   "backend", "threads",
+                                          "scale",     "target-accuracy", "timing", "seed"};
   std::string cmd = "ablate run";
-  for (const char* k : {"framework", "dataset", "data", "backend", "threads", "scale", "target-accuracy", "timing", "seed",
-                        "out"})
-    if (a.has(k)) cmd += std::string(" --") + k + " " + a.get(k);
+  for (const std::string& k : first)
+    if (a.has(k)) cmd += " --" + k + " " + a.get(k);
+  for (const std::string& k : shared_run_flags()) {
+    if (!a.has(k) || std::find(first.begin(), first.end(), k) != first.end()) continue;
+    const run::FlagSpec* spec = run::find_run_flag(k);
+    cmd += " --" + k + (spec && spec->metavar.empty() ? "" : " " + a.get(k));
+  }
+  if (a.has("out")) cmd += " --out " + a.get("out");
   return cmd;
 }
 
@@ -46,6 +65,16 @@ std::string length_text(const run::RunConfig& unscaled, const run::RunConfig& sc
 }
 
 }  // namespace
+
+const std::vector<std::string>& shared_run_flags() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const run::FlagSpec& f : run::run_flags())
+      if (std::find(kOneRunFlags.begin(), kOneRunFlags.end(), f.name) == kOneRunFlags.end()) out.push_back(f.name);
+    return out;
+  }();
+  return names;
+}
 
 const std::vector<std::string>& compare_frameworks() {
   static const std::vector<std::string> frameworks = {"caffe", "torch", "tensorflow", "theano"};
@@ -128,7 +157,14 @@ FactorChoice budget_factor(std::vector<ComparePlan>& plans, double budget_s, std
 CompareRow run_plan(const ComparePlan& p) {
   CompareRow row = p.row;
   const run::RunConfig config = p.config;
-  ChildOutcome o = run_in_child([&] { return to_text(row_from_result(run::run_configuration(config).result)); });
+  ChildOutcome o = run_in_child([&] {
+    std::string note;
+    run::RunHooks hooks;
+    hooks.fit_to_data = [&](run::RunConfig& c, const datasets::TrainTest& data) { cap_validation(c, data, note); };
+    CompareRow measured = row_from_result(run::run_configuration(config, hooks).result);
+    if (!note.empty()) measured.note = note + (measured.note.empty() ? "" : "; " + measured.note);
+    return to_text(measured);
+  });
   if (!o.ok) {
     row.state = "failed";
     row.note = o.error;

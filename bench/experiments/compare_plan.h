@@ -21,6 +21,12 @@ const std::vector<std::string>& compare_frameworks();
 // A target each framework's default should pass on the data set, so time-to-accuracy compares.
 double default_target(const std::string& dataset);
 
+// The run flags compare passes to every framework's run as `ablate run` reads them: every run
+// flag but those that name or shape one run (framework, preset, model, length, snapshots, MPI):
+// the factors (--strategy, --backend, --threads, --precision, --passes, ...), the evaluation
+// (--test-iterations, --test-batch, --seed, --timing), --no-random, and any run flag added later.
+const std::vector<std::string>& shared_run_flags();
+
 // One framework's place in the comparison.
 struct ComparePlan {
   CompareRow row;
@@ -30,8 +36,8 @@ struct ComparePlan {
   run::RunConfig config;    // the length to run
 };
 
-// `compare` holds the comparison's flags; those every run shares (data, timing, backend,
-// threads, seed, out, quiet) go to the framework's run flags with the target accuracy.
+// `compare` holds the comparison's flags; those every run shares (data, out, quiet and
+// shared_run_flags()) go to the framework's run flags with the target accuracy.
 ComparePlan plan_framework(const std::string& framework, const std::string& family, const run::Flags& compare,
                            double target);
 // Shortens every runnable plan by `factor` (its configuration, command and length text).

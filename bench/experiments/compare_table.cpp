@@ -77,6 +77,8 @@ CompareRow row_from_result(const run::RunResult& r) {
   row.uniform_test_s = m.uniform.test_s;
   row.framework_train_s = m.framework.train_s;
   row.framework_test_s = m.framework.test_s;
+  for (const run::CurvePoint& p : r.curve)
+    if (p.test_accuracy) row.test_points.emplace_back(p.elapsed_s, *p.test_accuracy);
   return row;
 }
 
@@ -88,7 +90,9 @@ std::string to_text(const CompareRow& r) {
       << r.time_to_target_s << "\ntarget_iteration " << r.target_iteration << "\niterations " << r.iterations
       << "\niterations_done " << r.iterations_done << "\npeak_rss_bytes " << r.peak_rss_bytes << "\ncpu_util "
       << r.cpu_util << "\nuniform_train_s " << r.uniform_train_s << "\nuniform_test_s " << r.uniform_test_s
-      << "\nframework_train_s " << r.framework_train_s << "\nframework_test_s " << r.framework_test_s << "\n";
+      << "\nframework_train_s " << r.framework_train_s << "\nframework_test_s " << r.framework_test_s << "\ntest_points";
+  for (const auto& [t, a] : r.test_points) out << " " << t << ":" << a;
+  out << "\n";
   return out.str();
 }
 
@@ -117,6 +121,13 @@ void read_measurements(const std::string& text, CompareRow& r) {
   r.uniform_test_s = num("uniform_test_s");
   r.framework_train_s = num("framework_train_s");
   r.framework_test_s = num("framework_test_s");
+  r.test_points.clear();
+  std::istringstream points(v["test_points"]);
+  for (std::string p; points >> p;) {
+    const auto colon = p.find(':');
+    if (colon != std::string::npos)
+      r.test_points.emplace_back(std::strtod(p.c_str(), nullptr), std::strtod(p.c_str() + colon + 1, nullptr));
+  }
 }
 
 std::string text_table(const CompareSummary& s, const std::vector<CompareRow>& rows) {

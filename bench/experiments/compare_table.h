@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/run/environment.h"
@@ -27,6 +28,8 @@ struct CompareRow {
   std::int64_t peak_rss_bytes = 0;
   double cpu_util = 0;
   double uniform_train_s = 0, uniform_test_s = 0, framework_train_s = 0, framework_test_s = 0;
+  // Every test of the run: (uniform training seconds before it, test accuracy), for the plots.
+  std::vector<std::pair<double, double>> test_points;
 
   bool measured() const { return state == "completed" || state == "diverged"; }
 };

@@ -1,4 +1,4 @@
-// popen of the PyTorch yardstick, the model file it reads, and its environment.
+// popen of a peer script, the model file it reads, and PyTorch's environment.
 #include "bench/experiments/peer_process.h"
 
 #include <sys/wait.h>
@@ -36,8 +36,13 @@ std::string model_file_for_peer(const std::string& model) {
 }
 
 PeerProcessOutput run_peer_script(const std::string& script, const std::vector<std::string>& args, bool as_installed) {
+  return run_python("/usr/bin/python3", as_installed ? "" : kPeerBestEnv, script, args);
+}
+
+PeerProcessOutput run_python(const std::string& python, const std::string& env, const std::string& script,
+                             const std::vector<std::string>& args) {
   PeerProcessOutput r;
-  r.command = std::string(as_installed ? "" : kPeerBestEnv) + " /usr/bin/python3 " + shell_quote(script);
+  r.command = (env.empty() ? "" : env + " ") + shell_quote(python) + " " + shell_quote(script);
   for (const auto& a : args) r.command += " " + shell_quote(a);
   std::fflush(stdout);
   FILE* pipe = ::popen((r.command + " 2>&1").c_str(), "r");

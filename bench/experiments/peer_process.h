@@ -1,7 +1,8 @@
-// Running the PyTorch yardstick (bench/peers/pytorch_train.py, Debian's /usr/bin/python3 with
-// python3-torch), shared by `ablate bench --with-pytorch` and `ablate compare --with-peers`:
-// where the script is, the model file it reads, PyTorch's best environment on these machines,
-// and one run of the script with its output and exit status.
+// Running a peer script (bench/peers/): the PyTorch yardstick (pytorch_train.py, Debian's
+// /usr/bin/python3 with python3-torch), shared by `ablate bench --with-pytorch` and `ablate
+// compare --with-peers`, and the real frameworks' runners (real_peers.h): where the script is,
+// the model file it reads, PyTorch's best environment on these machines, and one run of a
+// script by an interpreter with its output and exit status.
 #pragma once
 
 #include <string>
@@ -24,8 +25,11 @@ struct PeerProcessOutput {
   int exit_code = -1;   // -1: killed by a signal or not started
 };
 
-// Runs `/usr/bin/python3 SCRIPT ARGS...` (each argument shell-quoted), with kPeerBestEnv in
-// front unless `as_installed`.
+// Runs `ENV PYTHON SCRIPT ARGS...` through the shell (each argument quoted; `env` is put in
+// front as it is, e.g. kPeerBestEnv or ""), stdout and stderr together.
+PeerProcessOutput run_python(const std::string& python, const std::string& env, const std::string& script,
+                             const std::vector<std::string>& args);
+// Runs `/usr/bin/python3 SCRIPT ARGS...`, with kPeerBestEnv in front unless `as_installed`.
 PeerProcessOutput run_peer_script(const std::string& script, const std::vector<std::string>& args, bool as_installed);
 
 }  // namespace ablate::bench::experiments

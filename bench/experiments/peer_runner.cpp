@@ -4,11 +4,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
 #include "bench/experiments/child_process.h"
 #include "bench/experiments/peer_process.h"
+#include "bench/experiments/validation_cap.h"
 #include "bench/run/text_format.h"
 #include "datasets/dataset_registry.h"
 #include "datasets/idx_writer.h"
@@ -36,7 +38,7 @@ std::string last_line_starting(const std::string& text, const std::string& prefi
 
 }  // namespace
 
-PeerMeasure parse_peer_output(const std::string& output, int exit_code) {
+PeerMeasure parse_peer_output(const std::string& output, int exit_code, const std::string& who) {
   PeerMeasure m;
   const std::string not_comparable = last_line_starting(output, "peer_not_comparable:");
   if (exit_code == kNotComparableExit && !not_comparable.empty()) {
@@ -47,7 +49,7 @@ PeerMeasure parse_peer_output(const std::string& output, int exit_code) {
   }
   const std::string line = last_line_starting(output, "peer_result ");
   if (exit_code != 0 || line.empty()) {
-    m.reason = "the PyTorch script exited with status " + std::to_string(exit_code) +
+    m.reason = who + " exited with status " + std::to_string(exit_code) +
                (line.empty() ? " without a peer_result line" : "") + ": " + tail_of(output, 400);
     return m;
   }
@@ -55,11 +57,16 @@ PeerMeasure parse_peer_output(const std::string& output, int exit_code) {
   std::istringstream in(line.substr(12));
   for (std::string kv; in >> kv;) {
     auto eq = kv.find('=');
-    if (eq != std::string::npos) v[kv.substr(0, eq)] = kv.substr(eq + 1);
+    if (eq == std::string::npos) continue;
+    if (m.framework.empty()) {  // the first pair: <framework>=<version>
+      m.framework = kv.substr(0, eq);
+      m.version = kv.substr(eq + 1);
+    }
+    v[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   for (const char* key : {"images_per_s", "accuracy", "peak_rss_bytes", "threads"})
     if (!v.count(key)) {
-      m.reason = std::string("the PyTorch script's peer_result line has no ") + key + ": " + line;
+      m.reason = who + "'s peer_result line has no " + key + ": " + line;
       return m;
     }
   try {
@@ -68,14 +75,30 @@ PeerMeasure parse_peer_output(const std::string& output, int exit_code) {
     m.peak_rss_bytes = std::stoll(v["peak_rss_bytes"]);
     m.threads = std::stoi(v["threads"]);
     m.iterations = v.count("iterations") ? std::stoll(v["iterations"]) : 0;
+    if (v.count("cpu_util")) m.cpu_util = std::stod(v["cpu_util"]);
   } catch (const std::exception&) {
-    m.reason = "the PyTorch script's peer_result line has a malformed number: " + line;
+    m.reason = who + "'s peer_result line has a malformed number: " + line;
     return m;
   }
-  m.torch_version = v["torch"];
   m.precision = v["precision"];
   m.state = "completed";
   return m;
+}
+
+std::map<std::int64_t, double> parse_peer_losses(const std::string& output) {
+  std::map<std::int64_t, double> losses;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("peer_loss ", 0) != 0) continue;
+    std::istringstream fields(line.substr(10));
+    std::string step, loss;
+    if (!(fields >> step >> loss)) continue;
+    try {
+      losses[std::stoll(step)] = std::stod(loss);  // "nan" and "inf" too: a diverged step
+    } catch (const std::exception&) {
+    }
+  }
+  return losses;
 }
 
 PeerOptions peer_options(const run::Flags& args) {
@@ -123,66 +146,84 @@ std::vector<std::string> peer_arguments(const run::RunConfig& c, const std::stri
 
 void write_peer_data(const run::RunConfig& config, const std::string& dir) {
   datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
-  if (config.validation_count > 0 && config.validation_count < data.train.count())
-    datasets::split_tail(data.train, config.validation_count, data.train.name + "/validation");  // as prepare_run
+  std::string note;
+  const std::int64_t validation = capped_validation(config.validation_count, data.train.count(), note);  // as the run
+  if (validation > 0) datasets::split_tail(data.train, validation, data.train.name + "/validation");  // as prepare_run
   datasets::write_idx_images(dir + "/train-images.idx", data.train);
   datasets::write_idx_labels(dir + "/train-labels.idx", data.train);
   datasets::write_idx_images(dir + "/test-images.idx", data.test);
   datasets::write_idx_labels(dir + "/test-labels.idx", data.test);
 }
 
+PeerDataDir::PeerDataDir(const run::RunConfig& config) : model_file_(model_file_for_peer(config.model)) {
+  std::string dir_template = (std::filesystem::temp_directory_path() / "ablate-peer-XXXXXX").string();
+  if (!::mkdtemp(dir_template.data()))
+    throw std::runtime_error("cannot create a directory like " + dir_template + " for the peer's data");
+  path_ = dir_template;
+  ChildOutcome written = run_in_child([&] {
+    write_peer_data(config, path_);
+    return std::string();
+  });
+  if (!written.ok) {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    throw std::runtime_error("cannot write the data for the peer: " + written.error);
+  }
+}
+
+std::unique_ptr<PeerDataDir> PeerDataDir::make(const run::RunConfig& config, std::string& error) {
+  try {
+    return std::make_unique<PeerDataDir>(config);
+  } catch (const std::exception& e) {
+    error = e.what();
+    return nullptr;
+  }
+}
+
+AblateMeasure ablate_measure(const run::RunConfig& config, const CompareRow& row, bool& measured) {
+  AblateMeasure a;
+  a.backend = config.backend.name;
+  a.precision = kernels::dtype_name(config.precision);
+  a.threads = config.backend.options.threads;
+  measured = row.measured() && row.iterations_done > 0 && row.uniform_train_s > 0;
+  if (!measured) return a;
+  a.iterations = row.iterations_done;
+  a.images_per_s = static_cast<double>(row.iterations_done * config.batch) / row.uniform_train_s;
+  a.accuracy = row.accuracy;
+  a.peak_rss_bytes = row.peak_rss_bytes;
+  return a;
+}
+
+PeerDataDir::~PeerDataDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
 PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow& row, const PeerOptions& options) {
   PeerComparison p;
   p.framework = config.framework;
   p.model = config.model;
-  p.ablate.backend = config.backend.name;
-  p.ablate.precision = kernels::dtype_name(config.precision);
-  p.ablate.threads = config.backend.options.threads;
-  if (!row.measured() || row.iterations_done <= 0 || row.uniform_train_s <= 0) {
+  p.ablate = ablate_measure(config, row, p.ablate_measured);
+  if (!p.ablate_measured) {
     p.note = "no ablate run to compare with (" + row.state + (row.note.empty() ? "" : ": " + row.note) + ")";
     return p;
   }
-  p.ablate_measured = true;
-  p.ablate.iterations = row.iterations_done;
-  p.ablate.images_per_s = static_cast<double>(row.iterations_done * config.batch) / row.uniform_train_s;
-  p.ablate.accuracy = row.accuracy;
-  p.ablate.peak_rss_bytes = row.peak_rss_bytes;
-
-  std::string dir_template = (std::filesystem::temp_directory_path() / "ablate-peer-XXXXXX").string();
-  if (!::mkdtemp(dir_template.data())) {
-    p.note = "cannot create a directory like " + dir_template + " for PyTorch's data";
-    return p;
-  }
-  const std::string dir = dir_template;
-  ChildOutcome written = run_in_child([&] {
-    write_peer_data(config, dir);
-    return std::string();
-  });
-  std::string model_file;
-  try {
-    if (written.ok) model_file = model_file_for_peer(config.model);
-  } catch (const std::exception& e) {
-    p.note = e.what();
-  }
-  if (!written.ok) {
-    p.note = "cannot write the data for PyTorch: " + written.error;
-  } else if (p.note.empty()) {
-    for (int t : options.threads) {
-      PeerMeasure m;
-      try {
-        PeerProcessOutput out = run_peer_script(
-            options.script, peer_arguments(config, model_file, dir, row.iterations_done, t), options.as_installed);
-        m = parse_peer_output(out.output, out.exit_code);
-      } catch (const std::exception& e) {
-        m.reason = e.what();
-      }
-      m.threads = t;
-      p.peers.push_back(m);
-      if (m.state == "not comparable") break;  // the recipe, not the thread count: once is enough
+  const std::unique_ptr<PeerDataDir> data = PeerDataDir::make(config, p.note);
+  if (!data) return p;
+  for (int t : options.threads) {
+    PeerMeasure m;
+    try {
+      PeerProcessOutput out = run_peer_script(
+          options.script, peer_arguments(config, data->model_file(), data->path(), row.iterations_done, t),
+          options.as_installed);
+      m = parse_peer_output(out.output, out.exit_code);
+    } catch (const std::exception& e) {
+      m.reason = e.what();
     }
+    m.threads = t;
+    p.peers.push_back(m);
+    if (m.state == "not comparable") break;  // the recipe, not the thread count: once is enough
   }
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
   return p;
 }
 

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,21 +20,26 @@
 
 namespace ablate::bench::experiments {
 
-// One run of the PyTorch script, as read from its last line.
+// One run of a peer script (the PyTorch yardstick or a real framework's runner), as read from
+// its last line `peer_result <framework>=<version> threads=... images_per_s=... ...`.
 struct PeerMeasure {
   std::string state = "failed";  // completed | not comparable | failed
   std::string reason;            // why not comparable, or the failure
   int threads = 0;
   double images_per_s = 0, accuracy = 0;
+  double cpu_util = -1;          // cores busy over the timed steps; -1: the script did not say
   std::int64_t peak_rss_bytes = 0, iterations = 0;
-  std::string torch_version, precision;
+  std::string framework;         // the result line's first key: torch, tensorflow, theano
+  std::string version, precision;
 
   bool completed() const { return state == "completed"; }
 };
 
 // Reads the script's output: the last `peer_result ...` line, or `peer_not_comparable: REASON`
-// (exit status 3); anything else is a failure quoting the output's tail.
-PeerMeasure parse_peer_output(const std::string& output, int exit_code);
+// (exit status 3); anything else is a failure quoting the output's tail, naming `who`.
+PeerMeasure parse_peer_output(const std::string& output, int exit_code, const std::string& who = "the PyTorch script");
+// The `peer_loss STEP LOSS` lines of a run with --print-loss or --no-random: {step: loss}.
+std::map<std::int64_t, double> parse_peer_losses(const std::string& output);
 
 // What ablate measured in the same comparison row.
 struct AblateMeasure {
@@ -41,6 +48,11 @@ struct AblateMeasure {
   double images_per_s = 0, accuracy = 0;
   std::int64_t peak_rss_bytes = 0, iterations = 0;
 };
+
+// ablate's side of a comparison row: the configuration's backend, precision and threads, and
+// what the row measured when it ran (images/s over the uniform training time). `measured` says
+// whether it ran (completed or diverged, with steps and a training time).
+AblateMeasure ablate_measure(const run::RunConfig& config, const CompareRow& row, bool& measured);
 
 struct PeerComparison {
   std::string framework, model;
@@ -68,7 +80,26 @@ std::vector<std::string> peer_arguments(const run::RunConfig& config, const std:
 PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow& row, const PeerOptions& options);
 
 // Writes the data `config` trains and tests on as train-images.idx, train-labels.idx,
-// test-images.idx, test-labels.idx in `dir` (the validation split held out).
+// test-images.idx, test-labels.idx in `dir` (the validation split held out, capped on a small
+// data set as the run caps it: validation_cap.h).
 void write_peer_data(const run::RunConfig& config, const std::string& dir);
+
+// A temporary directory holding the data of `config` (write_peer_data, in a child process so
+// the parent's memory stays small for the next fork), removed with the object, and the model
+// as a file the peer reads. Throws saying what could not be made or written.
+class PeerDataDir {
+ public:
+  explicit PeerDataDir(const run::RunConfig& config);
+  ~PeerDataDir();
+  PeerDataDir(const PeerDataDir&) = delete;
+  PeerDataDir& operator=(const PeerDataDir&) = delete;
+  const std::string& path() const { return path_; }
+  const std::string& model_file() const { return model_file_; }
+  // The directory, or nullptr with `error` saying why.
+  static std::unique_ptr<PeerDataDir> make(const run::RunConfig& config, std::string& error);
+
+ private:
+  std::string path_, model_file_;
+};
 
 }  // namespace ablate::bench::experiments

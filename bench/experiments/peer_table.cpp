@@ -50,7 +50,7 @@ std::string peer_text(const PeerComparison& c) {
         << ", peak RSS " << run::mib_text(c.ablate.peak_rss_bytes) << ", " << c.ablate.iterations << " steps\n";
   for (const auto& m : c.peers) {
     if (!m.completed()) continue;
-    out << head << "pytorch " << m.torch_version << " " << thr(m.threads) << ": " << run::fmt("%.0f", m.images_per_s)
+    out << head << "pytorch " << m.version << " " << thr(m.threads) << ": " << run::fmt("%.0f", m.images_per_s)
         << " images/s, accuracy " << run::fmt("%.4f", m.accuracy) << ", peak RSS " << run::mib_text(m.peak_rss_bytes) << ", "
         << m.iterations << " steps\n";
   }
@@ -72,7 +72,7 @@ std::string peer_markdown(const std::vector<PeerComparison>& comparisons, const 
           << run::mib_text(c.ablate.peak_rss_bytes) << " |\n";
     for (const auto& m : c.peers)
       if (m.completed())
-        out << "| " << c.model << " | " << c.framework << " | pytorch " << m.torch_version << " | " << m.threads << " | "
+        out << "| " << c.model << " | " << c.framework << " | pytorch " << m.version << " | " << m.threads << " | "
             << run::fmt("%.0f", m.images_per_s) << " | " << run::fmt("%.4f", m.accuracy) << " | " << run::mib_text(m.peak_rss_bytes)
             << " |\n";
   }

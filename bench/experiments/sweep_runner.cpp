@@ -247,14 +247,6 @@ std::vector<SweepRow> run_over_ranks(const std::vector<PlannedRun>& runs, const 
 
 }  // namespace
 
-std::int64_t capped_validation(std::int64_t validation_count, std::int64_t train_count, std::string& note) {
-  const std::int64_t cap = train_count / 6;
-  if (validation_count <= cap) return validation_count;
-  note = "validation_count capped from " + std::to_string(validation_count) + " to " + std::to_string(cap) +
-         " (1/6 of the " + std::to_string(train_count) + " training images)";
-  return cap;
-}
-
 void cap_length(run::RunConfig& config, std::int64_t train_count, std::int64_t max_iterations, std::string& note) {
   if (max_iterations <= 0) return;
   run::resolve_length(config, train_count);

@@ -22,6 +22,7 @@
 
 #include "bench/run/results_reader.h"
 #include "bench/run/run_config.h"
+#include "bench/experiments/validation_cap.h"  // capped_validation
 #include "bench/experiments/sweep_grid.h"
 
 namespace ablate::bench::experiments {
@@ -58,7 +59,5 @@ std::vector<SweepRow> run_sweeps(const std::vector<SweepSpec>& specs, const std:
 // --max-iterations: resolves the length on `train_count` images and cuts it to `max_iterations`
 // (> 0), adding to `note` when it did.
 void cap_length(run::RunConfig& config, std::int64_t train_count, std::int64_t max_iterations, std::string& note);
-// The validation count a run may hold out of `train_count` images (see above); sets `note`.
-std::int64_t capped_validation(std::int64_t validation_count, std::int64_t train_count, std::string& note);
 
 }  // namespace ablate::bench::experiments

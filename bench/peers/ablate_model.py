@@ -80,28 +80,32 @@ def init_tensor(t, rule, fan_in, fan_out, gen):
 
 
 class Built:
-    """The torch model, its loss, and [(parameter, lr_mult, decay_mult)] in file order."""
+    """The torch model, its loss, [(parameter, lr_mult, decay_mult)] in file order, and each
+    parameter's name in ablate (`<layer>.weight`, `<layer>.bias`): the same layouts, [K, C, KH, KW]
+    and [O, I], so ablate's tensors load as they are."""
 
-    def __init__(self, net, loss, params):
-        self.net, self.loss, self.params = net, loss, params
+    def __init__(self, net, loss, params, names):
+        self.net, self.loss, self.params, self.names = net, loss, params, names
 
 
 def build(shape, classes, layers, seed=1):
     gen = torch.Generator().manual_seed(seed)
     c, h, w = shape
-    modules, params = [], []
+    modules, params, names = [], [], []
     flat = None
 
-    def add_params(i, layer, p, weight_fans=None, weight_init="xavier"):
+    def add_params(name, layer, p, weight_fans=None, weight_init="xavier"):
         if getattr(layer, "weight", None) is not None and weight_fans is not None:
             fan_in, fan_out = weight_fans
             init_tensor(layer.weight, p.get("weight_init", weight_init), fan_in, fan_out, gen)
             params.append((layer.weight, float(p.get("weight_lr_mult", 1)), float(p.get("weight_decay_mult", 1))))
+            names.append(name + ".weight")
         if getattr(layer, "bias", None) is not None:
             b = layer.bias
             fans = weight_fans or (1, b.numel())  # a [C] tensor: fan_in numel/C, fan_out numel
             init_tensor(b, p.get("bias_init", "constant:0"), fans[0], fans[1], gen)
             params.append((b, float(p.get("bias_lr_mult", 1)), float(p.get("bias_decay_mult", 1))))
+            names.append(name + ".bias")
 
     for i, (name, kind, p) in enumerate(layers):
         if kind == "convolution":
@@ -121,7 +125,7 @@ def build(shape, classes, layers, seed=1):
             if nxt is not None and nxt[1] == "pooling":
                 pk = int(nxt[2].get("kernel", 2))
                 fan_out = out * k * k / (pk * pk)
-            add_params(i, conv, p, (fan_in, fan_out))
+            add_params(name, conv, p, (fan_in, fan_out))
             modules.append(conv)
             c = out
         elif kind == "pooling":
@@ -145,12 +149,12 @@ def build(shape, classes, layers, seed=1):
                 flat = c * h * w
             out = int(p["outputs"])
             fc = nn.Linear(flat, out, bias=p.get("bias", "true") == "true")
-            add_params(i, fc, p, (flat, out))
+            add_params(name, fc, p, (flat, out))
             modules.append(fc)
             flat = out
         elif kind == "bias":
             cb = ChannelBias(c if flat is None else flat)
-            add_params(i, cb, p)
+            add_params(name, cb, p)
             modules.append(cb)
         elif kind == "relu":
             modules.append(nn.ReLU(inplace=True))
@@ -167,7 +171,7 @@ def build(shape, classes, layers, seed=1):
             norm = nn.BatchNorm2d if flat is None else nn.BatchNorm1d
             bn = norm(features, eps=float(p.get("eps", 1e-5)), momentum=float(p.get("momentum", 0.1)),
                       affine=p.get("affine", "true") == "true")
-            add_params(i, bn, p, (1, features), weight_init="constant:1")  # a [C] tensor's own fans
+            add_params(name, bn, p, (1, features), weight_init="constant:1")  # a [C] tensor's own fans
             modules.append(bn)
         elif kind == "lrn":
             modules.append(nn.LocalResponseNorm(int(p.get("size", 5)), float(p.get("alpha", 1e-4)),
@@ -181,4 +185,4 @@ def build(shape, classes, layers, seed=1):
         else:
             raise NotComparable(f"layer type {kind}")
     loss = nn.NLLLoss() if layers[-1][1] == "nll_loss" else nn.CrossEntropyLoss()
-    return Built(nn.Sequential(*modules), loss, params)
+    return Built(nn.Sequential(*modules), loss, params, names)

@@ -55,9 +55,12 @@ def run_dtype(args):
 
 
 class Timing:
-    def __init__(self, warmup, seconds, steps, batch):
+    """The timed steps: images/s, and cpu_util = process CPU seconds / wall seconds (cores busy)."""
+
+    def __init__(self, warmup, seconds, steps, batch, cpu_seconds=0.0):
         self.warmup, self.seconds = warmup, seconds
         self.images_per_s = steps * batch / seconds if seconds > 0 else 0.0
+        self.cpu_util = cpu_seconds / seconds if seconds > 0 else 0.0
 
 
 def train(args, data, step):
@@ -68,17 +71,17 @@ def train(args, data, step):
     batches = batch_indices(data.train.shape[0], args.batch, shuffle, np.random.RandomState(args.seed))
     print_loss = args.print_loss or args.no_random
     warmup = min(args.warmup, args.iterations // 2)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     for i in range(args.iterations):
         if i == warmup:
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), time.process_time()
         idx = next(batches)
         loss = float(step(idx, i))
         if print_loss:
             print(f"peer_loss {i + 1} {loss:.17g}", flush=True)
         if not math.isfinite(loss):
             raise SystemExit(f"peer: loss is {loss} at iteration {i}")
-    return Timing(warmup, time.perf_counter() - t0, args.iterations - warmup, args.batch)
+    return Timing(warmup, time.perf_counter() - t0, args.iterations - warmup, args.batch, time.process_time() - cpu0)
 
 
 def test_accuracy(args, data, predict):

@@ -14,16 +14,22 @@ images_per_s counts the training steps after the warm-up ones (data indexing and
 per-batch transform included, as ablate's loader time is in its training time); peak RSS
 is getrusage's ru_maxrss of this process. A recipe feature this script cannot reproduce
 ends it with exit status 3 and the last line `peer_not_comparable: <the feature>`.
+With --init-checkpoint FILE --no-random (`ablate compare --with-real`'s curve check) it starts
+from ablate's weights (the same layouts as torch.nn), switches dropout and shuffling off and
+prints `peer_loss STEP LOSS` for every step (bench/peers/README.md). The result line adds
+cpu_util= (process CPU seconds over wall seconds of the timed steps) and init=ablate|pytorch.
+Run it with Debian's interpreter (torch 1.13) or the PyTorch environment's (torch 2.x).
 """
 import argparse
 import resource
 import sys
 import time
 
+import numpy as np
 import torch
 
 from ablate_model import NotComparable, build, parse_model
-from peer_common import exit_status, recipe_arguments
+from peer_common import comparison_arguments, exit_status, recipe_arguments
 from recipe import Transform, Updater, read_images, read_idx
 
 
@@ -88,23 +94,34 @@ def recipe_mode(args, shape, classes, layers):
     torch.manual_seed(args.seed)  # dropout masks
     built = build(shape, classes, layers, args.seed)
     net, loss_fn = built.net.to(dtype), built.loss
+    if args.init_checkpoint:
+        load_initial_weights(args.init_checkpoint, built, dtype)
+    if args.no_random:
+        for m in net.modules():
+            if isinstance(m, torch.nn.Dropout):
+                m.p = 0.0
+    print_loss = args.print_loss or args.no_random
     updater = Updater(args, built.params)
-    batches = batch_indices(train_x.shape[0], args.batch, args.shuffle, torch.Generator().manual_seed(args.seed))
+    shuffle = args.shuffle and not args.no_random
+    batches = batch_indices(train_x.shape[0], args.batch, shuffle, torch.Generator().manual_seed(args.seed))
     warmup = min(args.warmup, args.iterations // 2)
     net.train()
-    seconds, t0 = 0.0, None
+    seconds, t0, cpu0 = 0.0, None, None
     for i in range(args.iterations):
         if i == warmup:
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), time.process_time()
         idx = next(batches)
         x, y = transform(train_x[idx]), train_y[idx]
         updater.zero_grad()
         loss = loss_fn(net(x), y)
         loss.backward()
         updater.step()
+        if print_loss:
+            print(f"peer_loss {i + 1} {float(loss):.17g}", flush=True)
         if not torch.isfinite(loss):
             raise SystemExit(f"peer: loss is {float(loss)} at iteration {i}")
     seconds = time.perf_counter() - t0
+    cpu_util = (time.process_time() - cpu0) / seconds if seconds > 0 else 0.0
     timed = args.iterations - warmup
 
     net.eval()
@@ -117,12 +134,25 @@ def recipe_mode(args, shape, classes, layers):
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(f"peer_result torch={torch.__version__} threads={args.threads} batch={args.batch} "
           f"iterations={args.iterations} warmup={warmup} images_per_s={timed * args.batch / seconds:.1f} "
-          f"accuracy={correct / total:.6f} peak_rss_bytes={rss} precision={args.precision}")
+          f"accuracy={correct / total:.6f} peak_rss_bytes={rss} precision={args.precision} cpu_util={cpu_util:.2f} "
+          f"init={'ablate' if args.init_checkpoint else 'pytorch'}")
+
+
+def load_initial_weights(path, built, dtype):
+    """ablate's `<layer>.weight` / `<layer>.bias` tensors into the model's parameters (names,
+    shapes and dtype checked by ablate_checkpoint.load_parameters)."""
+    import ablate_checkpoint
+    expected = {n: tuple(p.shape) for n, (p, _, _) in zip(built.names, built.params)}
+    loaded = ablate_checkpoint.load_parameters(path, expected, np.float64 if dtype == torch.float64 else np.float32)
+    with torch.no_grad():
+        for n, (p, _, _) in zip(built.names, built.params):
+            p.copy_(torch.from_numpy(loaded[n]))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     recipe_arguments(ap)
+    comparison_arguments(ap)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)

@@ -1,23 +1,20 @@
 #!/usr/bin/python3
-"""Step-by-step check of a preset against its real framework, until `ablate compare --with-real`
-does it (issue 16): same data, recipe, initial weights and steps, random parts off.
+"""Step-by-step check of a preset against its real framework (issue 16), by hand; `ablate
+compare --with-real` makes it for every framework of a comparison: same data, recipe, initial
+weights and steps, random parts off.
 
-    /usr/bin/python3 bench/peers/step_check.py tensorflow|theano [--steps 100] [--threads 2]
+    /usr/bin/python3 bench/peers/step_check.py tensorflow|theano|caffe|torch [--steps 100] [--threads 2]
         [--precision f32|f64] [--ablate build/ablate] [-- RUNNER OPTIONS: --onednn off, --pool-gradient first]
 
-1. Copies the preset with `shuffle false` (and a training transform with random crops, flips
-   or colour changes replaced by the test transform) and its zoo model with dropout `keep=1`.
-2. Step-0 weights: `ablate run ... --iterations 1 --lr 1e-300 --snapshot-every 1 --snapshot W0`
-   (today's ablate refuses --iterations 0 and --lr 0). The one update moves a weight w by about
-   1e-300 * g, below half an ulp of any w that is not 0, so the snapshot holds the initial
-   weights exactly; a weight that starts at exactly 0 (the Theano classifier) holds about 1e-301.
-3. `ablate run ... --iterations N --out RECORD` from the same seed: its curve has the loss of steps
-   1, 10, 20, ...; its snapshot at the end has step N's with every digit (older binaries wrote
-   the curve with 9 significant digits).
-4. The data ablate trained on (the training set less its validation tail, the test set) as IDX
+1. ablate, from the preset as it is, with the random parts switched off by `--no-random` (no
+   shuffling, every dropout keeps everything, a training transform with random crops, flips or
+   colour changes replaced by the test transform), `--snapshot-initial W0` (the weights before
+   step 1) and `--curve-every 1` (the loss of every step, with every digit), N steps.
+2. The data ablate trained on (the training set less its validation tail, the test set) as IDX
    files, and the real framework's runner with the record's recipe (peer_arguments below, as
-   bench/peer_runner.cpp builds them) plus --init-checkpoint W0 --no-random.
-5. The relative difference of the two losses at every step of ablate's curve, and the largest.
+   bench/experiments/peer_runner.cpp builds them) plus --init-checkpoint W0 --no-random.
+3. The relative difference of the two losses at every step, and the largest.
+`ablate compare --with-real` does the same for every framework of a comparison.
 """
 import argparse
 import json
@@ -35,7 +32,9 @@ import numpy as np  # noqa: E402
 import peer_common as pc  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RUNNERS = {"tensorflow": "tensorflow_train.py", "theano": "theano_train.py"}
+RUNNERS = {"tensorflow": "tensorflow_train.py", "theano": "theano_train.py",
+           "caffe": "pytorch_train.py", "torch": "pytorch_train.py"}  # Caffe and Torch7: PyTorch 2.x stands in
+ENVIRONMENTS = {"caffe": "pytorch", "torch": "pytorch"}  # the peer's environment, when not the framework's name
 
 
 def number(x):
@@ -96,19 +95,13 @@ def write_data(source, validation_count, out, family="mnist"):
         write_idx(os.path.join(out, f"{part}-labels.idx"), y[:keep])
 
 
-def without_random(preset, model, work):
-    """Copies of the preset (shuffle false; a training transform with random parts replaced by
-    the test one) and its model (every dropout keep=1)."""
-    text = Path(preset).read_text()
-    test = re.search(r"^test_transform\s+(\S+)", text, re.M)
-    if test and re.search(r"^transform\s+\S*random", text, re.M):
-        text = re.sub(r"^transform\s+\S+", "transform " + test.group(1), text, flags=re.M)
-    model_name = re.search(r"^model\s+(\S+)", text, re.M).group(1)
-    p, m = os.path.join(work, "no-random.preset"), os.path.join(work, model_name + ".model")
-    Path(p).write_text(re.sub(r"^shuffle\s+true", "shuffle false", text, flags=re.M))
-    source = model or os.path.join(REPO, "models", "zoo", model_name + ".model")
-    Path(m).write_text(re.sub(r"\bkeep=[0-9.]+", "keep=1", Path(source).read_text()))
-    return p, m
+def model_file(model, work):
+    """The model as a file the runner can read: a file as it is, a zoo name from models/zoo."""
+    if os.path.isfile(model):
+        return model
+    path = os.path.join(work, model + ".model")
+    Path(path).write_text(Path(REPO, "models", "zoo", model + ".model").read_text())
+    return path
 
 
 def run(cmd, log):
@@ -125,8 +118,8 @@ def parse(argv):
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--precision", choices=("f32", "f64"), help="default: the preset's")
-    ap.add_argument("--preset", help="preset file (default: models/presets/FRAMEWORK-FAMILY.preset)")
-    ap.add_argument("--model", help="model file (default: the preset's zoo model)")
+    ap.add_argument("--preset", help="preset name or file (default: the framework's for the data set)")
+    ap.add_argument("--model", help="model name or file (default: the preset's)")
     ap.add_argument("--dataset", choices=("fashion-mnist", "mnist", "cifar10"), default="fashion-mnist")
     ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist",
                     help="MNIST-format IDX .gz files, or CIFAR-10 binary files with --dataset cifar10")
@@ -148,30 +141,26 @@ class Check:
 
 
 def check(args):
-    python = os.path.join(args.peers_dir, args.framework, "bin", "python")
+    env = ENVIRONMENTS.get(args.framework, args.framework)
+    python = os.path.join(args.peers_dir, env, "bin", "python")
     if not os.access(python, os.X_OK):
-        sys.exit(f"step_check: {python} not found: install the peer with scripts/setup-peers.sh {args.framework}")
+        sys.exit(f"step_check: {python} not found: install the peer with scripts/setup-peers.sh {env}")
     work = args.work or tempfile.mkdtemp(prefix="ablate-step-check-")
     os.makedirs(work, exist_ok=True)
     family = "cifar10" if args.dataset == "cifar10" else "mnist"
-    preset, model = without_random(args.preset or os.path.join(REPO, "models", "presets", f"{args.framework}-{family}.preset"),
-                                   args.model, work)
-    common = [args.ablate, "run", "--framework", args.framework, "--preset", preset, "--model", model,
-              "--dataset", args.dataset, "--data", args.data, "--threads", str(args.threads), "--test-iterations", "1", "--quiet"]
-    if args.precision:
-        common += ["--precision", args.precision]
-    w0, end, record = (os.path.join(work, f) for f in ("w0.ckpt", "end.ckpt", "ablate.jsonl"))
-    run(common + ["--iterations", "1", "--lr", "1e-300", "--snapshot-every", "1", "--snapshot", w0],
-        os.path.join(work, "ablate-w0.log"))
+    record, w0 = os.path.join(work, "ablate.jsonl"), os.path.join(work, "w0.ckpt")
+    cmd = [args.ablate, "run", "--framework", args.framework, "--dataset", args.dataset, "--data", args.data,
+           "--threads", str(args.threads), "--test-iterations", "1", "--quiet", "--iterations", str(args.steps),
+           "--no-random", "--snapshot-initial", w0, "--curve-every", "1", "--out", record]
+    for flag, value in (("--preset", args.preset), ("--model", args.model), ("--precision", args.precision)):
+        if value:
+            cmd += [flag, value]
     if os.path.exists(record):
         os.remove(record)
-    # The snapshot at the end holds the last step's loss with every digit (older curves had 9).
-    run(common + ["--iterations", str(args.steps), "--out", record, "--snapshot-every", str(args.steps), "--snapshot", end],
-        os.path.join(work, "ablate.log"))
+    run(cmd, os.path.join(work, "ablate.log"))
     rec = json.loads(Path(record).read_text().splitlines()[0])
-    import ablate_checkpoint
     mine = {p["iteration"]: p["loss"] for p in rec["curve"]}
-    mine[args.steps] = float(ablate_checkpoint.read(end).metadata["last_loss"])
+    model = model_file(rec["config"]["model"], work)
     write_data(args.data, rec["config"]["validation_count"], work, family)
     peer = [python, os.path.join(REPO, "bench", "peers", RUNNERS[args.framework])]
     peer += peer_arguments(rec["config"], model, work, args.steps, args.threads)

@@ -15,7 +15,7 @@ cross-entropy of the logits and one-hot labels averaged over the batch.
 peer_loss lines print the cross-entropy alone (the scripts' L2 terms are trained on but not
 printed, as ablate's curve holds the data loss). Graphs: tensorflow_graphs.py.
 --weight-average D: the CIFAR-10 tutorial's moving averages of every variable, tested on.
-Protocol and result line: peer_common.py; the line adds onednn=on|off inter_op_threads=N
+Protocol and result line: peer_common.py; the line adds onednn=on|off inter_op_threads=N cpu_util=C
 dropout_keep=K weight_average=D init=ablate|tensorflow.
 
 Without --train-images (speed mode, `ablate bench`): random data, and the last line is
@@ -155,8 +155,8 @@ def run(args, tf):
         return
     accuracy = peer_training.test_accuracy(args, data, lambda xb: sess.run(prediction, {graph.test_x: xb}))
     print(pc.result_line("tensorflow", tf.__version__, args, timing.warmup, timing.images_per_s, accuracy,
-                         **extra, dropout_keep=keep, weight_average=args.weight_average,
-                         init="ablate" if args.init_checkpoint else "tensorflow"))
+                         **extra, dropout_keep=keep, cpu_util=f"{timing.cpu_util:.2f}",
+                         weight_average=args.weight_average, init="ablate" if args.init_checkpoint else "tensorflow"))
 
 
 def main():

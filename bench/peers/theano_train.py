@@ -16,7 +16,7 @@ Set before Theano loads: THEANO_FLAGS floatX=float64|float32 (--precision),
 blas.ldflags=-lopenblas, base_compiledir=<this environment>/theano-compile (not ~/.theano;
 --compile-dir sets another), then the caller's THEANO_FLAGS; OPENBLAS_NUM_THREADS and
 OMP_NUM_THREADS = --threads (CorrMM and dot run on OpenBLAS's threads).
-Protocol and result line: peer_common.py; the line adds blas=openblas and compile_dir=DIR.
+Protocol and result line: peer_common.py; the line adds cpu_util=C blas=openblas and compile_dir=DIR.
 Without --train-images (speed mode): random data; last line
     theano=1.0.5 threads=1 batch=500 images_per_s=1234.5
 """
@@ -64,7 +64,10 @@ def updates_for(T, args, params, cost, layers, rate):
             first = theano.shared(1, name=name + ".first")
             v_new = T.switch(T.eq(first, 1), d, args.momentum * v + d)
             updates += [(v, v_new), (p, p - lr * v_new), (first, 0)]
-    return updates
+    # A Python number (momentum, decay, a rate times its multiplier) is a float64 constant to
+    # Theano: in a float32 run each update is cast back to its variable's type (f64: unchanged).
+    return [(var, value if var.dtype == value.dtype else T.cast(value, var.dtype))
+            if hasattr(value, "dtype") else (var, value) for var, value in updates]
 
 
 def run(args):
@@ -112,8 +115,8 @@ def run(args):
         return
     accuracy = peer_training.test_accuracy(args, data, predict)
     print(pc.result_line("theano", theano.__version__, args, timing.warmup, timing.images_per_s, accuracy,
-                         blas="openblas", init="ablate" if args.init_checkpoint else "theano",
-                         pool_gradient=args.pool_gradient,
+                         cpu_util=f"{timing.cpu_util:.2f}", blas="openblas",
+                         init="ablate" if args.init_checkpoint else "theano", pool_gradient=args.pool_gradient,
                          compile_dir=theano.config.base_compiledir))
 
 

@@ -2,6 +2,7 @@
 """PNG plots of an ablate results file (JSON lines), for `ablate report`.
 
 usage: /usr/bin/python3 plots.py RESULTS.jsonl DIR
+       /usr/bin/python3 plots.py --compare COMPARE.json DIR    (`ablate compare --report DIR`)
 
 Writes into DIR: accuracy_vs_time.png (test accuracy against training time, per run, from the
 records' curves), framework_bars.png (mean training time and accuracy per framework),
@@ -9,6 +10,10 @@ resources_over_time.png (CPU utilisation and RSS from the resource samples), one
 sweep_<label>_<hash of the base>.png per sweep base (each metric against each varied factor, mean with the spread of
 repeats as error bars), and resources_vs_batch.png (peak RSS and mean CPU against batch size,
 with Pearson's r). Damaged lines are skipped, as the C++ reader does.
+
+With --compare (compare_plots.py draws them from the compare.json `ablate compare` writes):
+compare_accuracy_vs_time.png, compare_bars.png, compare_loss_curves.png (with --with-real) and
+attribution_<framework>.png (with --attribute).
 """
 import hashlib
 import json
@@ -206,8 +211,12 @@ def resources_vs_batch(runs, out):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--compare":
+        import compare_plots
+        compare_plots.draw(sys.argv[2], sys.argv[3], save)
+        return
     if len(sys.argv) != 3:
-        sys.exit("usage: plots.py RESULTS.jsonl DIR")
+        sys.exit("usage: plots.py RESULTS.jsonl DIR, or plots.py --compare COMPARE.json DIR")
     records = read(sys.argv[1])
     runs = [(i, r) for i, r in enumerate(records) if r.get("status") == "completed"]
     os.makedirs(sys.argv[2], exist_ok=True)

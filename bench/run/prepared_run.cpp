@@ -48,12 +48,17 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
 
   run->backend = make_backend(cfg.backend);
   run->spec = models::load_model(cfg.model);
+  if (cfg.no_random)  // --no-random: every dropout keeps everything (its mask is all ones)
+    for (models::LayerSpec& layer : run->spec.layers)
+      if (layer.type == "dropout") layer.params["keep"] = "1";
   // Statistics of fitted rules (mean image, global standardisation) come from the training
   // part only: the validation images were held out above.
   run->transform = datasets::parse_transform(cfg.transform, run->data.train, cfg.seed);
   run->test_transform = cfg.test_transform.empty()
                             ? run->transform
                             : datasets::parse_transform(cfg.test_transform, run->data.train, cfg.seed);
+  if (cfg.no_random && run->transform.random)  // resolution replaced every random_* rule; a new random rule would land here
+    throw std::invalid_argument("--no-random: the training transform '" + cfg.transform + "' makes random choices");
   check_input_shape(run->spec, run->transform, run->data.train);
   check_input_shape(run->spec, run->test_transform, run->data.test);
   run->dtype = cfg.precision;

@@ -76,6 +76,8 @@ Json config_json(const RunConfig& c) {
       {"passes", s.passes},
       {"executor", graph::executor_name(s.executor)},
       {"inter_op_threads", s.inter_op_threads},
+      {"no_random", c.no_random},
+      {"curve_every", c.curve_every},
   };
 }
 

@@ -237,6 +237,12 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   c.snapshot = args.get("snapshot", c.snapshot);
   c.snapshot_every = args.get_int("snapshot-every", 0, 0);
   c.resume = args.get("resume", "");
+  c.snapshot_initial = args.get("snapshot-initial", "");
+  if (!c.snapshot_initial.empty() && !c.resume.empty())
+    throw std::invalid_argument("--snapshot-initial " + c.snapshot_initial + " with --resume " + c.resume +
+                                ": a resumed run has no initial weights to write; give one of them");
+  c.curve_every = args.get_int("curve-every", c.curve_every, 1);
+  if (given("no-random", "no_random")) c.no_random = true;
   c.memory_check = !args.has("no-memory-check");
   c.backend.options.deterministic = args.has("deterministic");
   if (args.has("check-gradients"))
@@ -278,6 +284,10 @@ void check(RunConfig& c, const Names& names, Origins& origins) {
   if (c.patience > 0 && c.validation_interval == 0)
     fail("patience", std::to_string(c.patience),
          "early stopping needs validation passes, but " + origins.of("validation_interval") + " is 0");
+  if (c.no_random) {
+    switch_random_off(c, origins.of("transform"));
+    origins.set("shuffle", "--no-random");
+  }
   s.disabled_passes = disabled_passes(parse_pass_spec(s.passes, origins.of("passes")), static_pass_names(),
                                       origins.of("passes"));
 
@@ -294,6 +304,26 @@ void check(RunConfig& c, const Names& names, Origins& origins) {
 }
 
 }  // namespace
+
+bool has_random_rule(const std::string& spec) {
+  for (std::size_t start = 0; start <= spec.size();) {
+    const std::size_t end = std::min(spec.find('+', start), spec.size());
+    if (spec.compare(start, 7, "random_") == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+void switch_random_off(RunConfig& c, const std::string& transform_origin) {
+  c.no_random = true;
+  c.shuffle = false;
+  if (!has_random_rule(c.transform)) return;
+  if (c.test_transform.empty() || has_random_rule(c.test_transform))
+    throw std::invalid_argument("--no-random: the training transform '" + c.transform + "' (" + transform_origin +
+                                ") has random rules and there is no deterministic test transform to use instead; "
+                                "give --transform without random_* rules");
+  c.transform = c.test_transform;
+}
 
 void apply_length_scale(RunConfig& c, double scale) {
   if (!(scale > 0) || !std::isfinite(scale))

@@ -70,6 +70,12 @@ struct RunConfig {
   std::string snapshot = "ablate-snapshot.ckpt";  // where snapshots go (every N, at the end, on a stop signal)
   std::int64_t snapshot_every = 0;  // iterations between snapshots; 0: only on a stop signal
   std::string resume;            // continue the run saved in this snapshot
+  std::string snapshot_initial;  // --snapshot-initial: the step-0 weights go here; empty: none
+  // --no-random: the random parts off, for a step-by-step check against a real framework:
+  // no shuffling, every dropout keeps everything, a training transform with random rules
+  // replaced by the (deterministic) test transform.
+  bool no_random = false;
+  std::int64_t curve_every = 10;  // the curve holds the loss of step 1 and every N-th step
   bool memory_check = true;      // refuse a run whose memory estimate exceeds what is available
   bool quiet = false;
 };
@@ -83,6 +89,15 @@ RunConfig resolve_run_config(const Flags& flags);
 void apply_length_scale(RunConfig& config, double scale);
 // Fills `iterations` from `epochs` once the training set's size is known.
 void resolve_length(RunConfig& config, std::int64_t train_count);
+
+// True if a rule of the transform SPEC makes random choices (datasets/transforms.h names every
+// such rule random_*).
+bool has_random_rule(const std::string& spec);
+// --no-random on a configuration: no shuffling; a training transform with random rules becomes
+// the test transform (TF CIFAR-10: random crop, flip, brightness, contrast -> the central crop);
+// throws naming the transform (and `transform_origin`) when no deterministic one is at hand.
+// Dropout is switched off where the model is built (prepare_run).
+void switch_random_off(RunConfig& config, const std::string& transform_origin);
 
 // Throws "WHERE 'TEXT': expected f32 or f64".
 kernels::DType parse_precision(const std::string& text, const std::string& what);

@@ -59,6 +59,10 @@ const std::vector<FlagSpec>& run_flags() {
       {"snapshot-every", "N", "write a snapshot every N iterations and at the end (default: only on SIGINT/SIGTERM)"},
       {"snapshot", "FILE", "the snapshot file (default: ablate-snapshot.ckpt)"},
       {"resume", "FILE", "continue the run saved in snapshot FILE (same configuration)"},
+      {"snapshot-initial", "FILE", "write the initial weights (before step 1) as a snapshot to FILE"},
+      {"no-random", "", "random parts off: no shuffling, dropout keeps all, a random training transform "
+                        "replaced by the test transform (for step-by-step checks)"},
+      {"curve-every", "N", "record the loss of step 1 and of every N-th step (default 10)"},
       {"quiet", "", "print only the summary"},
   };
   return flags;

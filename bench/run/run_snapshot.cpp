@@ -46,6 +46,7 @@ std::string snapshot_fingerprint(const RunConfig& c) {
     << exact(c.optimizer.weight_decay) << "\ntransform " << c.transform << "\nshuffle " << (c.shuffle ? "true" : "false")
     << "\nvalidation_count " << c.validation_count << "\nweight_average_decay " << exact(c.switches.weight_average_decay)
     << "\n";
+  if (c.no_random) s << "no_random true\n";  // only when on: snapshots of earlier runs stay valid
   return s.str();
 }
 

@@ -48,6 +48,7 @@ class Loop {
   Loop(PreparedRun& run, RunResult& result)
       : run_(run), cfg_(run.config), result_(result),
         schedule_(EvaluationSchedule::of(run.config, run.data.train.count())),
+        start_(Clock::now()),
         stopping_({cfg_.patience, cfg_.patience_increase, cfg_.improvement_threshold}) {
     result_.metrics.time_to_accuracy.target = cfg_.target_accuracy;
   }
@@ -92,7 +93,7 @@ class Loop {
         ++it_;
         break;
       }
-      if (done == 1 || done % 10 == 0 || done == cfg_.iterations || batch_accuracy)
+      if (done == 1 || done % cfg_.curve_every == 0 || done == cfg_.iterations || batch_accuracy)
         result_.curve.push_back({done, seg_.train_s, loss, {}, {}, batch_accuracy});
       if (!cfg_.quiet && (done % progress_every == 0 || done == 1)) progress(done, loss);
       evaluate_after(done);
@@ -126,8 +127,10 @@ class Loop {
     }
   }
 
-  // The engine's state and the loop's (run_snapshot.h), written atomically to cfg.snapshot.
-  void write_snapshot(std::int64_t done) {
+  // The engine's state and the loop's (run_snapshot.h), written atomically to `path`
+  // (cfg.snapshot, or cfg.snapshot_initial before the first step).
+  void write_snapshot(std::int64_t done) { write_snapshot(done, cfg_.snapshot); }
+  void write_snapshot(std::int64_t done, const std::string& path) {
     if (cfg_.rank != 0) return;  // --distributed: the ranks hold the same state; rank 0 saves it
     graph::Checkpoint c;
     graph::capture_engine_state(*run_.engine, c);
@@ -158,9 +161,9 @@ class Loop {
     m["tta_train_s"] = exact(t.train_s);
     m["tta_framework_train_s"] = exact(t.framework_train_s);
     m["tta_accuracy"] = exact(t.accuracy);
-    graph::write_checkpoint(cfg_.snapshot, c);
+    graph::write_checkpoint(path, c);
     if (!cfg_.quiet) {
-      std::printf("snapshot after iteration %lld: %s\n", static_cast<long long>(done), cfg_.snapshot.c_str());
+      std::printf("snapshot after iteration %lld: %s\n", static_cast<long long>(done), path.c_str());
       std::fflush(stdout);
     }
     // Crash tests: ABLATE_KILL_AFTER_SNAPSHOT=N kills the process (SIGKILL, nothing flushed or
@@ -322,9 +325,9 @@ class Loop {
   const RunConfig& cfg_;
   RunResult& result_;
   EvaluationSchedule schedule_;
+  Clock::time_point start_;
   EarlyStopping stopping_;
   TimingSegments seg_;
-  Clock::time_point start_;
   std::int64_t it_ = 0;
   double last_loss_ = 0;
   TestSummary last_test_;
@@ -377,6 +380,7 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
     std::fflush(stdout);
   }
 
+  if (!cfg.snapshot_initial.empty()) loop.write_snapshot(0, cfg.snapshot_initial);  // the weights before step 1
   const double peak_flops = run->backend->device() == kernels::Device::cpu
                                 ? kernels::measure_peak_flops_at(run->backend->threads())
                                 : 0.0;

@@ -24,7 +24,8 @@ TEST(PeerOutput, ReadsTheResultLine) {
   EXPECT_DOUBLE_EQ(m.accuracy, 0.879);
   EXPECT_EQ(m.peak_rss_bytes, 314572800);
   EXPECT_EQ(m.iterations, 500);
-  EXPECT_EQ(m.torch_version, "1.13.1");
+  EXPECT_EQ(m.framework, "torch");
+  EXPECT_EQ(m.version, "1.13.1");
   EXPECT_EQ(m.precision, "f32");
 }
 

@@ -1,0 +1,176 @@
+// One framework's row beside its real framework: the full run, then the curve check
+// (real_comparison.h).
+#include "bench/experiments/real_comparison.h"
+
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include "bench/experiments/child_process.h"
+#include "bench/experiments/validation_cap.h"
+#include "bench/run/run_configuration.h"
+#include "bench/run/run_snapshot.h"
+
+namespace ablate::bench::experiments {
+
+namespace {
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// ablate's curve run in its own process: "step loss" lines, every digit.
+std::map<std::int64_t, double> ablate_curve(const run::RunConfig& config, std::string& problem) {
+  ChildOutcome o = run_in_child([&] {
+    run::RunHooks hooks;
+    std::string note;
+    hooks.fit_to_data = [&](run::RunConfig& c, const datasets::TrainTest& data) { cap_validation(c, data, note); };
+    const run::RunResult r = run::run_configuration(config, hooks).result;
+    std::string text;
+    for (const run::CurvePoint& p : r.curve) text += std::to_string(p.iteration) + " " + run::exact(p.loss) + "\n";
+    if (r.status != "completed") text += "status " + r.status + " " + r.error + "\n";
+    return text;
+  });
+  std::map<std::int64_t, double> losses;
+  if (!o.ok) {
+    problem = "ablate's curve run failed: " + o.error;
+    return losses;
+  }
+  std::istringstream in(o.text);
+  for (std::string first; in >> first;) {
+    if (first == "status") {
+      std::getline(in, problem);
+      problem = "ablate's curve run ended" + problem;
+      break;
+    }
+    double loss = 0;
+    in >> loss;
+    losses[std::stoll(first)] = loss;
+  }
+  return losses;
+}
+
+PeerMeasure run_path(const RealPeer& peer, const PeerPath& path, const std::string& peers_dir,
+                     const std::vector<std::string>& args, std::string* output = nullptr) {
+  const std::string who = "the " + path_title(peer, path) + " runner";
+  try {
+    PeerProcessOutput out = run_real_peer(peer, path, peers_dir, args);
+    if (output) *output = out.output;
+    return parse_peer_output(out.output, out.exit_code, who);
+  } catch (const std::exception& e) {
+    PeerMeasure m;
+    m.reason = who + ": " + e.what();
+    return m;
+  }
+}
+
+}  // namespace
+
+RealOptions real_options(const run::Flags& args) {
+  RealOptions o;
+  o.peers_dir = args.get("peers-dir", default_peers_dir());
+  o.curve_steps = args.get_int("curve-steps", o.curve_steps, 0);
+  return o;
+}
+
+run::RunConfig curve_config(const run::RunConfig& config, std::int64_t steps, const std::string& initial) {
+  run::RunConfig c = config;
+  run::switch_random_off(c, "the comparison's transform");
+  c.iterations = steps;
+  c.epochs = 0;
+  c.length_scale = 1;
+  c.curve_every = 1;
+  c.snapshot_initial = initial;
+  c.snapshot_every = 0;
+  c.test_iterations = 1;
+  c.test_interval = 0;
+  c.test_interval_epochs = 0;
+  c.validation_interval = 0;  // the validation split stays held out: the same training images
+  c.patience = 0;
+  c.train_accuracy_interval = 0;
+  c.target_accuracy = 0;
+  c.out.clear();
+  c.profile.clear();
+  c.resume.clear();
+  c.quiet = true;
+  return c;
+}
+
+RealComparison compare_with_real(const run::RunConfig& config, const CompareRow& row, const RealOptions& options) {
+  RealComparison r;
+  r.framework = config.framework;
+  r.model = config.model;
+  const PeerFor beside = real_peer_for(config.framework);
+  if (!beside.peer) {
+    r.state = "not run";
+    r.note = "no real framework stands beside '" + config.framework + "'";
+    return r;
+  }
+  const RealPeer& peer = *beside.peer;
+  r.peer = peer.name;
+  r.peer_note = beside.note;
+  r.batch = config.batch;
+  r.ablate = ablate_measure(config, row, r.ablate_measured);
+  r.ablate_cpu_util = r.ablate_measured ? row.cpu_util : 0;
+  if (const std::string missing = peer_missing(peer, options.peers_dir); !missing.empty()) {
+    r.state = "not installed";
+    r.note = missing;
+    return r;
+  }
+  if (!r.ablate_measured) {
+    r.state = "not run";
+    r.note = "no ablate run to compare with (" + row.state + (row.note.empty() ? "" : ": " + row.note) + ")";
+    return r;
+  }
+  const std::unique_ptr<PeerDataDir> data = PeerDataDir::make(config, r.note);
+  if (!data) {
+    r.state = "not run";
+    return r;
+  }
+  const std::string& model_file = data->model_file();
+  const int threads = config.backend.options.threads;
+  const std::vector<std::string> full_args =
+      with(peer_arguments(config, model_file, data->path(), row.iterations_done, threads), peer.config_args(config));
+  for (const PeerPath& path : peer.paths) {
+    std::printf("  %s: %lld steps at %d thread(s)\n", path_title(peer, path).c_str(),
+                static_cast<long long>(row.iterations_done), threads);
+    std::fflush(stdout);
+    RealPathMeasure m;
+    m.full = run_path(peer, path, options.peers_dir, full_args);
+    m.title = peer.title + (m.full.version.empty() ? "" : " " + m.full.version) + (path.name.empty() ? "" : " (" + path.name + ")");
+    r.paths.push_back(m);
+  }
+
+  if (options.curve_steps <= 0 || !peer.same_weights) return r;
+  r.curve_steps = options.curve_steps;
+  const std::string initial = data->path() + "/initial.ckpt";
+  run::RunConfig curve;
+  try {
+    curve = curve_config(config, options.curve_steps, initial);
+  } catch (const std::exception& e) {
+    r.ablate_curve_problem = e.what();
+    return r;
+  }
+  std::printf("  curve check: %lld steps from ablate's initial weights, random parts off\n",
+              static_cast<long long>(options.curve_steps));
+  std::fflush(stdout);
+  r.ablate_losses = ablate_curve(curve, r.ablate_curve_problem);
+  if (!r.ablate_curve_problem.empty()) return r;
+  const std::vector<std::string> curve_args =
+      with(with(peer_arguments(curve, model_file, data->path(), options.curve_steps, threads), peer.config_args(curve)),
+           {"--init-checkpoint", initial, "--no-random"});
+  for (std::size_t i = 0; i < peer.paths.size(); ++i) {
+    RealPathMeasure& m = r.paths[i];
+    if (m.full.state == "not comparable") continue;  // the recipe: the curve run would say the same
+    std::string output;
+    const PeerMeasure done = run_path(peer, peer.paths[i], options.peers_dir, curve_args, &output);
+    m.losses = parse_peer_losses(output);
+    m.curve = curve_difference(r.ablate_losses, m.losses, options.curve_steps);
+    if (!done.completed() && m.curve.measured()) m.curve.problem = done.state + ": " + done.reason;
+    else if (!done.completed()) m.curve.problem += "; " + done.state + ": " + done.reason;
+  }
+  return r;
+}
+
+}  // namespace ablate::bench::experiments

@@ -1,0 +1,256 @@
+// `ablate compare --with-real`, `--attribute` and `ablate bench --with-real` end to end on the
+// synthetic set, against stand-in peers the test places (a shell script as each environment's
+// bin/python, so the test runs everywhere): the table, the curve difference recomputed from the
+// losses both sides printed, the initial weights the peer was given, the waterfall's arithmetic,
+// the plots; a peer not installed, not comparable or failing is a row, never a failed command;
+// every refused flag combination.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+
+#include "command_runner.h"
+#include "bench/experiments/real_peers.h"
+#include "graph/checkpoint_file.h"
+
+namespace ablate::bench::experiments {
+namespace {
+
+using testing::CommandTest;
+using testing::slurp;
+
+// A stand-in for a peer's interpreter: `python SCRIPT ARGS...`. It logs its arguments, copies the
+// initial checkpoint it is given, and answers as the runner of SCRIPT would: every step's loss
+// 2.5 with --no-random, then its result line (images/s 1000, accuracy 0.5, 1 MiB, CPU 1.5); in
+// speed mode (no --train-images) the speed line. `behaviour` "not-comparable" or "fail" changes that.
+void place_fake_peer(const std::filesystem::path& peers, const std::string& env, const std::string& behaviour = "ok") {
+  const auto bin = peers / env / "bin";
+  std::filesystem::create_directories(bin);
+  const auto python = bin / "python";
+  std::ofstream(python) << R"(#!/bin/sh
+here=$(dirname "$0")/..
+echo "$@" >> "$here/calls.log"
+case $(basename "$1") in tensorflow_train.py) fw=tensorflow;; theano_train.py) fw=theano;; *) fw=torch;; esac
+shift
+behaviour=)" << behaviour << R"(
+iterations=1; threads=1; norandom=0; ckpt=; data=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --iterations) iterations=$2; shift;;
+    --threads) threads=$2; shift;;
+    --init-checkpoint) ckpt=$2; shift;;
+    --train-images) data=$2; shift;;
+    --no-random) norandom=1;;
+  esac
+  shift
+done
+if [ $behaviour = not-comparable ]; then echo "peer_not_comparable: per-sample training"; exit 3; fi
+if [ $behaviour = fail ]; then echo "Traceback: boom" >&2; exit 1; fi
+if [ -z "$data" ]; then echo "$fw=9.9.9 threads=$threads batch=1 images_per_s=1000.0"; exit 0; fi
+if [ $norandom = 1 ]; then
+  cp "$ckpt" "$here/initial.ckpt"
+  i=1; while [ $i -le $iterations ]; do echo "peer_loss $i 2.5"; i=$((i+1)); done
+fi
+echo "peer_result $fw=9.9.9 threads=$threads batch=1 iterations=$iterations warmup=0 images_per_s=1000.0 accuracy=0.500000 peak_rss_bytes=1048576 precision=f32 cpu_util=1.50"
+)";
+  std::filesystem::permissions(python, std::filesystem::perms::owner_all);
+}
+
+class RealCli : public CommandTest {
+ protected:
+  std::filesystem::path peers() const { return dir_ / "peers"; }
+  std::string compare(const std::string& frameworks, const std::string& more) const {
+    return "compare --dataset synthetic --frameworks " + frameworks + " --scale 0.002 --quiet --test-iterations 1 --with-real --peers-dir " +
+           peers().string() + " " + more;
+  }
+};
+
+TEST_F(RealCli, APeerNotInstalledIsARowThatSaysHowToInstallIt) {
+  auto o = ablate(compare("caffe,theano", "--curve-steps 2"));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_HAS(o.out, "caffe       PyTorch 2.x                 not installed: no " + peers().string() +
+                        "/pytorch/bin/python; install it with scripts/setup-peers.sh pytorch");
+  EXPECT_HAS(o.out, "theano      Theano                      not installed: no " + peers().string() +
+                        "/theano/bin/python; install it with scripts/setup-peers.sh theano");
+  EXPECT_HAS(o.out, "caffe: PyTorch 2.x stands in for Caffe, which does not install here");
+  EXPECT_HAS(o.out, "theano      ablate openblas f64");  // ablate's row stands, with its figures
+}
+
+TEST_F(RealCli, TheTableTheCurveDifferenceAndTheInitialWeights) {
+  place_fake_peer(peers(), "tensorflow");
+  auto o = ablate(compare("tensorflow", "--curve-steps 4 --report " + (dir_ / "report").string()));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  // Both paths, each with the fake's figures: images/s, the ratio to ablate's, peak RSS, CPU.
+  for (const char* path : {"eigen", "onednn"}) {
+    std::smatch m;
+    const std::regex row(std::string("tensorflow  TensorFlow 9\\.9\\.9 \\(") + path +
+                         R"(\) +0\.5000 +([-+][0-9.]+) ([0-9.e+-]+) at step ([0-9]) +1000 +([0-9.]+) +1 MiB +1\.50)");
+    ASSERT_TRUE(std::regex_search(o.out, m, row)) << path << "\n" << o.out;
+  }
+  std::smatch ablate_row;
+  ASSERT_TRUE(std::regex_search(o.out, ablate_row, std::regex(R"(tensorflow  ablate eigen f32 [0-9]+ thr +([0-9.]+) +([0-9]+))")))
+      << o.out;
+  std::smatch eigen;
+  std::regex_search(o.out, eigen, std::regex(R"(\(eigen\) +0\.5000 +([-+][0-9.]+) ([0-9.e+-]+) at step ([0-9]) +1000 +([0-9.]+))"));
+  EXPECT_NEAR(std::stod(eigen[1]), 100 * (std::stod(ablate_row[1]) - 0.5), 0.006);  // points
+  EXPECT_NEAR(std::stod(eigen[4]), std::stod(ablate_row[2]) / 1000, 0.006);        // ratio
+
+  // The curve difference, recomputed from the losses of both sides (compare.json).
+  const auto data = nlohmann::json::parse(slurp(dir_ / "report" / "compare.json"));
+  ASSERT_EQ(data["curves"].size(), 2u);
+  double largest = 0;
+  int at = 0;
+  const auto& curve = data["curves"][0];
+  ASSERT_EQ(curve["ablate"].size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    const double mine = curve["ablate"][i][1], theirs = curve["peer"][i][1];
+    EXPECT_EQ(theirs, 2.5);
+    const double r = std::fabs(theirs - mine) / std::fabs(mine);
+    if (r > largest) largest = r, at = i + 1;
+  }
+  EXPECT_NEAR(std::stod(eigen[2]), largest, largest * 0.051);  // printed with two digits
+  EXPECT_EQ(std::stoi(eigen[3]), at);
+
+  // The peer was given ablate's weights before step 1, and each path its own switch.
+  const graph::Checkpoint initial = graph::read_checkpoint((peers() / "tensorflow" / "initial.ckpt").string());
+  EXPECT_EQ(initial.meta("iteration"), "0");
+  const std::string calls = slurp(peers() / "tensorflow" / "calls.log");
+  EXPECT_HAS(calls, "--onednn off");
+  EXPECT_HAS(calls, "--onednn on");
+  EXPECT_HAS(calls, "--no-random");
+  EXPECT_HAS(calls, "--inter-op-threads");
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 4);  // per path: the full run and the curve run
+
+  // The report: the section, and the plots where matplotlib is.
+  const std::string report = slurp(dir_ / "report" / "report.md");
+  EXPECT_HAS(report, "## ablate beside the real frameworks (--with-real)");
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0) {
+    for (const char* png : {"compare_accuracy_vs_time.png", "compare_bars.png", "compare_loss_curves.png"}) {
+      EXPECT_TRUE(std::filesystem::exists(dir_ / "report" / png)) << png << "\n" << o.out;
+      EXPECT_HAS(report, std::string("![") + png + "](" + png + ")");
+    }
+    EXPECT_HAS(o.out, "plots written to " + (dir_ / "report").string());
+  }
+}
+
+TEST_F(RealCli, ANotComparableOrFailingPeerIsARowNotAFailure) {
+  place_fake_peer(peers(), "pytorch", "not-comparable");
+  place_fake_peer(peers(), "theano", "fail");
+  auto o = ablate(compare("caffe,theano", "--curve-steps 2"));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_HAS(o.out, "caffe: PyTorch 2.x not comparable: per-sample training");
+  EXPECT_HAS(o.out, "theano: Theano failed: the Theano runner exited with status 1");
+  EXPECT_HAS(o.out, "Traceback: boom");
+  // Not comparable: the curve run is not tried (it would say the same).
+  const std::string calls = slurp(peers() / "pytorch" / "calls.log");
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 1);
+}
+
+TEST_F(RealCli, TheAttributionAddsUpAndIsDrawn) {
+  place_fake_peer(peers(), "pytorch");
+  auto o = ablate(compare("caffe", "--curve-steps 0 --attribute --rounds 1 --attribute-seconds 0.2 "
+                                   "--report " + (dir_ / "report").string()));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_HAS(o.out, "The account of the difference: caffe on synthetic");
+  EXPECT_HAS(o.out, "real PyTorch 2.x 9.9.9");
+  EXPECT_HAS(o.out, "left unexplained");
+  const auto data = nlohmann::json::parse(slurp(dir_ / "report" / "compare.json"));
+  ASSERT_EQ(data["waterfalls"].size(), 1u);
+  const auto& w = data["waterfalls"][0];
+  EXPECT_EQ(w["problem"], "");
+  // The real time is the comparison's steps at the fake's 1000 images/s (20 steps of batch 64).
+  EXPECT_DOUBLE_EQ(w["real_s"].get<double>(), 20.0 * 64 / 1000);
+  EXPECT_DOUBLE_EQ(w["gap_s"].get<double>(), w["ablate_s"].get<double>() - w["real_s"].get<double>());
+  double last = w["ablate_s"];
+  for (const auto& s : w["steps"]) last = s["seconds"];
+  EXPECT_DOUBLE_EQ(w["left_s"].get<double>(), last - w["real_s"].get<double>());
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0)
+    EXPECT_TRUE(std::filesystem::exists(dir_ / "report" / "attribution_caffe.png")) << o.out;
+  EXPECT_HAS(slurp(dir_ / "report" / "report.md"), "| left unexplained (ablate's fastest - real) |");
+}
+
+TEST_F(RealCli, RefusedCombinationsNameTheFlag) {
+  const std::string base = "compare --dataset synthetic --scale 0.002 --frameworks caffe ";
+  struct Case {
+    std::string flags, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--curve-steps 3", "--curve-steps belongs to --with-real, which is not given"},
+           {"--attribute", "--attribute belongs to --with-real, which is not given"},
+           {"--with-real --rounds 2", "--rounds belongs to --attribute, which is not given"},
+           {"--with-real --attribute --frameworks caffe,theano", "--attribute accounts for one framework at a time"},
+           {"--with-real --curve-steps -1", "--curve-steps -1"},
+           {"--with-real --attribute --attribute-seconds 0", "--attribute-seconds 0: expected a positive number of seconds"},
+           {"--test-iterations x", "--test-iterations x"},
+           {"--lr abc", "--lr abc"},
+       }) {
+    auto o = ablate(base + c.flags);
+    EXPECT_NE(o.exit_code, 0) << c.flags;
+    EXPECT_HAS(o.err, c.message);
+    EXPECT_EQ(o.out.find("[1/1]"), std::string::npos) << c.flags << ": a run started\n" << o.out;
+  }
+}
+
+TEST_F(RealCli, SharedRunFlagsReachEveryRowAndItsCommand) {
+  auto o = ablate("compare --dataset synthetic --frameworks caffe,theano --scale 0.002 --quiet --test-iterations 1 "
+                  "--test-batch 50 --precision f64 --no-random");
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_HAS(o.out, "ablate run --framework caffe --dataset synthetic --scale 0.002 --target-accuracy 0.9 --precision f64 "
+                    "--test-batch 50 --test-iterations 1 --no-random");
+  EXPECT_HAS(o.out, "theano      completed");  // the synthetic set's 6,000 images: Theano's validation capped
+  EXPECT_HAS(o.out, "validation_count capped from 10000 to 1000");
+}
+
+TEST_F(RealCli, BenchTakesTheRealFrameworksIntoItsRounds) {
+  place_fake_peer(peers(), "pytorch");
+  place_fake_peer(peers(), "tensorflow");
+  place_fake_peer(peers(), "theano", "not-comparable");
+  auto o = ablate("bench --model lenet --backends reference --threads 1 --repeats 2 --iterations 2 --warmup 0 --with-real "
+                  "--peers-dir " + peers().string());
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  for (const char* row : {"pytorch-2.x", "tensorflow-eigen", "tensorflow-onednn"})
+    EXPECT_TRUE(std::regex_search(o.out, std::regex(std::string(row) + " +1000\n"))) << row << "\n" << o.out;
+  EXPECT_HAS(o.out, "theano              not comparable: per-sample training");
+  EXPECT_HAS(o.out, "fastest tensorflow-eigen (9.9.9): tensorflow-eigen at 1 thread(s), 1000 images/s; ratio ablate/tensorflow-eigen:");
+  const std::string calls = slurp(peers() / "theano" / "calls.log");
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 1);  // left out after the first round
+}
+
+TEST_F(RealCli, BenchNamesARealFrameworkNotInstalled) {
+  auto o = ablate("bench --model lenet --backends reference --threads 1 --repeats 1 --iterations 1 --warmup 0 --with-real "
+                  "--peers-dir " + peers().string());
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_HAS(o.out, "TensorFlow: not installed (no " + peers().string() +
+                        "/tensorflow/bin/python; install it with scripts/setup-peers.sh tensorflow)");
+}
+
+
+// The real frameworks themselves, where scripts/setup-peers.sh made their environments (in
+// $ABLATE_PEERS_DIR or the source tree's .peers): a few steps from ablate's initial weights with
+// the random parts off follow ablate's curve (Theano in f64 to the last bits on this data; f32
+// TensorFlow and PyTorch to f32 rounding), and the real run's accuracy is a fraction.
+class RealFrameworks : public testing::CommandTest {
+ protected:
+  void expect_curve_within(const std::string& framework, const std::string& peer, double tolerance, int rows) {
+    const std::string missing = peer_missing(real_peer(peer), default_peers_dir());
+    if (!missing.empty()) GTEST_SKIP() << peer << " is not installed: " << missing;
+    auto o = ablate("compare --dataset synthetic --frameworks " + framework +
+                    " --scale 0.002 --quiet --test-iterations 1 --with-real --curve-steps 3");
+    ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+    const std::regex row(framework + R"( +\S.*? +(0\.[0-9]{4}|1\.0000) +[-+][0-9.]+ ([0-9.e+-]+) at step [1-3] +[0-9]+ )");
+    int found = 0;
+    for (std::sregex_iterator m(o.out.begin(), o.out.end(), row), end; m != end; ++m, ++found)
+      EXPECT_LE(std::stod((*m)[2]), tolerance) << (*m)[0];
+    EXPECT_EQ(found, rows) << o.out;
+  }
+};
+
+TEST_F(RealFrameworks, TheanoFollowsAblatesCurve) { expect_curve_within("theano", "theano", 1e-9, 1); }
+TEST_F(RealFrameworks, TensorFlowFollowsAblatesCurveOnBothPaths) { expect_curve_within("tensorflow", "tensorflow", 1e-4, 2); }
+TEST_F(RealFrameworks, PyTorchStandingInForCaffeFollowsAblatesCurve) { expect_curve_within("caffe", "pytorch", 1e-4, 1); }
+
+}  // namespace
+}  // namespace ablate::bench::experiments
