@@ -91,6 +91,8 @@ const std::vector<PaperFamily>& paper_families() {
       {"libraries_threads", "math library (every CPU backend built but the reference loops) x threads 1 and all cores"},
       {"resources", "resource use (CPU, RSS over time) against batch size 16, 64, 256"},
       {"strategies", "the same framework under each strategy: layerwise, dynamic, static (the study could not run this)"},
+      {"framework_math", "each framework's own convolution lowering and threading (its preset's) beside ablate's fastest "
+                         "(omp_per_image: OpenMP over the images, the library on one thread), on its preset's backend"},
   };
   return families;
 }
@@ -151,6 +153,16 @@ std::vector<SweepSpec> plan_family(const std::string& name, const PaperOptions& 
   }
   if (name == "resources")
     return p.per_framework([&](const run::RunConfig&) { return std::vector<SweepFactor>{p.factor("batch", {"16", "64", "256"})}; });
+  if (name == "framework_math")
+    // conv_lowering given as a flag keeps the preset's threading where it fits (eigen_spatial on
+    // intra_inter, per_image_gemm on library or openmp_frames); omp_per_image drops it, recorded
+    // in the run's unused options.
+    return p.per_framework([&](const run::RunConfig& c) {
+      const auto& own = c.backend.options.conv_lowering;
+      const std::string lowering = own ? kernels::cpu::conv_lowering_name(*own)
+                                       : kernels::cpu::conv_lowering_name(kernels::conv_lowerings_of(c.backend.name).front());
+      return std::vector<SweepFactor>{p.factor("conv-lowering", {lowering, "omp_per_image"})};
+    });
   if (name == "strategies")
     return p.per_framework(
         [&](const run::RunConfig&) { return std::vector<SweepFactor>{p.factor("strategy", {"layerwise", "dynamic", "static"})}; });

@@ -30,6 +30,10 @@ void run_case(benchmark::State& state, const std::string& backend_name, const Op
     backend->synchronize();
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (op.bytes > 0) {
+    state.SetBytesProcessed(static_cast<std::int64_t>(op.bytes * static_cast<double>(state.iterations())));
+    state.counters["bytes"] = op.bytes;
+  }
   if (op.flops <= 0) return;
   const double total = op.flops * static_cast<double>(state.iterations());
   state.counters["FLOP/s"] = benchmark::Counter(total, benchmark::Counter::kIsRate);

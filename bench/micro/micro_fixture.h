@@ -25,6 +25,7 @@ struct OpCase {
   std::string name;   // "conv/lenet_conv1/forward": family/shape/pass
   double flops = 0;   // per call; 0 for ops without a FLOP count (no FLOP/s counter)
   OpFactory make;
+  double bytes = 0;   // bytes read and written per call, counted once per tensor pass; 0: no bytes/s counter
 };
 
 // Cases with more FLOPs than this skip the (slow) reference backend unless asked for.
@@ -40,7 +41,7 @@ bool include_reference();
 const std::vector<std::pair<std::string, std::string>>& usable_backends();
 
 // Registers `op` as "<op.name>/<backend>/threads:{1,2}" for every usable backend. Counters: FLOP/s (rate) and peak_frac (achieved over the
-// probe's peak at that thread count) when op.flops > 0.
+// probe's peak at that thread count) when op.flops > 0; bytes_per_second and `bytes` (per call) when op.bytes > 0.
 void register_case(const OpCase& op);
 
 // Tensors on the backend's device: uniform in [-1, 1) (host backends) from a fixed-seed
@@ -64,5 +65,6 @@ void register_pool_benchmarks();
 void register_linear_benchmarks();
 void register_softmax_benchmarks();
 void register_gemm_benchmarks();
+void register_fused_benchmarks();
 
 }  // namespace ablate::micro

@@ -169,9 +169,18 @@ void op_chain(benchmark::State& state, Way way, const std::string& backend_name)
   state.counters["ns_per_op"] = seconds * 1e9 / (static_cast<double>(state.iterations()) * kChain);
 }
 
+// The models are made when a benchmark first runs, not at registration: this file registers
+// from a static initializer, which may run before the layer types' own registrations.
+const models::ModelSpec& lenet_spec() {
+  static const models::ModelSpec spec = models::load_model("lenet");
+  return spec;
+}
+const models::ModelSpec& tiny_spec() {
+  static const models::ModelSpec spec = tiny_net();
+  return spec;
+}
+
 void register_strategy_benchmarks() {
-  const models::ModelSpec lenet = models::load_model("lenet");
-  const models::ModelSpec tiny = tiny_net();
   const std::pair<Way, const char*> ways[] = {{Way::backend_forward, "backend_forward"},
                                                {Way::backend_forward_backward, "backend_forward_backward"},
                                                {Way::tape_no_grad, "tape_no_grad"},
@@ -181,10 +190,10 @@ void register_strategy_benchmarks() {
     for (const std::string& strategy : graph::strategy_names()) {
       if (backend != "reference")  // LeNet on the plain loops takes seconds per step
         benchmark::RegisterBenchmark(("strategy/lenet_train/" + strategy + "/" + backend).c_str(),
-                                     [=](benchmark::State& s) { engine_benchmark(s, strategy, backend, lenet, kLenetBatch, true); })
+                                     [=](benchmark::State& s) { engine_benchmark(s, strategy, backend, lenet_spec(), kLenetBatch, true); })
             ->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("strategy/tiny_net/" + strategy + "/" + backend).c_str(),
-                                   [=](benchmark::State& s) { engine_benchmark(s, strategy, backend, tiny, 1, false); })
+                                   [=](benchmark::State& s) { engine_benchmark(s, strategy, backend, tiny_spec(), 1, false); })
           ->ArgName("threads")->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
     }
     for (const auto& [way, name] : ways)

@@ -14,7 +14,7 @@ using ablate::bench::testing::CommandTest;
 
 namespace {
 const char* kFamilies[] = {"defaults",          "cross_transfer", "batch_sweep", "lr_sweep", "length_sweep", "tuned",
-                           "libraries_threads", "resources",      "strategies"};
+                           "libraries_threads", "resources",      "strategies", "framework_math"};
 }
 
 class Paper : public CommandTest {};
@@ -48,6 +48,11 @@ TEST(PaperPlan, FamiliesVaryWhatTheyName) {
   EXPECT_EQ(batch[0].factors[0].values, (std::vector<std::string>{"16", "64", "256"})) << "caffe's batch 64";
   auto strategies = plan_family("strategies", o);
   EXPECT_EQ(strategies[3].factors[0].values.size(), 3u);
+  auto math = plan_family("framework_math", o);  // caffe, torch, tensorflow, theano: own lowering, then ablate's fastest
+  ASSERT_EQ(math.size(), 4u);
+  EXPECT_EQ(math[0].factors[0].key, "conv-lowering");
+  EXPECT_EQ(math[0].factors[0].values, (std::vector<std::string>{"per_image_gemm", "omp_per_image"}));
+  EXPECT_EQ(math[2].factors[0].values, (std::vector<std::string>{"eigen_spatial", "omp_per_image"}));
   o.limit = 1;
   EXPECT_EQ(expand(plan_family("tuned", o)[0]).size(), 1u);
 }
@@ -59,7 +64,9 @@ TEST_F(Paper, EveryFamilyRunsAtScaleOnePercentOnSyntheticData) {
     const std::string family = f;
     // Small variants: caffe alone (with torch for the transfer, TF for the defaults), the first
     // two values of each factor (all three strategies), at most 5 iterations per run.
-    const std::string frameworks = family == "cross_transfer" ? "caffe,torch" : family == "defaults" ? "caffe,tensorflow" : "caffe";
+    const std::string frameworks = family == "cross_transfer"                              ? "caffe,torch"
+                                   : family == "defaults" || family == "framework_math" ? "caffe,tensorflow"
+                                                                                           : "caffe";
     auto o = ablate("paper " + family + " --dataset synthetic --scale 0.01 --frameworks " + frameworks +
                     (family == "strategies" ? "" : " --limit 2") + " --max-iterations 5 --test-iterations 1 --threads 1 --out " + results);
     ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
@@ -73,6 +80,16 @@ TEST_F(Paper, EveryFamilyRunsAtScaleOnePercentOnSyntheticData) {
     }
     if (family == "strategies") {
       EXPECT_HAS(o.out, "strategy=static");
+    }
+    if (family == "framework_math") {  // TF's own lowering keeps its preset's intra_inter threading
+      int eigen_spatial = 0, fastest = 0;
+      for (const auto& rec : r.records) {
+        const std::string lowering = text_of(field(rec, "config.conv_lowering"));
+        if (lowering == "eigen_spatial") eigen_spatial += text_of(field(rec, "config.threading")) == "intra_inter";
+        fastest += lowering == "omp_per_image";
+      }
+      EXPECT_EQ(eigen_spatial, 1);
+      EXPECT_EQ(fastest, 2);
     }
   }
 }
