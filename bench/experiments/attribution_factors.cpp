@@ -2,6 +2,7 @@
 #include "bench/experiments/attribution_factors.h"
 
 #include "bench/run/run_flags.h"
+#include "kernels/cpu/conv_lowering.h"
 #include "kernels/registry.h"
 
 namespace ablate::bench::experiments {
@@ -16,6 +17,17 @@ std::vector<std::string> cpu_backends() {
   return out;
 }
 
+// A backend option's name as resolved, or "default" when the backend's own default runs.
+template <class Option, class Name> std::string option_text(const std::optional<Option>& o, Name name) {
+  return o ? std::string(name(*o)) : std::string("default");
+}
+
+std::vector<std::string> names_of(const auto& values, auto name) {
+  std::vector<std::string> out;
+  for (const auto& v : values) out.push_back(name(v));
+  return out;
+}
+
 }  // namespace
 
 std::vector<AttributionFactor> attribution_factors() {
@@ -24,6 +36,12 @@ std::vector<AttributionFactor> attribution_factors() {
       {"strategy", "strategy", graph::strategy_names(), [](C c) { return c.strategy; }},
       {"backend", "backend", cpu_backends(), [](C c) { return c.backend.name; }},
       {"threads", "threads", {"all"}, [](C c) { return std::to_string(c.backend.options.threads); }},
+      // Issue 15's factors: a lowering or threading that the backend (after the switches before it)
+      // does not take is refused by the run configuration and not measured.
+      {"conv lowering", "conv-lowering", names_of(kernels::cpu::all_conv_lowerings(), kernels::cpu::conv_lowering_name),
+       [](C c) { return option_text(c.backend.options.conv_lowering, kernels::cpu::conv_lowering_name); }},
+      {"threading", "threading", names_of(kernels::cpu::all_threadings(), kernels::cpu::threading_name),
+       [](C c) { return option_text(c.backend.options.threading, kernels::cpu::threading_name); }},
       {"precision", "precision", {"f32"}, [](C c) { return std::string(kernels::dtype_name(c.precision)); }},
       {"passes", "passes", {"all"}, [](C c) { return c.switches.passes; }},
       {"executor", "executor", {"sequential", "parallel"},

@@ -99,7 +99,8 @@ TEST(AttributionFactors, AreRunFlagsWithChoicesAndReadTheirValue) {
   const std::vector<AttributionFactor> factors = attribution_factors();
   std::vector<std::string> names;
   for (const auto& f : factors) names.push_back(f.name);
-  for (const char* expected : {"strategy", "backend", "threads", "precision", "passes", "executor", "allocator"})
+  for (const char* expected :
+       {"strategy", "backend", "threads", "conv lowering", "threading", "precision", "passes", "executor", "allocator"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   run::Flags flags;
   flags.set("framework", "theano");
@@ -112,6 +113,12 @@ TEST(AttributionFactors, AreRunFlagsWithChoicesAndReadTheirValue) {
     }
     if (f.name == "strategy") {
       EXPECT_EQ(f.value(c), "static");
+    }
+    if (f.name == "conv lowering") {  // Theano's CorrMM on the BLAS's own threads (its preset)
+      EXPECT_EQ(f.value(c), "per_image_gemm");
+    }
+    if (f.name == "threading") {
+      EXPECT_EQ(f.value(c), "library");
     }
     if (f.name == "backend") {
       EXPECT_EQ(f.value(c), "openblas");
