@@ -15,24 +15,24 @@ struct Line {
   std::string label, seconds, change, share;
 };
 
-std::string share_text(double share, double gap) { return gap != 0 ? run::fmt("%.0f%%", 100 * share) : "-"; }
+std::string share_text(const WaterfallAccount& a, double share) { return a.has_shares ? run::fmt("%.0f%%", 100 * share) : "-"; }
 
 std::vector<Line> lines(const Waterfall& w) {
   const WaterfallAccount a = account(w);
   std::vector<Line> out;
   out.push_back({"real " + w.real_title, run::fmt("%.2f", w.real_s), "", ""});
   for (const auto& [title, s] : w.other_real) out.push_back({"  (also: real " + title + ")", run::fmt("%.2f", s), "", ""});
-  out.push_back({"ablate with " + w.framework + "'s own factors", run::fmt("%.2f", w.ablate_s),
-                 run::fmt("%+.2f", a.gap_s), "gap 100%"});
+  out.push_back({"ablate with " + w.framework + "'s own factors (left unexplained)", run::fmt("%.2f", w.ablate_s),
+                 run::fmt("%+.2f", a.left_s), share_text(a, a.left_share)});
   for (std::size_t i = 0; i < w.steps_taken.size(); ++i) {
     const WaterfallStep& s = w.steps_taken[i];
     if (s.switched)
       out.push_back({"+ " + s.factor + " " + s.from + " -> " + s.to, run::fmt("%.2f", s.seconds),
-                     run::fmt("%+.2f", -a.change_s[i]), share_text(a.share[i], a.gap_s)});
+                     run::fmt("%+.2f", a.change_s[i]), share_text(a, a.share[i])});
     else
       out.push_back({"  " + s.factor + " " + s.from + ": " + s.note, "", "", ""});
   }
-  out.push_back({"left unexplained (ablate's fastest - real)", "", run::fmt("%+.2f", a.left_s), share_text(a.left_share, a.gap_s)});
+  out.push_back({"gap: ablate's fastest - real", "", run::fmt("%+.2f", a.gap_s), a.has_shares ? "100%" : "-"});
   return out;
 }
 
@@ -46,16 +46,16 @@ std::string heading(const Waterfall& w) {
 
 WaterfallAccount account(const Waterfall& w) {
   WaterfallAccount a;
-  a.gap_s = w.ablate_s - w.real_s;
   double previous = w.ablate_s;
   for (const WaterfallStep& s : w.steps_taken) {
-    const double change = s.switched ? previous - s.seconds : 0;
+    a.change_s.push_back(s.switched ? s.seconds - previous : 0);
     if (s.switched) previous = s.seconds;
-    a.change_s.push_back(change);
-    a.share.push_back(a.gap_s != 0 ? change / a.gap_s : 0);
   }
-  a.left_s = previous - w.real_s;
-  a.left_share = a.gap_s != 0 ? a.left_s / a.gap_s : 0;
+  a.gap_s = previous - w.real_s;
+  a.left_s = w.ablate_s - w.real_s;
+  a.has_shares = std::abs(a.gap_s) > 0.02 * std::abs(w.real_s) && a.gap_s != 0;
+  for (double c : a.change_s) a.share.push_back(a.has_shares ? c / a.gap_s : 0);
+  a.left_share = a.has_shares ? a.left_s / a.gap_s : 0;
   return a;
 }
 
@@ -79,9 +79,9 @@ std::string waterfall_text(const Waterfall& w) {
     while (!row.empty() && row.back() == ' ') row.pop_back();
     out << row << "\n";
   }
-  out << "change: the line's training time minus the line before; gap: ablate with " << w.framework
-      << "'s own factors minus real; share: the part of the gap a switch closes (shares and the share left add up to "
-         "100%).\n";
+  out << "change: the line's training time minus the line before (left unexplained: ablate with " << w.framework
+      << "'s own factors minus real); gap: ablate at its fastest minus real, the sum of the changes; share: each "
+         "change's part of the gap (they add up to 100%; none when the gap is within 2% of real).\n";
   return out.str();
 }
 
@@ -91,9 +91,10 @@ std::string waterfall_markdown(const Waterfall& w) {
   if (!w.problem.empty()) return out.str() + "No account: " + w.problem + "\n\n";
   out << "| step | training s | change s | share of the gap |\n|---|---:|---:|---:|\n";
   for (const Line& l : lines(w)) out << "| " << l.label << " | " << l.seconds << " | " << l.change << " | " << l.share << " |\n";
-  out << "\nChange: the line's training time minus the line before. Gap: ablate with " << w.framework
-      << "'s own factors minus the real framework. Share: the part of the gap a switch closes; the shares and the share "
-         "left add up to 100%. Each switch keeps the ones before it.\n\n";
+  out << "\nChange: the line's training time minus the line before; the first (left unexplained) is ablate with "
+      << w.framework << "'s own factors minus the real framework, what no factor of ablate's accounts for. Gap: ablate at "
+         "its fastest minus the real framework, the sum of the changes. Share: each change's part of the gap (they add up "
+         "to 100%; none when the gap is within 2% of real). Each switch keeps the ones before it.\n\n";
   return out.str();
 }
 

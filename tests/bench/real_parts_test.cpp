@@ -59,30 +59,48 @@ TEST(Waterfall, ChangesAndWhatIsLeftAddUpToTheGap) {
                    {"backend", "eigen", "", false, "already ablate's fastest", 0},
                    {"threads", "1", "2", true, "", 14},
                    {"precision", "f32", "f64", true, "", 16}};  // a switch that costs: a negative share
+  // T_real 10, T_0 30, then 25, 14, 16: gap = 16 - 10 = 6 = left (30 - 10) + changes (-5, -11, +2).
   const WaterfallAccount a = account(w);
-  EXPECT_DOUBLE_EQ(a.gap_s, 20);
+  EXPECT_DOUBLE_EQ(a.gap_s, 6);
   ASSERT_EQ(a.change_s.size(), 4u);
-  EXPECT_DOUBLE_EQ(a.change_s[0], 5);
+  EXPECT_DOUBLE_EQ(a.change_s[0], -5);
   EXPECT_DOUBLE_EQ(a.change_s[1], 0);
-  EXPECT_DOUBLE_EQ(a.change_s[2], 11);
-  EXPECT_DOUBLE_EQ(a.change_s[3], -2);
-  EXPECT_DOUBLE_EQ(a.share[0], 0.25);
-  EXPECT_DOUBLE_EQ(a.share[3], -0.1);
-  EXPECT_DOUBLE_EQ(a.left_s, 6);
-  EXPECT_DOUBLE_EQ(a.left_share, 0.3);
+  EXPECT_DOUBLE_EQ(a.change_s[2], -11);
+  EXPECT_DOUBLE_EQ(a.change_s[3], 2);
+  EXPECT_DOUBLE_EQ(a.left_s, 20);
+  EXPECT_TRUE(a.has_shares);
+  EXPECT_DOUBLE_EQ(a.share[3], 2.0 / 6);
+  EXPECT_DOUBLE_EQ(a.left_share, 20.0 / 6);
   double shares = a.left_share;
   for (double s : a.share) shares += s;
   EXPECT_DOUBLE_EQ(shares, 1.0);
   const std::string text = waterfall_text(w);
   EXPECT_HAS(text, "+ strategy static -> layerwise");
   EXPECT_HAS(text, "-5.00");
-  EXPECT_HAS(text, "25%");
+  EXPECT_HAS(text, "-83%");
   EXPECT_HAS(text, "backend eigen: already ablate's fastest");
   EXPECT_HAS(text, "left unexplained");
-  EXPECT_HAS(text, "30%");
+  EXPECT_HAS(text, "333%");
+  EXPECT_HAS(text, "gap: ablate's fastest - real");
   const std::string md = waterfall_markdown(w);
-  EXPECT_HAS(md, "| + threads 1 -> 2 | 14.00 | -11.00 | 55% |");
-  EXPECT_HAS(md, "| + precision f32 -> f64 | 16.00 | +2.00 | -10% |");
+  EXPECT_HAS(md, "| + threads 1 -> 2 | 14.00 | -11.00 | -183% |");
+  EXPECT_HAS(md, "| + precision f32 -> f64 | 16.00 | +2.00 | 33% |");
+}
+
+TEST(Waterfall, TheanoLikeAccountAddsUpAndTinyGapsHaveNoShares) {
+  Waterfall w;  // ablate faster than real already with the framework's own factors
+  w.framework = "theano";
+  w.real_s = 212;
+  w.ablate_s = 147;
+  w.steps_taken = {{"precision", "f64", "f32", true, "", 101}};
+  WaterfallAccount a = account(w);
+  EXPECT_DOUBLE_EQ(a.gap_s, -111);
+  EXPECT_DOUBLE_EQ(a.left_share + a.share[0], 1.0);
+  EXPECT_NEAR(a.left_share, 65.0 / 111, 1e-12);
+  w.steps_taken = {{"precision", "f64", "f32", true, "", 210}};  // within 2% of real: noise
+  a = account(w);
+  EXPECT_FALSE(a.has_shares);
+  EXPECT_HAS(waterfall_text(w), "-");
 }
 
 TEST(Waterfall, NoGapHasNoShares) {
