@@ -1,6 +1,7 @@
 // The sequential executor and the inter-op thread pool (see executor.h).
 #include "graph/static/executor.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -116,6 +117,14 @@ class ParallelExecutor final : public Executor {
 void check_inter_op_threads(int inter_op_threads) {
   if (inter_op_threads < 1)
     throw std::invalid_argument("inter_op_threads " + std::to_string(inter_op_threads) + ": expected at least 1");
+}
+
+int inter_op_threads_within(int requested, int cores, int intra_op_threads) {
+  check_inter_op_threads(requested);
+  if (cores < 1 || intra_op_threads < 1)
+    throw std::invalid_argument("core budget " + std::to_string(cores) + " cores, " + std::to_string(intra_op_threads) +
+                                " intra-op threads: expected at least 1 of each");
+  return std::min(requested, std::max(1, cores / intra_op_threads));
 }
 
 std::unique_ptr<Executor> make_executor(ExecutorKind kind, int inter_op_threads, std::vector<int> order,

@@ -29,6 +29,14 @@ class Executor {
 // Throws std::invalid_argument "inter_op_threads N: expected at least 1" for N < 1.
 void check_inter_op_threads(int inter_op_threads);
 
+// The run's core budget, shared by the parallel executor's pool and each op's intra-op threads
+// (issue 17: never more busy threads than cores). Each worker runs one op at a time on
+// `intra_op_threads` threads, so the pool gets min(requested, max(1, cores / intra_op_threads))
+// workers: with `--threads 2` and an op on 2 threads, one worker (TensorFlow's inter-op pool of
+// 2 beside an intra-op pool of 2 would keep 4 threads busy on 2 cores); with the reference
+// backend's single-threaded ops, two. Throws std::invalid_argument for a count below 1.
+int inter_op_threads_within(int requested, int cores, int intra_op_threads);
+
 // `order`: node ids in sequential order; `predecessors[i]`: the indices into `order` of the
 // nodes that must finish before order[i] (all smaller than i). The parallel executor checks
 // its thread count as check_inter_op_threads.
