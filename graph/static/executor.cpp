@@ -26,8 +26,11 @@ class SequentialExecutor final : public Executor {
 };
 
 // Ready nodes wait in a queue ordered by their sequential position (earliest first, so the
-// schedule stays close to the planned one); each worker takes one, runs it outside the
-// lock, then releases its successors.
+// schedule stays close to the planned one); each thread takes one, runs it outside the lock,
+// then releases its successors. The calling thread is one of the pool's `threads`: it works
+// beside threads - 1 background workers until the run's last node is done, so a pool of one
+// runs every node on the caller, as the sequential executor does, with no hand-off to another
+// thread and back at each run (issue 17: the executor's cost per node).
 class ParallelExecutor final : public Executor {
  public:
   ParallelExecutor(int threads, std::vector<int> order, const std::vector<std::vector<int>>& predecessors)
@@ -37,7 +40,11 @@ class ParallelExecutor final : public Executor {
         successors_[static_cast<std::size_t>(p)].push_back(static_cast<int>(i));
         ++initial_[i];
       }
-    for (int t = 0; t < threads; ++t) workers_.emplace_back([this] { work(); });
+    for (int t = 1; t < threads; ++t)
+      workers_.emplace_back([this] {
+        std::unique_lock<std::mutex> lock(mutex_);
+        work(lock, false);
+      });
   }
   ~ParallelExecutor() override {
     {
@@ -48,7 +55,7 @@ class ParallelExecutor final : public Executor {
     for (auto& w : workers_) w.join();
   }
   std::string name() const override { return "parallel"; }
-  int threads() const override { return static_cast<int>(workers_.size()); }
+  int threads() const override { return static_cast<int>(workers_.size()) + 1; }
 
   void run(const std::function<void(int)>& run_node) override {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -56,20 +63,33 @@ class ParallelExecutor final : public Executor {
     pending_ = initial_;
     remaining_ = order_.size();
     error_ = nullptr;
+    std::size_t roots = 0;
     for (std::size_t i = 0; i < order_.size(); ++i)
-      if (pending_[i] == 0) ready_.push(static_cast<int>(i));
-    work_ready_.notify_all();
-    all_done_.wait(lock, [&] { return remaining_ == 0; });
+      if (pending_[i] == 0) {
+        ready_.push(static_cast<int>(i));
+        ++roots;
+      }
+    wake_for(roots);
+    work(lock, true);
     run_node_ = nullptr;
     if (error_) std::rethrow_exception(error_);
   }
 
  private:
-  void work() {
-    std::unique_lock<std::mutex> lock(mutex_);
+  // `ready` nodes were queued by a thread that takes one itself: the others are woken for the rest.
+  void wake_for(std::size_t ready) {
+    if (ready > 2) work_ready_.notify_all();
+    else if (ready == 2) work_ready_.notify_one();
+  }
+
+  // Takes and runs ready nodes: the caller until the run's last node is done, a background
+  // worker until the executor stops. Waking a sleeping worker for every node of a chain cost a
+  // futex wake and a thread switch per node (strategy/static_nodes/ in bench/micro), so the
+  // thread that releases nodes keeps one of them.
+  void work(std::unique_lock<std::mutex>& lock, bool caller) {
     for (;;) {
-      work_ready_.wait(lock, [&] { return stop_ || !ready_.empty(); });
-      if (stop_) return;
+      work_ready_.wait(lock, [&] { return stop_ || !ready_.empty() || (caller && remaining_ == 0); });
+      if (stop_ || (caller && remaining_ == 0)) return;
       const int i = ready_.top();
       ready_.pop();
       const bool skip = error_ != nullptr;
@@ -84,18 +104,14 @@ class ParallelExecutor final : public Executor {
       }
       lock.lock();
       if (failure && !error_) error_ = failure;
-      int released = 0;
+      std::size_t released = 0;
       for (int s : successors_[static_cast<std::size_t>(i)])
         if (--pending_[static_cast<std::size_t>(s)] == 0) {
           ready_.push(s);
           ++released;
         }
-      if (--remaining_ == 0)
-        all_done_.notify_all();
-      else if (released > 1)
-        work_ready_.notify_all();
-      else if (released == 1)
-        work_ready_.notify_one();
+      if (--remaining_ == 0) work_ready_.notify_all();  // the caller may be waiting for the last node
+      else wake_for(released);
     }
   }
 
@@ -108,7 +124,7 @@ class ParallelExecutor final : public Executor {
   std::exception_ptr error_;
   bool stop_ = false;
   std::mutex mutex_;
-  std::condition_variable work_ready_, all_done_;
+  std::condition_variable work_ready_;
   std::vector<std::thread> workers_;
 };
 

@@ -1,6 +1,7 @@
 // Executors of a compiled static graph. `sequential` runs the nodes one after another in the
 // planned order (Theano's VM, TensorFlow with one inter-op thread). `parallel` is
-// TensorFlow's inter-op pool: a fixed set of threads runs every node whose predecessors (data
+// TensorFlow's inter-op pool: a fixed set of threads (the calling thread and inter_op_threads - 1
+// workers) runs every node whose predecessors (data
 // and control edges) have finished, several at once when the graph allows (the gradient of a
 // layer's weights beside the gradient of its input, independent branches); the Backend's
 // intra-op threads work inside each op. Each op computes the same values whichever thread

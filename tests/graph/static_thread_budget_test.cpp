@@ -32,7 +32,9 @@ TEST(StaticThreadBudget, ThePoolTimesTheOpsThreadsFitsTheCores) {
         const int pool = inter_op_threads_within(asked, cores, intra);
         EXPECT_GE(pool, 1);
         EXPECT_LE(pool, asked);
-        if (intra <= cores) EXPECT_LE(pool * intra, cores) << asked << " " << cores << " " << intra;
+        if (intra <= cores) {
+          EXPECT_LE(pool * intra, cores) << asked << " " << cores << " " << intra;
+        }
       }
   testing::expect_error<std::invalid_argument>([] { inter_op_threads_within(0, 2, 1); }, {"inter_op_threads 0"});
   testing::expect_error<std::invalid_argument>([] { inter_op_threads_within(2, 0, 1); }, {"0 cores", "at least 1"});
@@ -57,6 +59,24 @@ TEST(StaticThreadBudget, TheExecutorRunsNoMoreNodesAtOnceThanItsBudgetedPool) {
   EXPECT_EQ(executor->threads(), 2);
   EXPECT_LE(most.load(), 2);
   EXPECT_GE(most.load(), 1);
+}
+
+// A pool of one is the calling thread: no node is handed to another thread (the budget's cut
+// pool costs what the sequential executor costs).
+TEST(StaticThreadBudget, APoolOfOneRunsEveryNodeOnTheCaller) {
+  std::vector<int> order = {0, 1, 2, 3};
+  auto executor = static_graph::make_executor(ExecutorKind::parallel, 1, order, {{}, {0}, {0}, {1, 2}});
+  EXPECT_EQ(executor->threads(), 1);
+  std::vector<int> ran;
+  bool elsewhere = false;
+  const auto caller = std::this_thread::get_id();
+  for (int run = 0; run < 2; ++run)
+    executor->run([&](int id) {
+      elsewhere = elsewhere || std::this_thread::get_id() != caller;
+      ran.push_back(id);
+    });
+  EXPECT_FALSE(elsewhere);
+  EXPECT_EQ(ran, (std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3})) << "the sequential order";
 }
 
 std::string setting(const EngineReport& r, const std::string& key) {
