@@ -68,6 +68,9 @@ struct EngineOptions {
   std::vector<std::string> disabled_passes;  // graph passes switched off by name (graph/static/passes.h)
   ExecutorKind executor = ExecutorKind::sequential;
   int inter_op_threads = 1;                  // threads of the parallel executor, >= 1
+  // The cores the executor's pool and the ops' threads share (a run's --threads): the pool is
+  // cut to fit (graph/static/executor.h, inter_op_threads_within). 0: no budget, the pool as asked.
+  int core_budget = 0;
 };
 
 // What an engine wants in the result record beyond the common metrics: counters (a caching

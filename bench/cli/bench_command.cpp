@@ -1,7 +1,8 @@
 // `ablate bench`: training images/s of one model for every backend at each thread count,
 // measured side by side in one run (rounds interleave the configurations, so a change in
 // the shared machine's clock hits all of them), reported as medians of the repeats.
-// With --with-pytorch, PyTorch (Debian's python3-torch, bench/peers/pytorch_train.py)
+// With --with-pytorch, PyTorch (bench/peers/pytorch_train.py by Debian's python3-torch, or by
+// --peer-python: the PyTorch 2.x environment's interpreter)
 // trains the same model file with the same batch and threads in each round: the yardstick;
 // with --with-real, the real frameworks too (real_peers.h: PyTorch 2.x, TensorFlow's two paths,
 // Theano), each on its own synthetic data in its speed mode.
@@ -92,6 +93,7 @@ struct BenchPeer {
   std::string row;
   std::function<experiments::PeerProcessOutput(const std::vector<std::string>& args)> run;
   std::string version = "?";
+  std::string libraries;       // "blas mkl, oneDNN 3.13.3" when the peer's line says (blas=, onednn=)
   std::string not_comparable;  // set by the first round: the peer is left out of the others
 };
 
@@ -121,6 +123,14 @@ double measure_peer(BenchPeer& peer, const std::vector<std::string>& args) {
   const auto line = output.rfind('\n', pos) == std::string::npos ? 0 : output.rfind('\n', pos) + 1;
   const auto eq = output.find('=', line);
   peer.version = output.substr(eq + 1, output.find_first_of(" \n", eq) - eq - 1);
+  const std::string result_line = output.substr(line, output.find('\n', line) - line);
+  peer.libraries.clear();
+  for (const auto& [key, name] : {std::pair{"blas=", "blas "}, std::pair{"onednn=", "oneDNN "}})
+    if (const auto at = result_line.find(std::string(" ") + key); at != std::string::npos) {
+      const auto from = at + 1 + std::string(key).size();
+      peer.libraries += (peer.libraries.empty() ? "" : ", ") + std::string(name) +
+                        result_line.substr(from, result_line.find(' ', from) - from);
+    }
   return std::stod(output.substr(pos + 13));
 }
 
@@ -128,12 +138,13 @@ double measure_peer(BenchPeer& peer, const std::vector<std::string>& args) {
 std::vector<BenchPeer> bench_peers(const run::Flags& args) {
   std::vector<BenchPeer> peers;
   if (args.has("with-pytorch")) {
+    const std::string python = experiments::peer_python(args.get("peer-python", ""));
     const std::string script = args.get("peer-script", experiments::default_peer_script());
     const bool as_installed = args.has("peer-as-installed");
-    peers.push_back({"pytorch", [script, as_installed](const std::vector<std::string>& a) {
-                       return experiments::run_peer_script(script, a, as_installed);
+    peers.push_back({"pytorch", [python, script, as_installed](const std::vector<std::string>& a) {
+                       return experiments::run_peer_script(python, script, a, as_installed);
                      },
-                     "?", ""});
+                     "?", "", ""});
   }
   if (!args.has("with-real")) return peers;
   const std::string dir = args.get("peers-dir", experiments::default_peers_dir());
@@ -148,7 +159,7 @@ std::vector<BenchPeer> bench_peers(const run::Flags& args) {
                        [&peer, path, dir](const std::vector<std::string>& a) {
                          return experiments::run_real_peer(peer, path, dir, a);
                        },
-                       "?", ""});
+                       "?", "", ""});
   }
   return peers;
 }
@@ -256,13 +267,15 @@ int bench_main(const run::Flags& args) {
   for (const BenchPeer& peer : peers) {
     const auto& [ips, where] = best[peer.row];
     if (ips <= 0) continue;
-    if (peer.row == "pytorch")  // Debian's yardstick, as before --with-real
-      std::printf("fastest pytorch (torch %s, %s): %s, %.0f images/s\nratio ablate/pytorch: %.2f\n", peer.version.c_str(),
+    const std::string libraries = peer.libraries.empty() ? "" : ", " + peer.libraries;
+    if (peer.row == "pytorch")  // the yardstick (--peer-python, Debian's by default), as before --with-real
+      std::printf("fastest pytorch (torch %s%s, %s, %s): %s, %.0f images/s\nratio ablate/pytorch: %.2f\n",
+                  peer.version.c_str(), libraries.c_str(), experiments::peer_python(args.get("peer-python", "")).c_str(),
                   args.has("peer-as-installed") ? "as installed" : experiments::kPeerBestEnv, where.c_str(), ips,
                   best_ablate_ips / ips);
     else
-      std::printf("fastest %s (%s): %s, %.0f images/s; ratio ablate/%s: %.2f\n", peer.row.c_str(), peer.version.c_str(),
-                  where.c_str(), ips, peer.row.c_str(), best_ablate_ips / ips);
+      std::printf("fastest %s (%s%s): %s, %.0f images/s; ratio ablate/%s: %.2f\n", peer.row.c_str(), peer.version.c_str(),
+                  libraries.c_str(), where.c_str(), ips, peer.row.c_str(), best_ablate_ips / ips);
   }
   std::printf("%s\n", disturbances.summary().c_str());  // issue 21
   return 0;
@@ -286,6 +299,8 @@ Command bench_command() {
               {"iterations", "N", "timed iterations per measurement (default 30)"},
               {"repeats", "N", "rounds; the median is reported (default 5)"},
               {"with-pytorch", "", "also train the model with PyTorch (/usr/bin/python3, python3-torch) each round"},
+              {"peer-python", "PYTHON", "the interpreter that runs PyTorch with --with-pytorch (default /usr/bin/python3, "
+                                        "Debian's torch 1.13; PyTorch 2.x: $ABLATE_PEERS_DIR/pytorch/bin/python)"},
               {"with-real", "", "also the real frameworks each round, where installed (scripts/setup-peers.sh): PyTorch 2.x, "
                                 "TensorFlow on its Eigen and oneDNN paths, Theano; a model a framework's runner lacks is "
                                 "'not comparable'"},

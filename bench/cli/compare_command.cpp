@@ -59,6 +59,8 @@ std::vector<run::FlagSpec> compare_options() {
       {"with-peers", "", "after each run, PyTorch (/usr/bin/python3, python3-torch) trains the same model on the same "
                          "data and recipe; prints images/s, accuracy, peak RSS and the ratio per model"},
       {"peer-threads", "LIST", "PyTorch's thread counts with --with-peers (default 1,2; the faster one is compared)"},
+      {"peer-python", "PYTHON", "the interpreter that runs PyTorch with --with-peers (default /usr/bin/python3, Debian's "
+                                "torch 1.13; PyTorch 2.x: $ABLATE_PEERS_DIR/pytorch/bin/python)"},
       {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
       {"peer-as-installed", "", "run PyTorch as installed (default: its best found setting, OPENBLAS_NUM_THREADS=1 "
                                 "and glibc malloc kept)"},
@@ -198,7 +200,8 @@ int compare_main(const run::Flags& args) {
       std::printf("%s\n", run::quiet_wait_text(run::wait_for_quiet(wait_quiet, run::disturbed_above()), wait_quiet).c_str());
     rows.push_back(run::measured_with(disturbances, p.row.framework, [&] { return experiments::run_plan(p); }));
     if (with_peers) {
-      std::printf("PyTorch yardstick for %s, %s thread(s)\n", p.row.framework.c_str(), args.get("peer-threads", "1,2").c_str());
+      std::printf("PyTorch yardstick for %s, %s thread(s), run by %s\n", p.row.framework.c_str(),
+                  args.get("peer-threads", "1,2").c_str(), peer_opts.python.c_str());
       peers.push_back(experiments::compare_with_peer(p.config, rows.back(), peer_opts));
       std::fputs(experiments::peer_text(peers.back()).c_str(), stdout);
     }
@@ -229,7 +232,8 @@ int compare_main(const run::Flags& args) {
     std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";
     std::ofstream out(path);
     out << experiments::markdown_report(summary, rows, run::capture_environment());
-    if (with_peers) out << "\n" << experiments::peer_markdown(peers, peer_opts.as_installed ? "as installed" : experiments::kPeerBestEnv);
+    if (with_peers) out << "\n" << experiments::peer_markdown(peers, peer_opts.as_installed ? "as installed" : experiments::kPeerBestEnv,
+                                                              peer_opts.python);
     if (with_real) out << "\n" << experiments::real_markdown(real);
     for (const auto& w : waterfalls) out << "\n" << experiments::waterfall_markdown(w);
     const std::string why = experiments::draw_compare_plots(report_dir, {&summary, &rows, &real, &waterfalls});

@@ -2,8 +2,10 @@
 #include "bench/experiments/peer_process.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -35,8 +37,22 @@ std::string model_file_for_peer(const std::string& model) {
   return path;
 }
 
-PeerProcessOutput run_peer_script(const std::string& script, const std::vector<std::string>& args, bool as_installed) {
-  return run_python("/usr/bin/python3", as_installed ? "" : kPeerBestEnv, script, args);
+const char* const kDebianPython = "/usr/bin/python3";
+
+std::string peer_python(const std::string& given) {
+  const std::string python = given.empty() ? kDebianPython : given;
+  if (given.empty()) return python;  // Debian's: a missing torch shows in the script's own error
+  if (::access(python.c_str(), X_OK) != 0 || std::filesystem::is_directory(python))
+    throw std::invalid_argument("--peer-python " + python +
+                                ": not an executable file; expected a Python interpreter with torch, e.g. "
+                                "$ABLATE_PEERS_DIR/pytorch/bin/python (scripts/setup-peers.sh pytorch) or " +
+                                std::string(kDebianPython));
+  return python;
+}
+
+PeerProcessOutput run_peer_script(const std::string& python, const std::string& script,
+                                  const std::vector<std::string>& args, bool as_installed) {
+  return run_python(python, as_installed ? "" : kPeerBestEnv, script, args);
 }
 
 PeerProcessOutput run_python(const std::string& python, const std::string& env, const std::string& script,

@@ -1,5 +1,5 @@
-// Running a peer script (bench/peers/): the PyTorch yardstick (pytorch_train.py, Debian's
-// /usr/bin/python3 with python3-torch), shared by `ablate bench --with-pytorch` and `ablate
+// Running a peer script (bench/peers/): the PyTorch yardstick (pytorch_train.py, by default
+// Debian's /usr/bin/python3 with python3-torch, or the interpreter of --peer-python), shared by `ablate bench --with-pytorch` and `ablate
 // compare --with-peers`, and the real frameworks' runners (real_peers.h): where the script is,
 // the model file it reads, PyTorch's best environment on these machines, and one run of a
 // script by an interpreter with its output and exit status.
@@ -29,7 +29,14 @@ struct PeerProcessOutput {
 // front as it is, e.g. kPeerBestEnv or ""), stdout and stderr together.
 PeerProcessOutput run_python(const std::string& python, const std::string& env, const std::string& script,
                              const std::vector<std::string>& args);
-// Runs `/usr/bin/python3 SCRIPT ARGS...`, with kPeerBestEnv in front unless `as_installed`.
-PeerProcessOutput run_peer_script(const std::string& script, const std::vector<std::string>& args, bool as_installed);
+// The PyTorch yardstick's default interpreter: Debian's, with python3-torch (1.13).
+extern const char* const kDebianPython;
+// The yardstick's interpreter of a command line: --peer-python PYTHON, else kDebianPython (the
+// PyTorch 2.x environment's is $ABLATE_PEERS_DIR/pytorch/bin/python, scripts/setup-peers.sh).
+// Throws std::invalid_argument naming the flag and the path when it is not an executable file.
+std::string peer_python(const std::string& given);
+// Runs `PYTHON SCRIPT ARGS...`, with kPeerBestEnv in front unless `as_installed`.
+PeerProcessOutput run_peer_script(const std::string& python, const std::string& script,
+                                  const std::vector<std::string>& args, bool as_installed);
 
 }  // namespace ablate::bench::experiments

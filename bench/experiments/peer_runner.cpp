@@ -76,6 +76,8 @@ PeerMeasure parse_peer_output(const std::string& output, int exit_code, const st
     m.threads = std::stoi(v["threads"]);
     m.iterations = v.count("iterations") ? std::stoll(v["iterations"]) : 0;
     if (v.count("cpu_util")) m.cpu_util = std::stod(v["cpu_util"]);
+    if (v.count("blas")) m.blas = v["blas"];
+    if (v.count("onednn")) m.onednn = v["onednn"];
   } catch (const std::exception&) {
     m.reason = who + "'s peer_result line has a malformed number: " + line;
     return m;
@@ -103,6 +105,7 @@ std::map<std::int64_t, double> parse_peer_losses(const std::string& output) {
 
 PeerOptions peer_options(const run::Flags& args) {
   PeerOptions o;
+  o.python = peer_python(args.get("peer-python", ""));
   o.script = args.get("peer-script", default_peer_script());
   o.as_installed = args.has("peer-as-installed");
   if (args.has("peer-threads")) {
@@ -214,7 +217,7 @@ PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow&
     PeerMeasure m;
     try {
       PeerProcessOutput out = run_peer_script(
-          options.script, peer_arguments(config, data->model_file(), data->path(), row.iterations_done, t),
+          options.python, options.script, peer_arguments(config, data->model_file(), data->path(), row.iterations_done, t),
           options.as_installed);
       m = parse_peer_output(out.output, out.exit_code);
     } catch (const std::exception& e) {

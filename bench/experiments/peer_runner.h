@@ -31,6 +31,7 @@ struct PeerMeasure {
   std::int64_t peak_rss_bytes = 0, iterations = 0;
   std::string framework;         // the result line's first key: torch, tensorflow, theano
   std::string version, precision;
+  std::string blas, onednn;      // the result line's blas= and onednn= ("" when it does not say)
 
   bool completed() const { return state == "completed"; }
 };
@@ -63,11 +64,13 @@ struct PeerComparison {
 };
 
 struct PeerOptions {
+  std::string python = "/usr/bin/python3";  // --peer-python (peer_process.h peer_python)
   std::string script;
   std::vector<int> threads = {1, 2};
   bool as_installed = false;  // false: PyTorch's best environment (kPeerBestEnv)
 };
-// --peer-threads LIST, --peer-script FILE, --peer-as-installed; throws naming a bad value.
+// --peer-threads LIST, --peer-python PYTHON, --peer-script FILE, --peer-as-installed; throws
+// naming a bad value.
 PeerOptions peer_options(const run::Flags& args);
 
 // The script's arguments for the recipe of `config`, trained for `iterations` steps at

@@ -21,6 +21,14 @@ std::string missing_peer(const PeerComparison& c) {
   return "peer: not run (no PyTorch thread count)";
 }
 
+// " (blas mkl, oneDNN 3.13.3)": what the peer's torch computes with, when its line says.
+std::string libraries(const PeerMeasure& m) {
+  std::string text;
+  if (!m.blas.empty()) text += "blas " + m.blas;
+  if (!m.onednn.empty()) text += (text.empty() ? "" : ", ") + std::string("oneDNN ") + m.onednn;
+  return text.empty() ? "" : " (" + text + ")";
+}
+
 }  // namespace
 
 const PeerMeasure* fastest_peer(const PeerComparison& c) {
@@ -50,7 +58,7 @@ std::string peer_text(const PeerComparison& c) {
         << ", peak RSS " << run::mib_text(c.ablate.peak_rss_bytes) << ", " << c.ablate.iterations << " steps\n";
   for (const auto& m : c.peers) {
     if (!m.completed()) continue;
-    out << head << "pytorch " << m.version << " " << thr(m.threads) << ": " << run::fmt("%.0f", m.images_per_s)
+    out << head << "pytorch " << m.version << libraries(m) << " " << thr(m.threads) << ": " << run::fmt("%.0f", m.images_per_s)
         << " images/s, accuracy " << run::fmt("%.4f", m.accuracy) << ", peak RSS " << run::mib_text(m.peak_rss_bytes) << ", "
         << m.iterations << " steps\n";
   }
@@ -58,11 +66,12 @@ std::string peer_text(const PeerComparison& c) {
   return out.str();
 }
 
-std::string peer_markdown(const std::vector<PeerComparison>& comparisons, const std::string& environment) {
+std::string peer_markdown(const std::vector<PeerComparison>& comparisons, const std::string& environment,
+                          const std::string& python) {
   std::ostringstream out;
   out << "## PyTorch yardstick (--with-peers)\n\n"
       << "The same model, data, recipe and number of steps in PyTorch (bench/peers/pytorch_train.py, "
-      << "environment: `" << environment << "`); images/s of the training steps (PyTorch: after its warm-up steps), "
+      << "run by `" << python << "`, environment: `" << environment << "`); images/s of the training steps (PyTorch: after its warm-up steps), "
       << "accuracy on the same test images, peak RSS of the process.\n\n"
       << "| model | framework | side | threads | images/s | accuracy | peak RSS |\n|---|---|---|---:|---:|---:|---:|\n";
   for (const auto& c : comparisons) {
@@ -72,7 +81,7 @@ std::string peer_markdown(const std::vector<PeerComparison>& comparisons, const 
           << run::mib_text(c.ablate.peak_rss_bytes) << " |\n";
     for (const auto& m : c.peers)
       if (m.completed())
-        out << "| " << c.model << " | " << c.framework << " | pytorch " << m.version << " | " << m.threads << " | "
+        out << "| " << c.model << " | " << c.framework << " | pytorch " << m.version << libraries(m) << " | " << m.threads << " | "
             << run::fmt("%.0f", m.images_per_s) << " | " << run::fmt("%.4f", m.accuracy) << " | " << run::mib_text(m.peak_rss_bytes)
             << " |\n";
   }

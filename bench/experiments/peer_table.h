@@ -19,7 +19,8 @@ const PeerMeasure* fastest_peer(const PeerComparison& c);
 std::string peer_ratio_line(const PeerComparison& c);
 // Every line of one model: ablate's figures, each PyTorch run, the ratio line.
 std::string peer_text(const PeerComparison& c);
-// The report's section for all models.
-std::string peer_markdown(const std::vector<PeerComparison>& comparisons, const std::string& environment);
+// The report's section for all models, naming the interpreter that ran PyTorch and its environment.
+std::string peer_markdown(const std::vector<PeerComparison>& comparisons, const std::string& environment,
+                          const std::string& python = "/usr/bin/python3");
 
 }  // namespace ablate::bench::experiments

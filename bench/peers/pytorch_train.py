@@ -18,9 +18,12 @@ With --init-checkpoint FILE --no-random (`ablate compare --with-real`'s curve ch
 from ablate's weights (the same layouts as torch.nn), switches dropout and shuffling off and
 prints `peer_loss STEP LOSS` for every step (bench/peers/README.md). The result line adds
 cpu_util= (process CPU seconds over wall seconds of the timed steps) and init=ablate|pytorch.
-Run it with Debian's interpreter (torch 1.13) or the PyTorch environment's (torch 2.x).
+Run it with Debian's interpreter (torch 1.13) or the PyTorch environment's (torch 2.x); ablate
+chooses with --peer-python. Both lines end with the libraries this torch computes with:
+blas=<BLAS_INFO of torch.__config__.show(): mkl, open, ...> onednn=<its version, or off>.
 """
 import argparse
+import re
 import resource
 import sys
 import time
@@ -31,6 +34,17 @@ import torch
 from ablate_model import NotComparable, build, parse_model
 from peer_common import comparison_arguments, exit_status, recipe_arguments
 from recipe import Transform, Updater, read_images, read_idx
+
+
+def libraries():
+    """`blas=mkl onednn=3.13.3`: the BLAS torch was built with and its oneDNN (MKL-DNN)
+    version, `off` when torch cannot use it here (torch.__config__.show())."""
+    config = torch.__config__.show()
+    blas = re.search(r"BLAS_INFO=([^,\s]+)", config)
+    onednn = re.search(r"(?:MKL-DNN|oneDNN)[^\n]*? v([0-9][0-9.]*)", config)
+    available = torch.backends.mkldnn.is_available()
+    return (f"blas={blas.group(1) if blas else 'unknown'} "
+            f"onednn={(onednn.group(1) if onednn else 'unknown') if available else 'off'}")
 
 
 def speed_mode(args, shape, classes, layers):
@@ -53,7 +67,7 @@ def speed_mode(args, shape, classes, layers):
         step(i)
     seconds = time.perf_counter() - t0
     print(f"torch={torch.__version__} threads={args.threads} batch={args.batch} "
-          f"images_per_s={args.iterations * args.batch / seconds:.1f}")
+          f"images_per_s={args.iterations * args.batch / seconds:.1f} {libraries()}")
 
 
 def batch_indices(n, batch, shuffle, gen):
@@ -135,7 +149,7 @@ def recipe_mode(args, shape, classes, layers):
     print(f"peer_result torch={torch.__version__} threads={args.threads} batch={args.batch} "
           f"iterations={args.iterations} warmup={warmup} images_per_s={timed * args.batch / seconds:.1f} "
           f"accuracy={correct / total:.6f} peak_rss_bytes={rss} precision={args.precision} cpu_util={cpu_util:.2f} "
-          f"init={'ablate' if args.init_checkpoint else 'pytorch'}")
+          f"init={'ablate' if args.init_checkpoint else 'pytorch'} {libraries()}")
 
 
 def load_initial_weights(path, built, dtype):

@@ -131,6 +131,10 @@ Json metrics_json(const RunMetrics& m) {
       {"images_per_s", m.images_per_s},
       {"iterations_done", m.iterations_done},
       {"peak_rss_bytes", m.peak_rss_bytes},
+      {"minor_faults_per_step", m.minor_faults_per_step},
+      {"minor_faults_first_step", m.minor_faults_first_step},
+      {"minor_faults", m.minor_faults},
+      {"major_faults", m.major_faults},
   };
   if (m.peak_device_bytes >= 0) metrics["peak_device_bytes"] = m.peak_device_bytes;
   metrics["cpu_util"] = m.cpu_util;

@@ -6,7 +6,8 @@
 //   environment  machine, libraries, threads, BLAS variables, compiler, git revision
 //   metrics      train_time_s and test_time_s under the printed `timing`, both timings under
 //                `timings`, the timed parts under `segments`, accuracy (fraction), images_per_s,
-//                time_to_accuracy, early_stopping, peak_rss_bytes, cpu_util, allocator counters,
+//                time_to_accuracy, early_stopping, peak_rss_bytes, the steps' page faults,
+//                cpu_util, allocator counters,
 //                disturbance (others' cores and steal while training, and whether above the threshold)
 //   curve        points {iteration, elapsed_s, loss[, test_accuracy, validation_error, train_accuracy]}
 //   profile      per-op calls, seconds and FLOPs (with --profile FILE, whose trace has every span)
@@ -62,6 +63,10 @@ struct RunMetrics {
   double images_per_s = 0;
   std::int64_t iterations_done = 0;
   std::int64_t peak_rss_bytes = 0;
+  // Page faults of the timed steps (batch fetch and train_step; page_faults.h): minor faults
+  // in all, in the first step, and per step after the first (the steady state); major in all.
+  std::int64_t minor_faults = 0, minor_faults_first_step = 0, major_faults = 0;
+  double minor_faults_per_step = 0;
   std::int64_t peak_device_bytes = -1;  // GPU memory (the CUDA backend's allocator); -1: no device
   double cpu_util = 0;
   std::int64_t peak_tensor_bytes = 0, tensor_allocations = 0;

@@ -30,6 +30,7 @@ graph::EngineOptions engine_options(const RunConfig& c) {
   o.disabled_passes = s.disabled_passes;
   o.executor = s.executor;
   o.inter_op_threads = s.inter_op_threads;
+  o.core_budget = c.backend.options.threads;  // --threads: the pool and the ops' threads share it
   return o;
 }
 

@@ -15,6 +15,7 @@
 #include "bench/run/early_stopping.h"
 #include "bench/run/environment.h"
 #include "bench/run/evaluation_schedule.h"
+#include "bench/run/page_faults.h"
 #include "bench/run/prepared_run.h"
 #include "bench/run/run_reporting.h"
 #include "bench/run/run_snapshot.h"
@@ -63,16 +64,22 @@ class Loop {
       std::optional<kernels::TraceRecorder::Span> step_span;
       if (run_.trace) step_span.emplace(*run_.trace, "step " + std::to_string(it_ + 1), "step");
       try {
+        faults_.begin();
         auto t0 = Clock::now();
         std::optional<kernels::TraceRecorder::Span> fetch_span;
         if (run_.trace) fetch_span.emplace(*run_.trace, "next batch", "data");
         datasets::Batch batch = loader.next();
         fetch_span.reset();
         double fetch = seconds_since(t0);
-        if (schedule_.batch_accuracy_due(it_)) batch_accuracy = evaluate_batch(batch);
+        if (schedule_.batch_accuracy_due(it_)) {
+          faults_.pause();
+          batch_accuracy = evaluate_batch(batch);
+          faults_.resume();
+        }
         auto t1 = Clock::now();
         loss = global_loss(cfg_, run_.engine->train_step(batch.x, batch.labels, it_));
         seg_.train_s += fetch + seconds_since(t1);
+        faults_.end();
       } catch (const graph::DivergenceError& e) {
         // A non-finite loss (every strategy checks it before its update) or a NaN or inf
         // gradient with a finite loss (graph/optim/gradient_check.h): a result, "diverged".
@@ -223,6 +230,10 @@ class Loop {
     const bool tested = result_.status == "completed";
     m.accuracy = tested ? last_test_.accuracy : 0;
     m.test_loss = tested ? last_test_.loss : 0;
+    m.minor_faults = faults_.minor();
+    m.minor_faults_first_step = faults_.first_step_minor();
+    m.minor_faults_per_step = faults_.minor_per_step();
+    m.major_faults = faults_.major();
     m.images_per_s = seg_.train_s > 0 ? static_cast<double>(it_ * cfg_.batch) / seg_.train_s : 0;
     if (validations_ > 0) {
       EarlyStoppingResult e;
@@ -328,6 +339,7 @@ class Loop {
   Clock::time_point start_;
   EarlyStopping stopping_;
   TimingSegments seg_;
+  StepFaults faults_;  // of the timed steps this process trained (not carried by a snapshot)
   std::int64_t it_ = 0;
   double last_loss_ = 0;
   TestSummary last_test_;

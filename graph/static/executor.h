@@ -1,6 +1,7 @@
 // Executors of a compiled static graph. `sequential` runs the nodes one after another in the
 // planned order (Theano's VM, TensorFlow with one inter-op thread). `parallel` is
-// TensorFlow's inter-op pool: a fixed set of threads runs every node whose predecessors (data
+// TensorFlow's inter-op pool: a fixed set of threads (the calling thread and inter_op_threads - 1
+// workers) runs every node whose predecessors (data
 // and control edges) have finished, several at once when the graph allows (the gradient of a
 // layer's weights beside the gradient of its input, independent branches); the Backend's
 // intra-op threads work inside each op. Each op computes the same values whichever thread
@@ -28,6 +29,14 @@ class Executor {
 
 // Throws std::invalid_argument "inter_op_threads N: expected at least 1" for N < 1.
 void check_inter_op_threads(int inter_op_threads);
+
+// The run's core budget, shared by the parallel executor's pool and each op's intra-op threads
+// (issue 17: never more busy threads than cores). Each worker runs one op at a time on
+// `intra_op_threads` threads, so the pool gets min(requested, max(1, cores / intra_op_threads))
+// workers: with `--threads 2` and an op on 2 threads, one worker (TensorFlow's inter-op pool of
+// 2 beside an intra-op pool of 2 would keep 4 threads busy on 2 cores); with the reference
+// backend's single-threaded ops, two. Throws std::invalid_argument for a count below 1.
+int inter_op_threads_within(int requested, int cores, int intra_op_threads);
 
 // `order`: node ids in sequential order; `predecessors[i]`: the indices into `order` of the
 // nodes that must finish before order[i] (all smaller than i). The parallel executor checks

@@ -34,7 +34,7 @@ class StaticEngine final : public Engine {
  public:
   StaticEngine(const models::CheckedModel& model, kernels::Backend& backend, const EngineOptions& options)
       : model_(model), backend_(backend), options_(options) {
-    session_options_ = {options.disabled_passes, options.executor, options.inter_op_threads};
+    session_options_ = {options.disabled_passes, options.executor, applied_inter_op_threads()};
     for (const auto& p : models::make_initial_parameters(model_.spec(), options.dtype, options.seed)) {
       store_.assign(p.name, p.value, backend);
       parameters_.push_back({p.name, store_.at(p.name), {}, p.lr_mult, p.decay_mult});
@@ -126,10 +126,27 @@ class StaticEngine final : public Engine {
     r.settings.emplace_back("memory_placement", st.placement);
     r.settings.emplace_back("executor", executor_name(options_.executor));
     r.settings.emplace_back("inter_op_threads", std::to_string(options_.inter_op_threads));
+    r.settings.emplace_back("inter_op_threads_applied", std::to_string(session_options_.inter_op_threads));
+    r.settings.emplace_back("thread_budget", thread_budget());
     return r;
   }
 
  private:
+  // The parallel executor's pool within the core budget (executor.h). Without a budget, or on a
+  // device backend (whose ops run on the device; its host threads only launch them), as asked.
+  int applied_inter_op_threads() const {
+    if (options_.executor == ExecutorKind::sequential) return 1;
+    if (options_.core_budget < 1 || backend_.device() != kernels::Device::cpu) return options_.inter_op_threads;
+    return inter_op_threads_within(options_.inter_op_threads, options_.core_budget, backend_.threads());
+  }
+  // "2 cores: 1 inter-op x 2 intra-op threads" ("no budget: ..." without one).
+  std::string thread_budget() const {
+    const int cores = options_.core_budget;
+    return (cores > 0 ? std::to_string(cores) + (cores == 1 ? " core" : " cores") : std::string("no budget")) +
+           ": " + std::to_string(session_options_.inter_op_threads) + " inter-op x " +
+           std::to_string(backend_.threads()) + " intra-op threads";
+  }
+
   Session& training_session(std::int64_t batch) {
     auto& slot = training_[batch];
     if (!slot) {

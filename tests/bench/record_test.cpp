@@ -1,5 +1,6 @@
 // Tests that the result record carries the engine's report, the resolved strategy switches,
-// both timings, time-to-accuracy (null when never reached) and early stopping.
+// both timings, time-to-accuracy (null when never reached), early stopping and the static
+// strategy's thread budget.
 #include "bench/run/result_record.h"
 
 #include <gtest/gtest.h>
@@ -80,4 +81,19 @@ TEST(ResultRecord, IsOneLineOfJsonThatReadsBackExactly) {
   EXPECT_EQ(back["curve"][0]["elapsed_s"].get<double>(), 1.0 / 3.0);
   EXPECT_EQ(back["curve"][0]["iteration"].get<std::int64_t>(), 1);
   EXPECT_TRUE(back["curve"][0]["iteration"].is_number_integer()) << "counts are written whole";
+}
+
+// Issue 17: the static executor's pool as cut to the run's --threads, in `resolved`.
+TEST(ResultRecord, AStaticRunRecordsItsThreadBudget) {
+  RunConfig c = tiny::tiny_config();
+  c.strategy = "static";
+  c.iterations = 2;
+  c.backend.options.threads = 2;
+  c.switches.executor = ablate::graph::ExecutorKind::parallel;
+  c.switches.inter_op_threads = 2;
+  RunResult r = train_and_test(c, tiny::tiny_data());
+  ASSERT_EQ(r.status, "completed") << r.error;
+  EXPECT_EQ(r.resolved.at("inter_op_threads"), "2") << "as asked";
+  EXPECT_EQ(r.resolved.at("inter_op_threads_applied"), "1");
+  EXPECT_EQ(r.resolved.at("thread_budget"), "2 cores: 1 inter-op x 2 intra-op threads");
 }
