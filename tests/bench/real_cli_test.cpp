@@ -167,8 +167,9 @@ TEST_F(RealCli, TheAttributionAddsUpAndIsDrawn) {
   double last = w["ablate_s"];
   for (const auto& s : w["steps"]) last = s["seconds"];
   EXPECT_DOUBLE_EQ(w["gap_s"].get<double>(), last - w["real_s"].get<double>());
-  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0)
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0) {
     EXPECT_TRUE(std::filesystem::exists(dir_ / "report" / "attribution_caffe.png")) << o.out;
+  }
   EXPECT_HAS(slurp(dir_ / "report" / "report.md"), "| ablate with caffe's own factors (left unexplained) |");
 }
 
