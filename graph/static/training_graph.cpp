@@ -16,22 +16,24 @@ std::vector<std::string> slot_names(const std::string& optimizer, const std::str
 
 namespace {
 
-// The gradients averaged over the ranks: one allreduce_mean node per bucket, each after the
-// one before (control edge), in bucket order.
+// The gradients averaged over the ranks: one allreduce_mean node per bucket. The nodes are
+// chained by control edges from the last bucket to the first, the order in which the backward
+// pass completes their gradients (the last layers' first), so under the inter-op pool an
+// all-reduce can run while the earlier layers' gradients are still being computed.
 std::vector<Value> add_allreduce(Graph& g, const std::vector<Value>& grads, const ParameterRanges& buckets) {
   std::vector<Value> averaged(grads);
-  int previous = -1;
-  for (std::size_t b = 0; b < buckets.size(); ++b) {
+  int later = -1;  // the node of the bucket after this one
+  for (std::size_t b = buckets.size(); b-- > 0;) {
     const auto [first, last] = buckets[b];
-    if (first >= last || last > grads.size() || (b > 0 && first != buckets[b - 1].second) ||
+    if (first >= last || last > grads.size() || (b > 0 && first != buckets[b - 1].second) || (b == 0 && first != 0) ||
         (b + 1 == buckets.size() && last != grads.size()))
       throw std::logic_error("static graph: all-reduce bucket " + std::to_string(b) + " [" + std::to_string(first) + ", " +
                              std::to_string(last) + ") does not tile the " + std::to_string(grads.size()) + " gradients");
     const int node = g.add(OpKind::allreduce_mean, "allreduce/bucket" + std::to_string(b),
                            {grads.begin() + static_cast<std::ptrdiff_t>(first), grads.begin() + static_cast<std::ptrdiff_t>(last)});
-    if (previous >= 0) g.node(node).control.push_back(previous);
+    if (later >= 0) g.node(node).control.push_back(later);
     for (std::size_t i = first; i < last; ++i) averaged[i] = g.out(node, static_cast<int>(i - first));
-    previous = node;
+    later = node;
   }
   return averaged;
 }

@@ -25,8 +25,9 @@ namespace ablate::graph::static_graph {
 // GradientAverager::plan_buckets makes them): as Horovod's DistributedOptimizer rewrites a TF
 // graph, the gradients of each bucket feed one allreduce_mean node, the apply nodes read its
 // outputs, and the fetched gradients are the averaged ones. The nodes are chained by control
-// edges in bucket order, so every rank makes its all-reduce calls in the same order whatever
-// the executor (the inter-op pool would otherwise start them in any order and deadlock).
+// edges, last bucket first (the backward pass's order), so every rank makes its all-reduce
+// calls in the same order whatever the executor (the inter-op pool would otherwise start them
+// in any order and deadlock), and an all-reduce may overlap the rest of the backward pass.
 struct TrainingGraph {
   Graph graph;
   std::vector<GraphParameter> parameters;
