@@ -6,7 +6,8 @@
 # tcp,self, pml ob1; no shared memory between the ranks), over the veth alone. Waiting ranks
 # yield the processor (mpi_yield_when_idle, as mpirun --oversubscribe does on one host): two
 # ranks polling on a shared 2-core machine otherwise starve each other (the test took 35 s
-# instead of 6).
+# instead of 6). No binding (--bind-to none): each "host" would bind its rank to core 0, the
+# same core of this one machine.
 #   two_hosts_up             create them. Returns 1 with the reason in $two_hosts_why when it
 #                            cannot (not root, no iproute2, no network namespaces).
 #   two_hosts_limit RATE     a slow network: both ends of the veth limited to RATE (tc's token
@@ -43,7 +44,7 @@ two_hosts_up() {
 two_hosts_mpirun() {
   local root=()
   [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
-  ip netns exec "$two_hosts_a" mpirun -np 2 --host "$two_hosts_a:1,$two_hosts_b:1" --map-by node "${root[@]}" \
+  ip netns exec "$two_hosts_a" mpirun -np 2 --host "$two_hosts_a:1,$two_hosts_b:1" --map-by node --bind-to none "${root[@]}" \
     --mca plm_rsh_agent "$two_hosts_dir/netns_rsh_agent.sh" --mca btl tcp,self --mca pml ob1 \
     --mca btl_tcp_if_include 10.231.0.0/24 --mca oob_tcp_if_include 10.231.0.0/24 --mca mpi_yield_when_idle 1 "$@"
 }

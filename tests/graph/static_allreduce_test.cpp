@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,8 @@ struct Runtime {
   std::vector<std::string> disabled_passes;
   ExecutorKind executor = ExecutorKind::sequential;
 };
+
+void PrintTo(const Runtime& r, std::ostream* os) { *os << r.name; }
 
 class StaticAllreduceRuntime : public ::testing::TestWithParam<Runtime> {};
 
