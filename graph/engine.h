@@ -20,6 +20,9 @@ namespace ablate::graph {
 
 class Optimizer;
 class WeightAverage;
+namespace distributed {
+class GradientAverager;
+}
 
 // A learnable tensor with its gradient and its per-parameter multipliers
 // (Caffe's lr_mult and decay_mult; biases of Caffe's models learn at 2x).
@@ -113,6 +116,11 @@ class Engine {
     std::int64_t* updates = nullptr;
   };
   virtual bool own_state(OwnState&) { return false; }
+  // Data-parallel training inside the engine's own update (graph/distributed/data_parallel.h):
+  // an engine without a shared optimizer (the static strategy: its updates are graph nodes)
+  // averages its gradients and state tensors through `averager` from now on and returns true,
+  // as Horovod adds all-reduce ops to a TensorFlow graph; false: it cannot.
+  virtual bool average_in_engine(std::shared_ptr<distributed::GradientAverager>) { return false; }
 };
 
 // --- the table of strategies (engine_registry.cpp) ---------------------------------------

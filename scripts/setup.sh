@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist  # the embedded default data set (/usr/share/fashion-mnist)
   openmpi-bin libopenmpi-dev  # optional MPI data-parallel training (mpirun --distributed)
+  iproute2               # ip netns, ip link, tc: the two-host distributed test and scaling (bench/scripts/two_hosts.sh)
   nlohmann-json3-dev     # result records: written and read as JSON (bench/run/result_record, results_reader)
   libcli11-dev           # the ablate command line: subcommands, options and --help (bench/cli)
   python3-matplotlib     # ablate report: PNG plots (bench/report/plots.py, run with /usr/bin/python3)

@@ -54,9 +54,13 @@ std::shared_ptr<dist::GradientAverager> start_data_parallel(const RunConfig& c, 
   return averager;
 }
 
+TestShard test_shard(const RunConfig& c) { return c.distributed ? TestShard{c.rank, c.ranks} : TestShard{}; }
+
 double global_loss(const RunConfig& c, double local_loss) {
   return c.distributed ? dist::mean_over_ranks(local_loss) : local_loss;
 }
+
+double sum_over_ranks(const RunConfig& c, double value) { return c.distributed ? dist::allreduce_sum(value) : value; }
 
 void record_distributed(const RunConfig& c, const dist::GradientAverager* averager, RunResult& result) {
   auto& r = result.resolved;

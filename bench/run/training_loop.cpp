@@ -251,8 +251,10 @@ class Loop {
   double evaluate_batch(const datasets::Batch& batch) {
     auto t0 = Clock::now();
     graph::EvalResult r = run_.engine->evaluate(batch.x, batch.labels);
+    // --distributed: the global batch's accuracy, from every rank's slice
+    const double correct = sum_over_ranks(cfg_, static_cast<double>(r.correct));
     seg_.batch_eval_s += seconds_since(t0);
-    return static_cast<double>(r.correct) / static_cast<double>(batch.labels.shape()[0]);
+    return correct / static_cast<double>(batch.labels.shape()[0] * cfg_.ranks);
   }
 
   void diverge(const std::string& error) {
@@ -279,7 +281,8 @@ class Loop {
   void evaluate_after(std::int64_t done) {
     bool tested = false;
     if (schedule_.validation_due(done)) {
-      TestSummary v = test_pass(*run_.engine, run_.validation, run_.test_transform, cfg_.test_batch, 0, run_.dtype);
+      TestSummary v =
+          test_pass(*run_.engine, run_.validation, run_.test_transform, cfg_.test_batch, 0, run_.dtype, test_shard(cfg_));
       seg_.validation_s += v.seconds;
       ++validations_;
       const double error = 1 - v.accuracy;
@@ -314,7 +317,7 @@ class Loop {
     std::optional<kernels::TraceRecorder::Span> span;
     if (run_.trace) span.emplace(*run_.trace, "test after " + std::to_string(done), "test");
     last_test_ = test_pass(*run_.engine, run_.data.test, run_.test_transform, cfg_.test_batch, cfg_.test_iterations,
-                           run_.dtype);
+                           run_.dtype, test_shard(cfg_));
     last_test_iteration_ = done;
     test_total_s_ += last_test_.seconds;
     ++test_passes_;

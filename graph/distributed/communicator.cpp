@@ -24,6 +24,7 @@ bool g_initialized = false;
 bool g_forked_child = false;
 int g_rank = 0, g_size = 1;
 pid_t g_launcher = 0;  // the parent process at init()
+bool g_serialized = false;  // MPI_THREAD_SERIALIZED or more was provided
 
 const char* env(const char* name) {
   const char* v = std::getenv(name);
@@ -72,10 +73,16 @@ void init() {
   int already = 0;
   MPI_Initialized(&already);
   if (!already) {
-    // The loader's prefetch thread never calls MPI: the main thread alone does (FUNNELED).
+    // The loader's prefetch thread never calls MPI. The static graph's all-reduce nodes may run
+    // on a thread of the inter-op pool, one at a time (they are chained): SERIALIZED.
     int provided = 0;
-    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+    g_serialized = provided >= MPI_THREAD_SERIALIZED;
     std::atexit(finalize_at_exit);
+  } else {
+    int provided = 0;
+    MPI_Query_thread(&provided);
+    g_serialized = provided >= MPI_THREAD_SERIALIZED;
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -90,6 +97,7 @@ void init() {
 }
 
 bool initialized() { return g_initialized; }
+bool calls_from_any_thread() { return !g_initialized || g_size == 1 || g_serialized; }
 int rank() { return g_rank; }
 int size() { return g_size; }
 

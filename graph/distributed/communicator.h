@@ -22,6 +22,10 @@ bool mpi_built();
 // build without MPI.
 void init();
 bool initialized();
+// Whether MPI may be called from any thread, one call at a time (MPI_THREAD_SERIALIZED was
+// provided; true without MPI or with one rank): the static graph's all-reduce nodes under the
+// inter-op pool need it.
+bool calls_from_any_thread();
 int rank();  // 0 before init()
 int size();  // 1 before init()
 

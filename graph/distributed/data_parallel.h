@@ -8,7 +8,9 @@
 // parameter order into buckets of at most `bucket_bytes` (a parameter larger than that is a
 // bucket of its own), one all-reduce per bucket, so a step makes few large calls rather than
 // one per tensor. The averaging is the Optimizer's gradient hook: it runs before the update
-// for every strategy.
+// of the layer-wise and dynamic strategies. The static strategy, whose updates are graph
+// nodes, puts one all-reduce node per bucket between its gradient and apply nodes instead (as
+// Horovod's DistributedOptimizer does in TensorFlow), through the same buckets and mean().
 //
 // State tensors (Engine::state_tensors: BatchNorm's running statistics) are averaged over the
 // ranks in the same hook, that is after every step's forward has updated them and before the
@@ -26,6 +28,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/engine.h"
@@ -56,29 +59,36 @@ class GradientAverager {
   void average(const std::vector<Parameter*>& params);
   // Averages every state tensor over the ranks (one all-reduce; nothing when there are none).
   void average_state(std::vector<StateTensor>& state);
+
+  // The buckets of tensors of `bytes` each, in order: ranges [first, last) of at most
+  // bucket_bytes (a larger tensor alone). What average() uses, and the static graph's
+  // all-reduce nodes (graph/static/training_graph.h); buckets() counts the last plan.
+  using Range = std::pair<std::size_t, std::size_t>;
+  std::vector<Range> plan_buckets(const std::vector<std::int64_t>& bytes);
+  // out[i] = (1/P) sum over the ranks of in[i] (out[i] may be in[i]), all in one all-reduce
+  // call of the packed values: one bucket. Same dtype (f32 or f64) throughout.
+  void mean(const std::vector<const kernels::Tensor*>& in, const std::vector<kernels::Tensor*>& out);
+  // Counts one training step (average() counts its own).
+  void count_step() { ++stats_.steps; }
+
   const AllreduceStats& stats() const { return stats_; }
   std::int64_t buckets() const { return static_cast<std::int64_t>(buckets_.size()); }
   const DataParallelOptions& options() const { return options_; }
 
  private:
-  struct Bucket {
-    std::size_t first = 0, last = 0;  // parameters [first, last)
-    std::int64_t count = 0;           // values
-    std::vector<unsigned char> buffer;
-  };
   void plan(const std::vector<Parameter*>& params);
-  // All-reduces tensors [b.first, b.last) packed in b's buffer and scales them by 1/P.
-  void allreduce_mean(Bucket& b, const std::vector<kernels::Tensor*>& tensors);
 
   DataParallelOptions options_;
-  std::vector<Bucket> buckets_;
-  Bucket state_bucket_;
+  std::vector<Range> buckets_;
+  std::size_t planned_count_ = 0;        // tensors in the last plan
+  std::vector<unsigned char> buffer_;    // the packed values of one bucket at a time
   AllreduceStats stats_;
 };
 
-// Installs a GradientAverager as `engine`'s optimizer gradient hook (throws if the engine has
-// no shared optimizer), averaging the gradients and the engine's state tensors, and returns it;
-// it must outlive the engine's training.
+// Installs a GradientAverager as `engine`'s optimizer gradient hook, averaging the gradients
+// and the engine's state tensors, and returns it; it must outlive the engine's training. An
+// engine without a shared optimizer takes it itself (Engine::average_in_engine: the static
+// graph's all-reduce nodes); throws if it cannot.
 std::shared_ptr<GradientAverager> attach_data_parallel(Engine& engine, const DataParallelOptions& options);
 
 // The mean over the ranks of a per-rank mean over equal slices: the global batch's mean loss.

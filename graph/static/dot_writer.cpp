@@ -23,6 +23,7 @@ std::string escaped(const std::string& text) {
 const char* colour(const Node& n) {
   if (n.op == OpKind::fused_elementwise) return "palegreen";
   if (is_update(n.op)) return "lightcoral";
+  if (n.op == OpKind::allreduce_mean) return "plum";
   if (n.op == OpKind::constant && n.name.find("/folded") != std::string::npos) return "lightblue";
   if (is_source(n.op)) return "lightgrey";
   if (n.name.rfind("grad/", 0) == 0) return "navajowhite";

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "graph/batch_norm_statistics.h"
+#include "graph/distributed/data_parallel.h"
 #include "graph/dropout_seed.h"
 #include "graph/optim/divergence_error.h"
 #include "graph/optim/update_rule.h"
@@ -182,6 +183,12 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
     case OpKind::apply_torch_sgd:
     case OpKind::apply_adam: run_update(g, n, b, io, run); return;
     case OpKind::fused_elementwise: run_fused(n, b, io); return;
+    case OpKind::allreduce_mean: {
+      if (!run.allreduce) throw std::logic_error("static graph: all-reduce node '" + n.name + "' run without an averager");
+      b.synchronize();  // the gradients are complete before they are packed
+      run.allreduce->mean({io.in.begin(), io.in.end()}, io.out);
+      return;
+    }
     case OpKind::batch_norm:
     case OpKind::batch_norm_grad:
     case OpKind::batch_norm_inference:

@@ -11,6 +11,10 @@
 #include "graph/static/graph_ir.h"
 #include "kernels/backend.h"
 
+namespace ablate::graph::distributed {
+class GradientAverager;
+}
+
 namespace ablate::graph::static_graph {
 
 // What a run adds to the graph: the iteration (learning rate, dropout masks, Adam's t), the
@@ -20,6 +24,7 @@ struct RunContext {
   std::int64_t updates_done = 0;
   std::uint64_t seed = 1;
   std::int64_t first_sample = 0;  // the batch's place in a global batch (dropout masks: EngineOptions)
+  distributed::GradientAverager* allreduce = nullptr;  // what allreduce_mean nodes call (data parallel)
 };
 
 // The tensors of one node: inputs (apply_* write theirs) and outputs; `aliased` when output 0

@@ -50,6 +50,7 @@ const char* op_name(OpKind op) {
     case OpKind::apply_torch_sgd: return "apply_torch_sgd";
     case OpKind::apply_adam: return "apply_adam";
     case OpKind::fused_elementwise: return "fused_elementwise";
+    case OpKind::allreduce_mean: return "allreduce_mean";
     case OpKind::batch_norm: return "batch_norm";
     case OpKind::batch_norm_statistics: return "batch_norm_statistics";
     case OpKind::batch_norm_inference: return "batch_norm_inference";
@@ -76,7 +77,7 @@ bool writes_input(OpKind op, std::size_t slot) {
 
 bool is_stateful(OpKind op) {
   return op == OpKind::placeholder || op == OpKind::variable || op == OpKind::dropout_mask || op == OpKind::check_numerics ||
-         is_update(op);
+         op == OpKind::allreduce_mean || is_update(op);
 }
 
 bool is_fusable_step(OpKind op) {

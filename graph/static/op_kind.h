@@ -51,6 +51,10 @@ enum class OpKind {
   batch_norm_update,
   // made by the elementwise fusion pass: a chain of elementwise steps on one buffer
   fused_elementwise,
+  // data-parallel training (Horovod's HorovodAllreduce in a TF graph): (the gradients of one
+  // bucket) -> their means over the ranks, in one all-reduce call of the packed values
+  // (graph/distributed/data_parallel.h); stateful, so never merged, folded or fused
+  allreduce_mean,
 };
 
 const char* op_name(OpKind op);  // "conv2d", "apply_adam", ...

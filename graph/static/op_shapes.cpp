@@ -339,6 +339,16 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
     case OpKind::apply_torch_sgd:
     case OpKind::apply_adam: return update(c, n);
     case OpKind::fused_elementwise: return fused(c, n);
+    case OpKind::allreduce_mean: {  // (gradients of one bucket) -> their means, alike
+      if (n.inputs.empty()) c.fail("an all-reduce needs at least one input");
+      std::vector<TensorType> out;
+      for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+        c.dtype(k, c.in(0).dtype);
+        if (c.in(k).host || c.in(k).opaque) c.fail(c.desc(k) + " is not a device tensor");
+        out.push_back(c.like(k, c.shape(k)));
+      }
+      return out;
+    }
     case OpKind::batch_norm:
     case OpKind::batch_norm_grad:
     case OpKind::batch_norm_inference:

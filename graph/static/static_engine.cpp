@@ -5,7 +5,9 @@
 // size train_step meets, and an evaluation session (forward in test phase, loss and top-1
 // predictions) per batch size evaluate meets, as one would feed a TF graph with fixed
 // placeholder shapes. A NaN or infinite loss throws std::runtime_error("loss is nan at
-// iteration N") from the graph's CheckNumerics before any variable is updated.
+// iteration N") from the graph's CheckNumerics before any variable is updated. Data parallel
+// (average_in_engine): the training graphs all-reduce the gradients in graph nodes, and the
+// running statistics are averaged after each run (the same all-reduce as the other strategies').
 #include "graph/static/static_engine.h"
 
 #include <algorithm>
@@ -14,6 +16,8 @@
 #include <stdexcept>
 
 #include "graph/batch_check.h"
+#include "graph/distributed/communicator.h"
+#include "graph/distributed/data_parallel.h"
 #include "graph/evaluation.h"
 #include "graph/optim/gradient_check.h"
 #include "graph/static/executor.h"
@@ -58,7 +62,11 @@ class StaticEngine final : public Engine {
     bind_gradients(session);
     session.feed("x", x);
     session.feed("labels", labels);
-    session.run({iteration, updates_, options_.seed, options_.first_sample});
+    session.run({iteration, updates_, options_.seed, options_.first_sample, averager_.get()});
+    if (averager_) {  // data parallel: the running statistics this run updated, averaged over the ranks
+      averager_->average_state(state_);
+      averager_->count_step();
+    }
     // The update ran inside the graph; its gradients are still bound to the parameters.
     if (options_.optimizer.check_gradients) check_finite_gradients(pointers_, iteration, backend_);
     ++updates_;
@@ -80,6 +88,22 @@ class StaticEngine final : public Engine {
       result.correct = count_correct(backend_, slot->fetch(1), labels);
       return result;
     });
+  }
+
+  // Data parallel (graph/distributed/data_parallel.h): the training sessions are compiled again
+  // with one allreduce_mean node per bucket between the gradients and the apply nodes.
+  bool average_in_engine(std::shared_ptr<distributed::GradientAverager> averager) override {
+    if (options_.executor == ExecutorKind::parallel && !distributed::calls_from_any_thread())
+      throw std::runtime_error(
+          "data-parallel static graph with the parallel executor: the MPI library does not provide "
+          "MPI_THREAD_SERIALIZED, which all-reduce nodes on the inter-op pool's threads need; use --executor sequential");
+    std::vector<std::int64_t> bytes;
+    for (const Parameter& p : parameters_) bytes.push_back(static_cast<std::int64_t>(p.value.bytes()));
+    buckets_ = averager->plan_buckets(bytes);
+    averager_ = std::move(averager);
+    training_.clear();
+    bind_gradients(training_session(options_.batch));
+    return true;
   }
 
   std::vector<Parameter*> parameters() override { return pointers_; }
@@ -105,6 +129,11 @@ class StaticEngine final : public Engine {
     r.counters.emplace_back("graph_nodes_after_passes", st.passes.nodes_after);
     for (const auto& [pass, count] : st.passes.rewrites) r.counters.emplace_back("pass_" + pass + "_rewrites", count);
     r.counters.emplace_back("planned_bytes", static_cast<double>(st.planned_bytes));
+    if (averager_) {  // data parallel: the all-reduce nodes the passes kept
+      int nodes = 0;
+      for (int id : s.order()) nodes += s.graph().node(id).op == OpKind::allreduce_mean;
+      r.counters.emplace_back("graph_allreduce_nodes", nodes);
+    }
     r.counters.emplace_back("unplanned_bytes", static_cast<double>(st.unplanned_bytes));
     // What the sessions hold between runs, plus (refcount mode) the largest set of transient
     // tensors one run held at once: sessions never run at the same time.
@@ -150,7 +179,7 @@ class StaticEngine final : public Engine {
   Session& training_session(std::int64_t batch) {
     auto& slot = training_[batch];
     if (!slot) {
-      TrainingGraph tg = build_training_graph(model_, batch, options_);
+      TrainingGraph tg = build_training_graph(model_, batch, options_, buckets_);
       for (std::size_t i = 0; i < tg.parameters.size(); ++i)
         if (i >= parameters_.size() || tg.parameters[i].name != parameters_[i].name)
           throw std::logic_error("static graph: parameter " + std::to_string(i) + " of the graph is " +
@@ -181,6 +210,8 @@ class StaticEngine final : public Engine {
   std::map<std::int64_t, std::unique_ptr<Session>> training_, evaluation_;
   std::int64_t updates_ = 0;
   std::unique_ptr<WeightAverage> average_;
+  std::shared_ptr<distributed::GradientAverager> averager_;  // data parallel, else null
+  ParameterRanges buckets_;                                  // its buckets of the parameters
 };
 
 }  // namespace

@@ -1,6 +1,9 @@
 // Training and evaluation graphs (see training_graph.h).
 #include "graph/static/training_graph.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "graph/static/autodiff.h"
 
 namespace ablate::graph::static_graph {
@@ -11,14 +14,41 @@ std::vector<std::string> slot_names(const std::string& optimizer, const std::str
   return {param + "/velocity"};  // torch_sgd, gd
 }
 
-TrainingGraph build_training_graph(const models::CheckedModel& model, std::int64_t batch, const EngineOptions& options) {
+namespace {
+
+// The gradients averaged over the ranks: one allreduce_mean node per bucket. The nodes are
+// chained by control edges from the last bucket to the first, the order in which the backward
+// pass completes their gradients (the last layers' first), so under the inter-op pool an
+// all-reduce can run while the earlier layers' gradients are still being computed.
+std::vector<Value> add_allreduce(Graph& g, const std::vector<Value>& grads, const ParameterRanges& buckets) {
+  std::vector<Value> averaged(grads);
+  int later = -1;  // the node of the bucket after this one
+  for (std::size_t b = buckets.size(); b-- > 0;) {
+    const auto [first, last] = buckets[b];
+    if (first >= last || last > grads.size() || (b > 0 && first != buckets[b - 1].second) || (b == 0 && first != 0) ||
+        (b + 1 == buckets.size() && last != grads.size()))
+      throw std::logic_error("static graph: all-reduce bucket " + std::to_string(b) + " [" + std::to_string(first) + ", " +
+                             std::to_string(last) + ") does not tile the " + std::to_string(grads.size()) + " gradients");
+    const int node = g.add(OpKind::allreduce_mean, "allreduce/bucket" + std::to_string(b),
+                           {grads.begin() + static_cast<std::ptrdiff_t>(first), grads.begin() + static_cast<std::ptrdiff_t>(last)});
+    if (later >= 0) g.node(node).control.push_back(later);
+    for (std::size_t i = first; i < last; ++i) averaged[i] = g.out(node, static_cast<int>(i - first));
+    later = node;
+  }
+  return averaged;
+}
+
+}  // namespace
+
+TrainingGraph build_training_graph(const models::CheckedModel& model, std::int64_t batch, const EngineOptions& options,
+                                   const ParameterRanges& allreduce_buckets) {
   validate(options.optimizer);
   ModelGraph m = build_model_graph(model, batch, options.dtype, Phase::train);
   Graph& g = m.graph;
   g.optimizer = options.optimizer;
   std::vector<Value> wrt;
   for (const GraphParameter& p : m.parameters) wrt.push_back(p.value);
-  const std::vector<Value> grads = add_gradients(g, m.loss, wrt);
+  const std::vector<Value> grads = add_allreduce(g, add_gradients(g, m.loss, wrt), allreduce_buckets);
 
   g.fetches.push_back(m.loss);
   for (const Value& grad : grads) g.fetches.push_back(grad);

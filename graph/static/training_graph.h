@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "graph/engine.h"
@@ -20,11 +21,20 @@ namespace ablate::graph::static_graph {
 
 // Fetch order of a training graph: 0 the loss, then one gradient per parameter.
 // Targets: the check, the running statistics' updates and the apply nodes.
+// Data parallel (`allreduce_buckets` not empty: ranges [first, last) of the parameters, as
+// GradientAverager::plan_buckets makes them): as Horovod's DistributedOptimizer rewrites a TF
+// graph, the gradients of each bucket feed one allreduce_mean node, the apply nodes read its
+// outputs, and the fetched gradients are the averaged ones. The nodes are chained by control
+// edges, last bucket first (the backward pass's order), so every rank makes its all-reduce
+// calls in the same order whatever the executor (the inter-op pool would otherwise start them
+// in any order and deadlock), and an all-reduce may overlap the rest of the backward pass.
 struct TrainingGraph {
   Graph graph;
   std::vector<GraphParameter> parameters;
 };
-TrainingGraph build_training_graph(const models::CheckedModel& model, std::int64_t batch, const EngineOptions& options);
+using ParameterRanges = std::vector<std::pair<std::size_t, std::size_t>>;
+TrainingGraph build_training_graph(const models::CheckedModel& model, std::int64_t batch, const EngineOptions& options,
+                                   const ParameterRanges& allreduce_buckets = {});
 
 // Fetch order of an evaluation graph: 0 the loss, 1 the predictions i32 [N].
 Graph build_evaluation_graph(const models::CheckedModel& model, std::int64_t batch, kernels::DType dtype);

@@ -1,6 +1,7 @@
 // Issue 8's equivalence: 2 ranks with global batch 128 follow the loss sequence of one process
 // with batch 128 for 100 steps (1e-5 relative, f32) on the reference and OpenBLAS backends, for
-// the layer-wise and dynamic strategies and both all-reduce algorithms. Every rank also runs
+// every strategy (issue 20: the static graph's all-reduce nodes, also under TensorFlow's
+// refcount memory and inter-op pool) and both all-reduce algorithms. Every rank also runs
 // the single-process reference itself, so one mpiexec compares both. A tiny model on synthetic
 // 8x8 images keeps it fast. Then the same with random draws (dropout, random crop and flip)
 // on every strategy: a rank's slice must draw what the single process draws for its samples
@@ -59,6 +60,7 @@ struct Setup {
   std::string strategy, backend, allreduce;
   bool random_draws = false;  // kDropoutModel and kRandomTransform
   bool per_sample = false;    // the dynamic engine one sample at a time (Torch's CIFAR-10 script)
+  bool tensorflow_runtime = false;  // static: TF's refcount memory and 2 inter-op threads
 };
 
 // The loss of each of `steps` iterations; distributed: this rank's slice, averaged gradients
@@ -73,6 +75,11 @@ std::vector<double> losses(const Setup& s, bool distributed, int steps) {
   options.batch = distributed ? kGlobalBatch / size() : kGlobalBatch;
   options.first_sample = distributed ? rank() * options.batch : 0;  // as train_and_test sets it
   options.per_sample = s.per_sample;
+  if (s.tensorflow_runtime) {
+    options.disabled_passes = {"memory_planning", "session_buffers"};  // the refcount mode decides
+    options.executor = ExecutorKind::parallel;
+    options.inter_op_threads = 2;
+  }
   options.seed = 5;
   options.optimizer.lr.base_lr = 0.1;
   options.optimizer.momentum = 0.9;
@@ -96,18 +103,26 @@ std::vector<double> losses(const Setup& s, bool distributed, int steps) {
   }
   if (averager) {
     EXPECT_GT(averager->buckets(), 1);
+    EXPECT_EQ(averager->stats().calls, steps * averager->buckets()) << "one all-reduce per bucket and step";
+    if (s.strategy == "static") {  // the passes kept one all-reduce node per bucket
+      double nodes = -1;
+      for (const auto& [key, value] : engine->report().counters)
+        if (key == "graph_allreduce_nodes") nodes = value;
+      EXPECT_EQ(nodes, static_cast<double>(averager->buckets()));
+    }
   }
   return out;
 }
 
 void PrintTo(const Setup& s, std::ostream* os) {
   *os << s.strategy << "/" << s.backend << "/" << s.allreduce << (s.random_draws ? "/random draws" : "")
-      << (s.per_sample ? "/per sample" : "");
+      << (s.per_sample ? "/per sample" : "") << (s.tensorflow_runtime ? "/refcount, inter-op pool" : "");
 }
 
 std::string setup_name(const ::testing::TestParamInfo<Setup>& info) {
   const Setup& s = info.param;
-  return s.strategy + (s.per_sample ? "_per_sample_" : "_") + s.backend + "_" + s.allreduce;
+  return s.strategy + (s.per_sample ? "_per_sample_" : "_") + s.backend + "_" + s.allreduce +
+         (s.tensorflow_runtime ? "_refcount_parallel" : "");
 }
 
 // The losses of 100 steps of one process (global batch) and of this rank's share of the
@@ -134,7 +149,9 @@ TEST_P(DataParallelEquivalence, TwoRanksFollowOneProcessFor100Steps) {
 
 INSTANTIATE_TEST_SUITE_P(Setups, DataParallelEquivalence,
                          ::testing::Values(Setup{"layerwise", "reference", "mpi"}, Setup{"layerwise", "openblas", "mpi"},
-                                           Setup{"dynamic", "reference", "ring"}, Setup{"dynamic", "openblas", "ring"}),
+                                           Setup{"dynamic", "reference", "ring"}, Setup{"dynamic", "openblas", "ring"},
+                                           Setup{"static", "reference", "mpi"},
+                                           Setup{"static", "openblas", "ring", false, false, true}),
                          setup_name);
 
 // Dropout masks and random augmentations: without the slice's offset, every rank would draw
@@ -152,16 +169,16 @@ INSTANTIATE_TEST_SUITE_P(Setups, DataParallelRandomDraws,
                          ::testing::Values(Setup{"layerwise", "reference", "mpi", true},
                                            Setup{"layerwise", "openblas", "ring", true},
                                            Setup{"dynamic", "reference", "ring", true},
-                                           Setup{"dynamic", "openblas", "mpi", true}),
+                                           Setup{"dynamic", "openblas", "mpi", true},
+                                           Setup{"static", "openblas", "ring", true, false, true}),
                          setup_name);
 
 // One training step's loss on the whole global batch against the mean of its two halves'
 // losses, each half an engine of its own (first_sample at its offset) fed by its shard of the
 // loader: the weights are the same (fresh engines, one seed), so the losses agree only when the
 // halves draw the crops, flips and dropout masks the whole batch draws. Several iterations (a
-// new mask and new crops each), every strategy: the static engine too, which --distributed does
-// not train (its updates are graph ops, not the shared optimizer the averaging hooks into), and
-// the dynamic engine's per-sample mode. No MPI call: one process plays both ranks.
+// new mask and new crops each), every strategy and the dynamic engine's per-sample mode. No
+// MPI call: one process plays both ranks.
 double step_loss(const Setup& s, int shard, int shards, std::int64_t iteration) {
   const models::ModelSpec spec = models::parse_model(kDropoutModel, "tiny_dp.model");
   const datasets::ImageSet data = tiny_data();
@@ -237,13 +254,14 @@ TEST(DistributedLoader, SlicesMakeTheGlobalBatch) {
 
 // End to end through train_and_test (what `ablate run --distributed` calls): the recorded loss
 // curve and the test accuracy match the single-process run, and rank 0's record holds every
-// rank's all-reduce figures. `random_draws`: with dropout and random crops and flips.
-void check_train_and_test(bool random_draws) {
+// rank's all-reduce figures. `random_draws`: with dropout and random crops and flips. The test
+// passes are sharded (each rank tests every other batch of the 200 images): same accuracy.
+void check_train_and_test(bool random_draws, const std::string& strategy = "layerwise") {
   const std::string model = "/tmp/ablate_tiny_dp_" + std::to_string(rank()) + ".model";
   std::ofstream(model) << (random_draws ? kDropoutModel : kTinyModel);
   bench::run::RunConfig c;
   c.model = model;
-  c.strategy = "layerwise";
+  c.strategy = strategy;
   c.backend.name = "openblas";
   c.optimizer.lr.base_lr = 0.1;
   c.optimizer.momentum = 0.9;
@@ -286,6 +304,7 @@ void check_train_and_test(bool random_draws) {
 
 TEST(DistributedRun, TrainAndTestMatchesOneProcessAndRecordsEveryRank) { check_train_and_test(false); }
 TEST(DistributedRun, TrainAndTestWithDropoutAndAugmentationMatchesOneProcess) { check_train_and_test(true); }
+TEST(DistributedRun, StaticGraphTrainAndTestMatchesOneProcess) { check_train_and_test(false, "static"); }
 
 }  // namespace
 }  // namespace ablate::graph::distributed

@@ -3,7 +3,8 @@
 // after the first step every state tensor is the mean of what each rank's slice alone gives
 // (the running variance: the documented convention), and the running mean of a batch_norm on
 // the images is the single process's on the global batch, exactly up to rounding; for the
-// layer-wise and dynamic strategies with both momentum conventions. And the averager on its
+// layer-wise, dynamic and static strategies (the static graph's statistics are updated by its
+// graph and averaged after each run) with both momentum conventions. And the averager on its
 // own: state tensors become the mean over the ranks, in one all-reduce.
 #include <gtest/gtest.h>
 
@@ -125,7 +126,8 @@ TEST_P(StateAveraging, RanksShareTheStatisticsAndTheMeanIsTheGlobalBatchs) {
 
 INSTANTIATE_TEST_SUITE_P(Setups, StateAveraging,
                          ::testing::Values(AveragingSetup{"layerwise", "torch"}, AveragingSetup{"layerwise", "caffe"},
-                                           AveragingSetup{"dynamic", "torch"}, AveragingSetup{"dynamic", "caffe"}),
+                                           AveragingSetup{"dynamic", "torch"}, AveragingSetup{"dynamic", "caffe"},
+                                           AveragingSetup{"static", "torch"}, AveragingSetup{"static", "caffe"}),
                          [](const auto& info) { return info.param.strategy + "_" + info.param.style; });
 
 TEST(StateAverager, TakesTheMeanOfEveryStateTensor) {
