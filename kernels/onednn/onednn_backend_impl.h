@@ -76,6 +76,9 @@ class OnednnBackend : public cpu::CpuBackend {
   void pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                             Tensor& dx, const Pool2dParams& p) override;
   void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) override;
+  // tanh and sigmoid steps on oneDNN's eltwise, the rest on the shared loop (onednn_fused.cpp).
+  void fused_elementwise_impl(const std::vector<const Tensor*>& inputs, const std::vector<ChainStep>& steps,
+                              Tensor& out) override;
   void activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
   void gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx) override;
   void gelu_backward_impl(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) override;
