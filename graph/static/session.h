@@ -22,6 +22,7 @@
 #include "graph/static/passes.h"
 #include "graph/static/refcount_memory.h"
 #include "graph/static/variable_store.h"
+#include "kernels/op_label.h"
 
 namespace ablate::graph::static_graph {
 
@@ -31,6 +32,9 @@ struct SessionOptions {
   std::vector<std::string> disabled_passes;  // by name, passes.h
   ExecutorKind executor = ExecutorKind::sequential;
   int inter_op_threads = 1;
+  // Told the graph after each rewriting pass that runs (`ablate explain` dumps it, as TVM's
+  // pass instruments do); empty: nobody.
+  AfterPass after_pass;
 };
 
 struct SessionStats {
@@ -84,6 +88,7 @@ class Session {
   kernels::Tensor arena_;
   NodeTensors tensors_;                                // per node, per output
   std::vector<NodeIO> io_;                             // per node
+  std::vector<kernels::OpLabel> labels_;               // per node: node_label.h, set while it runs
   std::unique_ptr<Executor> executor_;
   SessionStats stats_;
   bool workspaces_sized_ = false;
