@@ -1,6 +1,7 @@
 // The explain page (see explain_page.h).
 #include "bench/experiments/explain_page.h"
 
+#include "bench/experiments/dot_svg.h"
 #include "graph/static/memory_plan_svg.h"
 
 namespace ablate::bench::experiments {
@@ -26,8 +27,12 @@ std::string explain_page(const Explanation& e, const std::string& step_text,
     html += e.graph.memory_svg;
   }
   html += "<h2 id=\"graphs\">Graphs</h2>\n";
-  for (const auto& [name, dot] : files)
-    html += "<details><summary><code>" + markup_escaped(name) + "</code></summary><pre>" + markup_escaped(dot) + "</pre></details>\n";
+  for (const auto& [name, dot] : files) {
+    const bool drawn = name == "net.dot" || name == "tape.dot" || name == "graph.after.dot";
+    if (drawn) html += "<h3>" + markup_escaped(name) + "</h3>\n<div style=\"overflow-x:auto\">" + dot_to_svg(dot) + "</div>\n";
+    html += "<details><summary><code>" + markup_escaped(name) + "</code> as dot text</summary><pre>" + markup_escaped(dot) +
+            "</pre></details>\n";
+  }
   return html + "</body></html>\n";
 }
 

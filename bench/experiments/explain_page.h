@@ -1,7 +1,7 @@
 // index.html of `ablate explain`: one self-contained page (no scripts, no network) tying the
 // outputs together: the side-by-side step (step.txt), the per-strategy summary, the static
-// memory plan as inline SVG, and the net, the tape and the graph after each pass as dot text
-// with the file each is in (render with `dot -Tsvg FILE`).
+// memory plan as inline SVG, the net, the tape and the compiled graph drawn inline
+// (dot_svg.h), and every dot file's text (render it better with `dot -Tsvg FILE`).
 #pragma once
 
 #include <string>

@@ -173,6 +173,21 @@ TEST_F(Explain, SwitchingFusionOffRemovesItsPassAndItsFusedOp) {
   for (const Json& op : step["strategies"][0]["ops"]) EXPECT_NE(op["op"], "fused_elementwise") << op.dump();
 }
 
+// index.html stands alone: no script, nothing fetched, the memory plan, the net, the tape and
+// the compiled graph drawn inline, every node of the net drawn.
+TEST_F(Explain, PageIsSelfContainedAndDrawsItsGraphs) {
+  explain(kLenet);
+  const std::string html = slurp(out("index.html"));
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("href=\"http"), std::string::npos);
+  std::size_t svgs = 0;
+  for (auto at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
+  EXPECT_EQ(svgs, 4u);  // memory plan, net, tape, compiled graph
+  for (const char* layer : {"conv1 (Convolution)", "relu1 (ReLU)", "loss (SoftmaxWithLoss)", "ip1/bias_add+relu"})
+    EXPECT_HAS(html, std::string(">") + layer + "<");
+}
+
 TEST_F(Explain, UnknownStrategyIsAnErrorNamingIt) {
   const auto o = ablate(std::string("explain ") + kLenet + " --strategies layerwise,eager --out " + (dir_ / "out").string());
   EXPECT_NE(o.exit_code, 0);
