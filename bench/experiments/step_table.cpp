@@ -101,8 +101,12 @@ std::string step_text(const Explanation& e, const std::vector<StepRow>& rows) {
     for (std::size_t s = 0; s < row.at.size() && !any; ++s)
       if (row.at[s]) any = &e.steps[s].ops[*row.at[s]];
     const char mark = !row.matched() ? '*' : row.checksum_gap(e) > 1e-9 ? '!' : '=';
-    std::snprintf(buf, sizeof buf, "%c %-9s %-10s %-28s %-22s", mark, row.phase.c_str(), row.layer.c_str(),
-                  row.op.c_str(), shape_text(*any).c_str());
+    // A convolution or linear layer's forward without its bias (added by a node of its own in
+    // the static graph) reads an absent tensor: say so, or the two rows would look alike.
+    const bool no_bias = any->reads.find("none") != std::string::npos;
+    const std::string op = row.op + (no_bias ? " (no bias)" : "");
+    std::snprintf(buf, sizeof buf, "%c %-9s %-10s %-28s %-22s", mark, row.phase.c_str(), row.layer.c_str(), op.c_str(),
+                  shape_text(*any).c_str());
     out += buf;
     for (std::size_t s = 0; s < row.at.size(); ++s) {
       if (!row.at[s]) {
