@@ -31,6 +31,16 @@ class GradientCatcher final : public kernels::OpObserver {
 
 }  // namespace
 
+double central_difference(const std::function<double()>& loss, kernels::Tensor& data, std::int64_t i, double eps) {
+  const double v = data.at(i);
+  data.set(i, v + eps);
+  const double plus = loss();
+  data.set(i, v - eps);
+  const double minus = loss();
+  data.set(i, v);
+  return (plus - minus) / (2 * eps);
+}
+
 std::vector<GradientSample> check_parameter_gradient(Engine& engine, const std::string& name, const kernels::Tensor& x,
                                                      const kernels::Tensor& labels, std::int64_t iteration, int count,
                                                      double eps) {
@@ -76,19 +86,8 @@ std::vector<GradientSample> check_parameter_gradient(Engine& engine, const std::
   for (std::int64_t k = 0; k < samples; ++k) {
     GradientSample s;
     s.index = samples == 1 ? 0 : k * (n - 1) / (samples - 1);
-    double* v = w.data<double>() + s.index;
-    double* kept = saved[static_cast<std::size_t>(it - params.begin())].data<double>() + s.index;
-    const double original = *kept;
-    *kept = original + eps;
-    *v = *kept;
-    const double plus = loss_at();
-    *kept = original - eps;
-    *v = *kept;
-    const double minus = loss_at();
-    *kept = original;
-    *v = original;
     s.analytic = catcher.caught.at(s.index);
-    s.numeric = (plus - minus) / (2 * eps);
+    s.numeric = central_difference(loss_at, w, s.index, eps);  // loss_at puts every parameter back
     s.relative_error = std::abs(s.analytic - s.numeric) / std::max(1e-8, std::abs(s.analytic) + std::abs(s.numeric));
     out.push_back(s);
   }

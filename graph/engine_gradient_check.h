@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct GradientSample {
   double analytic = 0, numeric = 0;
   double relative_error = 0;  // |a - n| / max(1e-8, |a| + |n|)
 };
+
+// (loss(data + eps e_i) - loss(data - eps e_i)) / 2 eps, with element i of the host f64 or f32
+// tensor `data` set to each side in turn while `loss` runs, and put back after.
+double central_difference(const std::function<double()>& loss, kernels::Tensor& data, std::int64_t i, double eps);
 
 // `count` entries of parameter `name` spread evenly over it (all when it has fewer), for the
 // batch x, labels (host) at `iteration`. The engine must run in f64 on a host backend. Throws

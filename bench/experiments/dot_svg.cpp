@@ -23,7 +23,7 @@ struct DrawnNode {
 struct DrawnEdge {
   std::string from, to;
   bool dashed = false;
-  bool ranks = true;  // an in-place mark (a layer back to its own blob) does not push ranks
+  bool ranks = true;  // false for constraint=false (Graphviz: not used for ranking), a back edge
 };
 
 std::string attribute(const std::string& attrs, const std::string& key) {
@@ -47,7 +47,7 @@ std::string dot_to_svg(const std::string& dot) {
   while (std::getline(in, line)) {
     if (std::regex_match(line, m, edge_line)) {
       const std::string attrs = m[3];
-      edges.push_back({m[1], m[2], attrs.find("dashed") != std::string::npos, attrs.find("in place") == std::string::npos});
+      edges.push_back({m[1], m[2], attrs.find("dashed") != std::string::npos, attrs.find("constraint=false") == std::string::npos});
     } else if (std::regex_match(line, m, node_line) && m[1] != "node" && m[1] != "edge" && m[1] != "graph") {
       DrawnNode n;
       std::string label = attribute(m[2], "label");

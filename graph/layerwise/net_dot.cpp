@@ -26,7 +26,7 @@ std::string net_dot(const Net& net, const std::string& title) {
     for (const Blob* bottom : net.bottoms(i)) dot += "  " + blob_id(bottom) + " -> " + id + ";\n";
     for (const Blob* top : net.tops(i)) {
       if (net.in_place(i) && top == net.bottoms(i)[0])
-        dot += "  " + id + " -> " + blob_id(top) + " [style=bold, color=\"#c03030\", label=\"in place\"];\n";
+        dot += "  " + id + " -> " + blob_id(top) + " [style=bold, color=\"#c03030\", label=\"in place\", constraint=false];\n";
       else
         dot += "  " + id + " -> " + blob_id(top) + ";\n";
     }

@@ -21,12 +21,12 @@ GraphDump dump_training_graph(const models::ModelSpec& spec, const EngineOptions
   const std::string title = spec.name + ", batch " + std::to_string(options.batch) + ", " + options.optimizer.type;
   GraphDump dump;
   dump.before_dot = to_dot(tg.graph, title + ": as built (" + std::to_string(tg.graph.live_count()) + " nodes)");
-  SessionOptions session_options{options.disabled_passes, options.executor, options.inter_op_threads, {}};
-  session_options.after_pass = [&](const std::string& pass, const Graph& graph) {
+  const SessionOptions session_options{options.disabled_passes, options.executor, options.inter_op_threads};
+  const AfterPass after_pass = [&](const std::string& pass, const Graph& graph) {
     dump.pass_dots.emplace_back(pass, to_dot(graph, title + ": after " + pass + " (" +
                                                         std::to_string(graph.live_count()) + " nodes)"));
   };
-  Session session(std::move(tg.graph), backend, store, session_options);
+  Session session(std::move(tg.graph), backend, store, session_options, after_pass);
   dump.stats = session.stats();
   dump.after_dot = to_dot(session.graph(), title + ": compiled (" + std::to_string(session.graph().live_count()) + " nodes)");
   const MemoryMode mode = memory_settings(options.disabled_passes).mode;

@@ -16,9 +16,10 @@ void add_control(Node& n, int before) {
 
 }  // namespace
 
-Session::Session(Graph graph, kernels::Backend& backend, VariableStore& store, const SessionOptions& options)
+Session::Session(Graph graph, kernels::Backend& backend, VariableStore& store, const SessionOptions& options,
+                 const AfterPass& after_pass)
     : graph_(std::move(graph)), backend_(backend) {
-  stats_.passes = run_passes(graph_, options.disabled_passes, backend, options.after_pass);
+  stats_.passes = run_passes(graph_, options.disabled_passes, backend, after_pass);
   order_ = graph_.execution_order();
   add_write_orderings();
   const MemorySettings memory = memory_settings(options.disabled_passes);

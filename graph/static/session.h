@@ -32,9 +32,6 @@ struct SessionOptions {
   std::vector<std::string> disabled_passes;  // by name, passes.h
   ExecutorKind executor = ExecutorKind::sequential;
   int inter_op_threads = 1;
-  // Told the graph after each rewriting pass that runs (`ablate explain` dumps it, as TVM's
-  // pass instruments do); empty: nobody.
-  AfterPass after_pass;
 };
 
 struct SessionStats {
@@ -55,7 +52,10 @@ struct SessionStats {
 class Session {
  public:
   // Variables of the graph are bound to `store`'s tensors of their key (they must exist there).
-  Session(Graph graph, kernels::Backend& backend, VariableStore& store, const SessionOptions& options);
+  // `after_pass`, if set, is told the graph after each rewriting pass that runs (`ablate
+  // explain` dumps it, as TVM's pass instruments do).
+  Session(Graph graph, kernels::Backend& backend, VariableStore& store, const SessionOptions& options,
+          const AfterPass& after_pass = {});
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;

@@ -34,7 +34,7 @@ class StaticEngine final : public Engine {
  public:
   StaticEngine(const models::CheckedModel& model, kernels::Backend& backend, const EngineOptions& options)
       : model_(model), backend_(backend), options_(options) {
-    session_options_ = {options.disabled_passes, options.executor, options.inter_op_threads, {}};
+    session_options_ = {options.disabled_passes, options.executor, options.inter_op_threads};
     for (const auto& p : models::make_initial_parameters(model_.spec(), options.dtype, options.seed)) {
       store_.assign(p.name, p.value, backend);
       parameters_.push_back({p.name, store_.at(p.name), {}, p.lr_mult, p.decay_mult});
