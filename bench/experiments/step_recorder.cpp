@@ -67,6 +67,7 @@ void StepRecorder::end(const kernels::OpCall& call, bool completed) {
   const kernels::AllocatorStats stats = kernels::cpu_allocator().stats();
   r.live_bytes = stats.live_bytes;
   r.peak_bytes = stats.peak_bytes;
+  const std::lock_guard<std::mutex> lock(mutex_);
   records_.push_back(std::move(r));
 }
 

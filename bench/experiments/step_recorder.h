@@ -6,10 +6,12 @@
 // and proven to compute the same numbers (bench/experiments/step_table.h).
 // Live bytes are the host allocator's (kernels::cpu_allocator); `peak_bytes` is its running
 // peak, which rises inside an op for the op's own temporaries and between ops for the
-// engine's allocations. Single-threaded use: the explained step runs a sequential executor.
+// engine's allocations. Records are added under a lock (a static graph run with --executor
+// parallel calls from its pool); explain runs the sequential executor unless told otherwise.
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -43,10 +45,12 @@ class StepRecorder final : public kernels::OpObserver {
   void end(const kernels::OpCall& call, bool completed) override;
 
   double now_us() const;
+  // Read only while no step runs.
   const std::vector<OpRecord>& records() const { return records_; }
 
  private:
   double origin_;
+  std::mutex mutex_;
   std::vector<OpRecord> records_;
 };
 
