@@ -98,6 +98,13 @@ StrategyStep record_strategy(const run::Flags& flags, const std::string& strateg
   prepared->backend->set_observer(nullptr);
   step.peak_tensor_bytes = kernels::cpu_allocator().stats().peak_bytes;
   step.ops.assign(recorder.records().begin() + static_cast<std::ptrdiff_t>(first_op), recorder.records().end());
+  // Tape positions counted from the earliest node whose backward ran an op (the first node of
+  // the tape for these models), as tape.dot, a fresh tape, counts them.
+  std::int64_t first_node = -1;
+  for (const OpRecord& r : step.ops)
+    if (r.index >= 0 && (first_node < 0 || r.index < first_node)) first_node = r.index;
+  for (OpRecord& r : step.ops)
+    if (r.index >= 0) r.index -= first_node - 1;
   std::set<const void*> workspaces;
   for (const OpRecord& r : step.ops) {
     step.op_us += r.duration_us;

@@ -22,7 +22,8 @@ namespace ablate::bench::experiments {
 
 struct OpRecord {
   std::string phase, layer, entry;  // from the op label; empty when none was set
-  std::int64_t index = -1;          // the tape position of the entry, -1 elsewhere
+  std::int64_t index = -1;          // the tape position of the entry (explain_step counts it from
+                                    // the step's first node), -1 elsewhere
   std::string op;                   // the Backend op: "conv2d_forward"
   std::string reads;                   // the shapes of the tensors it read, "none" for an absent bias
   std::vector<kernels::Shape> shapes;  // of the outputs it wrote (workspace excluded)
