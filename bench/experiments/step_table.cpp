@@ -12,7 +12,11 @@
 namespace ablate::bench::experiments {
 namespace {
 
+// The shapes an op wrote: "[2, 500]", "[50, 20, 5, 5] [50]"; an update writing three tensors
+// of one shape (weight, gradient, history) "[500, 800] x3".
 std::string shape_text(const OpRecord& r) {
+  if (r.shapes.size() > 1 && std::all_of(r.shapes.begin(), r.shapes.end(), [&](const kernels::Shape& s) { return s == r.shapes[0]; }))
+    return kernels::shape_string(r.shapes[0]) + " x" + std::to_string(r.shapes.size());
   std::string s;
   for (const kernels::Shape& shape : r.shapes) s += (s.empty() ? "" : " ") + kernels::shape_string(shape);
   return s.empty() ? "-" : s;
