@@ -12,6 +12,8 @@ Command run_command();              // ablate run: train and test one configurat
 Command compare_command();          // ablate compare: the four frameworks' defaults, the study's table
 Command bench_command();            // ablate bench: training images/s per backend and threads
 Command graph_command();            // ablate graph: the static strategy's graph before and after its passes, as dot
+Command explain_command();          // ablate explain: one step under each strategy, op by op, side by side
+Command gradcheck_command();        // ablate gradcheck: central differences against each strategy's gradient
 Command list_command();             // ablate list: backends, strategies, models, presets, data sets
 Command allreduce_bench_command();  // ablate allreduce-bench: MPI all-reduce timings
 Command sweep_command();            // ablate sweep: a resumable grid over run flags

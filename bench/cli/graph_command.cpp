@@ -5,11 +5,10 @@
 // framework's preset as for `ablate run`; --passes-off switches passes off by name.
 // Render with: dot -Tsvg FILE.after.dot -o FILE.after.svg
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "bench/run/flags.h"
+#include "bench/run/text_file.h"
 #include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
 #include "bench/run/run_config.h"
@@ -22,21 +21,6 @@
 namespace ablate::bench::cli {
 namespace {
 
-// Writes `text` to a temporary file beside `path`, then renames it (nothing is written half).
-void write_file(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  std::error_code ignored;  // a missing folder is made; a failure shows when the file is opened
-  if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
-    std::filesystem::create_directories(parent, ignored);
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw std::invalid_argument("--dot: cannot write '" + temporary + "'");
-    out << text;
-    if (!out.flush()) throw std::invalid_argument("--dot: writing '" + temporary + "' failed");
-  }
-  std::filesystem::rename(temporary, path);
-}
-
 int graph_main(const run::Flags& args) {
   if (!args.has("dot") || args.get("dot").empty()) throw std::invalid_argument("--dot FILE is required (see ablate graph --help)");
   const run::RunConfig config = run::resolve_run_config(args);
@@ -48,8 +32,8 @@ int graph_main(const run::Flags& args) {
 
   std::string stem = args.get("dot");
   if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".dot") == 0) stem.resize(stem.size() - 4);
-  write_file(stem + ".before.dot", dump.before_dot);
-  write_file(stem + ".after.dot", dump.after_dot);
+  run::write_text_file(stem + ".before.dot", dump.before_dot, "--dot");
+  run::write_text_file(stem + ".after.dot", dump.after_dot, "--dot");
 
   const auto& s = dump.stats;
   std::printf("%s (%s), batch %lld, %s: %d nodes as built, %d compiled\n", spec.name.c_str(), config.framework.c_str(),

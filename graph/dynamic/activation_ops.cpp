@@ -12,12 +12,12 @@ namespace {
 
 struct ActivationNode final : Node {
   kernels::Activation a = kernels::Activation::relu;
-  kernels::Tensor saved;  // y, or x for an activation whose backward reads its input
+  kernels::Tensor kept;  // y, or x for an activation whose backward reads its input
   const char* name() const override { return kernels::activation_name(a); }
   void backward(const kernels::Tensor& dy, InputGrads& g) override {
-    g.backend().activation_backward(a, saved, dy, g.out(0, saved));
+    g.backend().activation_backward(a, kept, dy, g.out(0, kept));
   }
-  void release() override { saved = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&kept}; }
 };
 
 struct LogSoftmaxNode final : Node {
@@ -26,14 +26,14 @@ struct LogSoftmaxNode final : Node {
   void backward(const kernels::Tensor& dy, InputGrads& g) override {
     g.backend().log_softmax_backward(y, dy, g.out(0, y));
   }
-  void release() override { y = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&y}; }
 };
 
 struct DropoutNode final : Node {
   kernels::Tensor mask;
   const char* name() const override { return "dropout"; }
   void backward(const kernels::Tensor& dy, InputGrads& g) override { g.backend().mul(dy, mask, g.out(0, mask)); }
-  void release() override { mask = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&mask}; }
 };
 
 }  // namespace
@@ -45,7 +45,7 @@ Variable activation(const Variable& x, kernels::Activation a, bool backward_from
   return op_output(c, y, {&x}, [&] {
     auto node = std::make_shared<ActivationNode>();
     node->a = a;
-    node->saved = backward_from_input ? x.value() : y;
+    node->kept = backward_from_input ? x.value() : y;
     return node;
   });
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graph/dynamic/node.h"
+#include "kernels/op_label.h"
 
 namespace ablate::graph::dynamic {
 namespace {
@@ -53,6 +54,8 @@ void backward(const Variable& root, double seed) {
   if (root.value().numel() != 1)
     throw std::invalid_argument("backward of " + root.value().describe() + ": expected a scalar (one element)");
   Context& c = root.context();
+  const kernels::OpLabelScope seed_label(
+      {"backward", root.is_leaf() ? std::string_view() : root.node()->layer, "seed"});
   kernels::Tensor g = seed_gradient(root, seed);
   if (root.is_leaf()) {
     VariableImpl& leaf = *root.impl();
@@ -71,6 +74,7 @@ void backward(const Variable& root, double seed) {
       throw std::logic_error(std::string("backward through node '") + n->name() +
                              "' a second time: its saved tensors were freed after the first backward");
     if (n->grad.empty()) continue;  // no gradient reached it
+    const kernels::OpLabelScope label({"backward", n->layer, n->name(), static_cast<std::int64_t>(n->sequence)});
     InputGrads grads(c, *n);
     n->backward(n->grad, grads);
     grads.finish();

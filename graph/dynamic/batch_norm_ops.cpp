@@ -22,7 +22,7 @@ struct BatchNormNode final : Node {
     kernels::Tensor& dbias = g.wanted(2) ? g.out(2, weight) : no_dbias;
     g.backend().batch_norm_backward(x, dy, weight, mean, var, epsilon, dx, dweight, dbias);
   }
-  void release() override { x = weight = mean = var = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&x, &weight, &mean, &var}; }
 };
 
 // Checks x [N, C] or [N, C, H, W] and an optional weight and bias [C]; returns C.

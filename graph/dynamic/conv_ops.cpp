@@ -47,7 +47,7 @@ struct Conv2dNode final : Node {
         g, dy, x, w, b, [&](kernels::Tensor& dw, kernels::Tensor& db) { be.conv2d_backward_weights(x, dy, dw, db, p); },
         [&](kernels::Tensor& dx) { be.conv2d_backward_data(dy, w, dx, p); });
   }
-  void release() override { x = w = b = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&x, &w, &b}; }
 };
 
 struct Conv2dMapNode final : Node {
@@ -61,7 +61,7 @@ struct Conv2dMapNode final : Node {
         [&](kernels::Tensor& dw, kernels::Tensor& db) { be.conv2d_map_backward_weights(x, dy, table, dw, db, p); },
         [&](kernels::Tensor& dx) { be.conv2d_map_backward_data(dy, w, table, dx, p); });
   }
-  void release() override { x = w = b = table = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&x, &w, &b, &table}; }
 };
 
 }  // namespace

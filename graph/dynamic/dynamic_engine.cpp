@@ -25,6 +25,7 @@
 #include "graph/evaluation.h"
 #include "graph/optim/divergence_error.h"
 #include "graph/optim/optimizer.h"
+#include "kernels/op_label.h"
 
 namespace ablate::graph::dynamic {
 namespace {
@@ -54,7 +55,10 @@ class DynamicEngine final : public Engine {
     const std::int64_t n = check_batch(model_.model().spec(), x, labels, "train_step");
     const kernels::Tensor input = context_.to_device(x, options_.dtype);
     const kernels::Tensor targets = context_.to_device(labels, kernels::DType::i32);
-    for (ModelParameter& p : model_.parameters()) p.variable.zero_grad();
+    for (ModelParameter& p : model_.parameters()) {
+      const kernels::OpLabelScope label({"zero_grad", kernels::layer_of_parameter(p.name), p.name});
+      p.variable.zero_grad();
+    }
     ForwardContext fc;
     fc.iteration = iteration;
     fc.seed = options_.seed;

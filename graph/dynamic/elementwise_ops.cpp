@@ -24,7 +24,7 @@ struct MulNode final : Node {
     if (g.wanted(0)) g.backend().mul(dy, b, g.out(0, a));
     if (g.wanted(1)) g.backend().mul(dy, a, g.out(1, b));
   }
-  void release() override { a = b = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&a, &b}; }
 };
 
 struct ReshapeNode final : Node {

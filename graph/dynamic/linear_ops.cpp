@@ -21,7 +21,7 @@ struct LinearNode final : Node {
     }
     if (g.wanted(0)) g.backend().linear_backward_data(dy, w, g.out(0, x));
   }
-  void release() override { x = w = b = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&x, &w, &b}; }
 };
 
 // dbias = sum of dy over all but dimension 1; dx = dy.
@@ -32,7 +32,7 @@ struct BiasAddNode final : Node {
     if (g.wanted(1)) g.backend().bias_backward(dy, g.out(1, b));
     g.pass(0, dy);
   }
-  void release() override { b = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&b}; }
 };
 
 }  // namespace

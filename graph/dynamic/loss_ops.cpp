@@ -18,7 +18,7 @@ struct SoftmaxXentNode final : Node {
   void backward(const kernels::Tensor& dy, InputGrads& g) override {
     g.backend().softmax_xent_backward(prob, labels, scalar(dy) / static_cast<double>(prob.dim(0)), g.out(0, prob));
   }
-  void release() override { prob = labels = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&prob, &labels}; }
 };
 
 struct NllNode final : Node {
@@ -29,7 +29,7 @@ struct NllNode final : Node {
   void backward(const kernels::Tensor& dy, InputGrads& g) override {
     g.backend().nll_backward(labels, scalar(dy) / static_cast<double>(shape[0]), g.out(0, shape, dtype));
   }
-  void release() override { labels = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&labels}; }
 };
 
 struct SumNode final : Node {

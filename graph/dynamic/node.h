@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "graph/dynamic/variable.h"
@@ -67,14 +68,19 @@ class Node {
   virtual const char* name() const = 0;  // "conv2d", "relu", ...
   // From dy, the gradient of the op's output, writes the gradient of each wanted input.
   virtual void backward(const kernels::Tensor& dy, InputGrads& grads) = 0;
-  // Drops the tensors kept for backward (once backward has run, as PyTorch frees the graph).
-  virtual void release() {}
+  // The tensors kept for backward (PyTorch's saved tensors): what the tape holds alive.
+  virtual std::vector<kernels::Tensor*> saved() { return {}; }
+  // Drops them (once backward has run, as PyTorch frees the graph).
+  void release() {
+    for (kernels::Tensor* t : saved()) *t = {};
+  }
 
   std::vector<Edge> edges;     // one per input, in the op's argument order
   std::uint64_t sequence = 0;  // position on the tape: every input was made earlier
   kernels::Tensor grad;        // the output's gradient, accumulated during backward
   std::uint64_t visit = 0;     // backward's reachability mark
   bool released = false;       // backward has run and the saved tensors are gone
+  std::string_view layer;      // the model layer that recorded it (kernels/op_label.h), or empty
 };
 
 }  // namespace ablate::graph::dynamic

@@ -11,6 +11,7 @@
 
 #include "graph/dynamic/node.h"
 #include "graph/dynamic/variable.h"
+#include "kernels/op_label.h"
 
 namespace ablate::graph::dynamic {
 
@@ -55,6 +56,7 @@ Variable op_output(Context& context, kernels::Tensor value, std::initializer_lis
     node->edges.push_back(std::move(e));
   }
   node->sequence = context.next_sequence();
+  node->layer = kernels::current_op_label().layer;
   return Variable::from_node(context, std::move(value), std::move(node));
 }
 

@@ -19,7 +19,7 @@ struct Pool2dNode final : Node {
   void backward(const kernels::Tensor& dy, InputGrads& g) override {
     g.backend().pool2d_backward(x, y, dy, workspace, g.out(0, x), p);
   }
-  void release() override { x = y = workspace = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&x, &y, &workspace}; }
 };
 
 struct LrnNode final : Node {
@@ -29,7 +29,7 @@ struct LrnNode final : Node {
   void backward(const kernels::Tensor& dy, InputGrads& g) override {
     g.backend().lrn_backward(x, y, dy, workspace, g.out(0, x), p);
   }
-  void release() override { x = y = workspace = {}; }
+  std::vector<kernels::Tensor*> saved() override { return {&x, &y, &workspace}; }
 };
 
 }  // namespace

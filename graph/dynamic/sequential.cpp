@@ -4,6 +4,7 @@
 #include <map>
 
 #include "graph/dynamic/module_factory.h"
+#include "kernels/op_label.h"
 #include "models/parameters.h"
 
 namespace ablate::graph::dynamic {
@@ -53,6 +54,7 @@ Sequential::Output Sequential::forward(const Variable& x, const ForwardContext& 
   std::vector<Variable> outputs(modules_.size());
   for (std::size_t i = 0; i < modules_.size(); ++i) {
     const int input = model_.input(i);
+    const kernels::OpLabelScope label({"forward", model_.layer(i).name, model_.layer(i).type});
     outputs[i] = modules_[i]->forward(input < 0 ? x : outputs[static_cast<std::size_t>(input)], context);
   }
   const int scores = model_.input(modules_.size() - 1);

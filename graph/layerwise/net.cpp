@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "graph/layerwise/layer_factory.h"
+#include "kernels/op_label.h"
 #include "models/layer_params.h"
 
 namespace ablate::graph::layerwise {
@@ -115,12 +116,18 @@ Blob& Net::blob(const std::string& layer_name) {
 
 double Net::forward(std::int64_t iteration, std::uint64_t seed) {
   const LayerContext context{options_.phase, iteration, seed, options_.first_sample};
-  for (std::size_t i = 0; i < layers_.size(); ++i) layers_[i]->forward(bottoms_[i], tops_[i], context);
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const kernels::OpLabelScope label({"forward", layers_[i]->name(), layers_[i]->type()});
+    layers_[i]->forward(bottoms_[i], tops_[i], context);
+  }
   return layers_[loss_layer_]->loss();
 }
 
 void Net::backward() {
-  for (std::size_t i = layers_.size(); i-- > 0;) layers_[i]->backward(tops_[i], propagate_down_[i], bottoms_[i]);
+  for (std::size_t i = layers_.size(); i-- > 0;) {
+    const kernels::OpLabelScope label({"backward", layers_[i]->name(), layers_[i]->type()});
+    layers_[i]->backward(tops_[i], propagate_down_[i], bottoms_[i]);
+  }
 }
 
 namespace {

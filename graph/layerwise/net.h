@@ -88,6 +88,9 @@ class Net {
 
   const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
   // Whether layer i writes its output into its input blob.
+  // Layer i's input blobs (data, and labels for the loss) and output blobs (none for the loss).
+  const std::vector<Blob*>& bottoms(std::size_t i) const { return bottoms_.at(i); }
+  const std::vector<Blob*>& tops(std::size_t i) const { return tops_.at(i); }
   bool in_place(std::size_t i) const { return !tops_.at(i).empty() && bottoms_[i][0] == tops_[i][0]; }
 
  private:

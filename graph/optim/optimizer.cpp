@@ -7,6 +7,7 @@
 
 #include "graph/optim/gradient_check.h"
 #include "graph/optim/update_rule.h"
+#include "kernels/op_label.h"
 
 namespace ablate::graph {
 
@@ -24,6 +25,7 @@ void Optimizer::allocate_state(const std::vector<Parameter*>& params) {
   slots_.clear();
   slots_.reserve(params.size());
   for (const Parameter* p : params) {
+    const kernels::OpLabelScope label({"update", kernels::layer_of_parameter(p->name), p->name});
     Slot slot;
     slot.first = kernels::Tensor(p->value.shape(), p->value.dtype(), &backend_.allocator());
     backend_.fill(slot.first, 0.0);
@@ -59,6 +61,7 @@ void Optimizer::step(const std::vector<Parameter*>& params, std::int64_t iterati
       throw std::invalid_argument("optimizer step: the gradient of " + p.name + " is " + p.grad.describe() +
                                   "; expected " + p.value.describe());
     kernels::Tensor* const state[] = {&slots_[i].first, &slots_[i].second};
+    const kernels::OpLabelScope label({"update", kernels::layer_of_parameter(p.name), p.name});
     apply_update(backend_, config_, update, p.lr_mult, p.decay_mult, p.value, p.grad, state);
   }
   ++updates_;

@@ -39,11 +39,14 @@ bool pass_in_effect(const std::vector<std::string>& disabled, const std::string&
   return true;
 }
 
-PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, kernels::Backend& backend) {
+PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, kernels::Backend& backend,
+                      const AfterPass& after_pass) {
   PassReport report;
   report.nodes_before = graph.live_count();
   auto run = [&](const char* name, auto&& pass) {
-    if (pass_enabled(disabled, name)) report.rewrites.emplace_back(name, pass());
+    if (!pass_enabled(disabled, name)) return;
+    report.rewrites.emplace_back(name, pass());
+    if (after_pass) after_pass(name, graph);
   };
   run("constant_folding", [&] { return constant_folding_pass(graph, backend); });
   run("cse", [&] { return cse_pass(graph); });

@@ -28,6 +28,7 @@
 //                       last reader (TensorFlow 1.x's executor, Theano's allow_gc=True)
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,8 +60,12 @@ struct PassReport {
   int nodes_before = 0, nodes_after = 0;
   std::vector<std::pair<std::string, int>> rewrites;  // per pass that ran: its count
 };
-// Runs the rewriting passes not in `disabled` (validated names), in pipeline order.
-PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, kernels::Backend& backend);
+// Called with a pass's name and the graph right after that pass ran.
+using AfterPass = std::function<void(const std::string& pass, const Graph& graph)>;
+// Runs the rewriting passes not in `disabled` (validated names), in pipeline order, telling
+// `after_pass` (if set) after each.
+PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, kernels::Backend& backend,
+                      const AfterPass& after_pass = {});
 
 // Shared by the passes: the canonical text of a node's op and attributes (not its inputs).
 std::string attribute_signature(const Node& node);

@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "graph/static/node_label.h"
+
 namespace ablate::graph::static_graph {
 namespace {
 
@@ -14,9 +16,10 @@ void add_control(Node& n, int before) {
 
 }  // namespace
 
-Session::Session(Graph graph, kernels::Backend& backend, VariableStore& store, const SessionOptions& options)
+Session::Session(Graph graph, kernels::Backend& backend, VariableStore& store, const SessionOptions& options,
+                 const AfterPass& after_pass)
     : graph_(std::move(graph)), backend_(backend) {
-  stats_.passes = run_passes(graph_, options.disabled_passes, backend);
+  stats_.passes = run_passes(graph_, options.disabled_passes, backend, after_pass);
   order_ = graph_.execution_order();
   add_write_orderings();
   const MemorySettings memory = memory_settings(options.disabled_passes);
@@ -49,6 +52,7 @@ Session::Session(Graph graph, kernels::Backend& backend, VariableStore& store, c
     stats_.orderings += static_cast<int>(n.control.size());
   }
   allocate(store);
+  for (int id = 0; id < graph_.size(); ++id) labels_.push_back(node_label(graph_.node(id)));
   executor_ = make_executor(options.executor, options.inter_op_threads, order_, predecessors);
   update_held_bytes();
 }
@@ -151,6 +155,7 @@ void Session::run(const RunContext& run) {
   if (refcount_) refcount_->begin_run(tensors_);
   executor_->run([&](int id) {
     NodeIO& io = io_[static_cast<std::size_t>(id)];
+    const kernels::OpLabelScope label(labels_[static_cast<std::size_t>(id)]);
     if (refcount_) refcount_->acquire(id, tensors_, io);
     execute_node(graph_, graph_.node(id), backend_, io, run);
     if (refcount_) refcount_->release(id, tensors_);

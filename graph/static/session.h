@@ -22,6 +22,7 @@
 #include "graph/static/passes.h"
 #include "graph/static/refcount_memory.h"
 #include "graph/static/variable_store.h"
+#include "kernels/op_label.h"
 
 namespace ablate::graph::static_graph {
 
@@ -51,7 +52,10 @@ struct SessionStats {
 class Session {
  public:
   // Variables of the graph are bound to `store`'s tensors of their key (they must exist there).
-  Session(Graph graph, kernels::Backend& backend, VariableStore& store, const SessionOptions& options);
+  // `after_pass`, if set, is told the graph after each rewriting pass that runs (`ablate
+  // explain` dumps it, as TVM's pass instruments do).
+  Session(Graph graph, kernels::Backend& backend, VariableStore& store, const SessionOptions& options,
+          const AfterPass& after_pass = {});
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -84,6 +88,7 @@ class Session {
   kernels::Tensor arena_;
   NodeTensors tensors_;                                // per node, per output
   std::vector<NodeIO> io_;                             // per node
+  std::vector<kernels::OpLabel> labels_;               // per node: node_label.h, set while it runs
   std::unique_ptr<Executor> executor_;
   SessionStats stats_;
   bool workspaces_sized_ = false;

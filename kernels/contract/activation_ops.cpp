@@ -17,7 +17,7 @@ void Backend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
   const OpCheck check(*this, Op::activation_forward);
   check.floating("x", x);
   check.like_shape("y", y, x, x.shape());
-  observed_call(*this, Op::activation_forward, [&] { activation_forward_impl(a, x, y); });
+  observed_call(*this, Op::activation_forward, {{&y}, nullptr, {&x}}, [&] { activation_forward_impl(a, x, y); });
 }
 
 void Backend::activation_backward(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) {
@@ -26,14 +26,14 @@ void Backend::activation_backward(Activation a, const Tensor& y, const Tensor& d
   check.floating("y", y);
   check.like_shape("dy", dy, y, y.shape());
   check.like_shape("dx", dx, y, y.shape());
-  observed_call(*this, Op::activation_backward, [&] { activation_backward_impl(a, y, dy, dx); });
+  observed_call(*this, Op::activation_backward, {{&dx}, nullptr, {&y, &dy}}, [&] { activation_backward_impl(a, y, dy, dx); });
 }
 
 void Backend::gelu_forward(const Tensor& x, Tensor& y, GeluApprox approx) {
   const OpCheck check(*this, Op::gelu_forward);
   check.floating("x", x);
   check.like_shape("y", y, x, x.shape());
-  observed_call(*this, Op::gelu_forward, [&] { gelu_forward_impl(x, y, approx); });
+  observed_call(*this, Op::gelu_forward, {{&y}, nullptr, {&x}}, [&] { gelu_forward_impl(x, y, approx); });
 }
 
 void Backend::gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx, GeluApprox approx) {
@@ -41,7 +41,7 @@ void Backend::gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx, GeluA
   check.floating("x", x);
   check.like_shape("dy", dy, x, x.shape());
   check.like_shape("dx", dx, x, x.shape());
-  observed_call(*this, Op::gelu_backward, [&] { gelu_backward_impl(x, dy, dx, approx); });
+  observed_call(*this, Op::gelu_backward, {{&dx}, nullptr, {&x, &dy}}, [&] { gelu_backward_impl(x, dy, dx, approx); });
 }
 
 void Backend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) {
@@ -50,7 +50,7 @@ void Backend::lrn_forward(const Tensor& x, Tensor& y, Tensor& workspace, const L
   check.ndim("x", x, 4);
   check.like_shape("y", y, x, x.shape());
   check.lrn_params(p);
-  observed_call(*this, Op::lrn_forward, [&] { lrn_forward_impl(x, y, workspace, p); });
+  observed_call(*this, Op::lrn_forward, {{&y}, &workspace, {&x}}, [&] { lrn_forward_impl(x, y, workspace, p); });
 }
 
 void Backend::lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
@@ -62,7 +62,7 @@ void Backend::lrn_backward(const Tensor& x, const Tensor& y, const Tensor& dy, c
   check.like_shape("dy", dy, x, x.shape());
   check.like_shape("dx", dx, x, x.shape());
   check.lrn_params(p);
-  observed_call(*this, Op::lrn_backward, [&] { lrn_backward_impl(x, y, dy, workspace, dx, p); });
+  observed_call(*this, Op::lrn_backward, {{&dx}, nullptr, {&x, &y, &dy}}, [&] { lrn_backward_impl(x, y, dy, workspace, dx, p); });
 }
 
 void Backend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, std::uint64_t first_index) {
@@ -73,7 +73,7 @@ void Backend::dropout_mask(Tensor& mask, double keep_prob, std::uint64_t seed, s
     got << keep_prob;
     check.fail("keep probability " + got.str() + ", expected in (0, 1]");
   }
-  observed_call(*this, Op::dropout_mask, [&] { dropout_mask_impl(mask, keep_prob, seed, first_index); });
+  observed_call(*this, Op::dropout_mask, {{&mask}, nullptr, {}}, [&] { dropout_mask_impl(mask, keep_prob, seed, first_index); });
 }
 
 }  // namespace ablate::kernels

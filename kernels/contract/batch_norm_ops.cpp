@@ -41,7 +41,7 @@ void Backend::batch_norm_forward_training(const Tensor& x, const Tensor& gamma, 
   check.like_shape("y", y, x, x.shape());
   check.like_shape("mean", mean, x, channels);
   check.like_shape("var", var, x, channels);
-  observed_call(*this, Op::batch_norm_forward_training,
+  observed_call(*this, Op::batch_norm_forward_training, {{&y, &mean, &var}, nullptr, {&x, &gamma, &beta}},
                 [&] { batch_norm_forward_training_impl(x, gamma, beta, epsilon, y, mean, var); });
 }
 
@@ -54,7 +54,7 @@ void Backend::batch_norm_forward_inference(const Tensor& x, const Tensor& gamma,
   check.like_shape("mean", mean, x, channels);
   check.like_shape("var", var, x, channels);
   check.like_shape("y", y, x, x.shape());
-  observed_call(*this, Op::batch_norm_forward_inference,
+  observed_call(*this, Op::batch_norm_forward_inference, {{&y}, nullptr, {&x, &gamma, &beta, &mean}},
                 [&] { batch_norm_forward_inference_impl(x, gamma, beta, mean, var, epsilon, y); });
 }
 
@@ -69,7 +69,7 @@ void Backend::batch_norm_backward(const Tensor& x, const Tensor& dy, const Tenso
   if (!dx.empty()) check.like_shape("dx", dx, x, x.shape());
   optional_channels(check, "dgamma", dgamma, x, channels);
   optional_channels(check, "dbeta", dbeta, x, channels);
-  observed_call(*this, Op::batch_norm_backward,
+  observed_call(*this, Op::batch_norm_backward, {{&dx, &dgamma, &dbeta}, nullptr, {&x, &dy, &gamma, &mean}},
                 [&] { batch_norm_backward_impl(x, dy, gamma, mean, var, epsilon, dx, dgamma, dbeta); });
 }
 

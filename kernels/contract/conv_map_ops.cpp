@@ -33,7 +33,7 @@ void Backend::conv2d_map_forward(const Tensor& x, const Tensor& w, const Tensor&
   check.floating("x", x);
   checked_map(check, x, "x", x, "w", w, "y", y, table, p);
   if (!bias.empty()) check.like_shape("bias", bias, x, {y.dim(1)});
-  observed_call(*this, Op::conv2d_map_forward, [&] { return flops::conv2d_map(w, y); },
+  observed_call(*this, Op::conv2d_map_forward, {{&y}, nullptr, {&x, &w, &bias, &table}}, [&] { return flops::conv2d_map(w, y); },
                 [&] { conv2d_map_forward_impl(x, w, bias, table, y, p); });
 }
 
@@ -42,7 +42,7 @@ void Backend::conv2d_map_backward_data(const Tensor& dy, const Tensor& w, const 
   const OpCheck check(*this, Op::conv2d_map_backward_data);
   check.floating("dy", dy);
   checked_map(check, dy, "dx", dx, "w", w, "dy", dy, table, p);
-  observed_call(*this, Op::conv2d_map_backward_data, [&] { return flops::conv2d_map(w, dy); },
+  observed_call(*this, Op::conv2d_map_backward_data, {{&dx}, nullptr, {&dy, &w, &table}}, [&] { return flops::conv2d_map(w, dy); },
                 [&] { conv2d_map_backward_data_impl(dy, w, table, dx, p); });
 }
 
@@ -52,7 +52,7 @@ void Backend::conv2d_map_backward_weights(const Tensor& x, const Tensor& dy, con
   check.floating("x", x);
   checked_map(check, x, "x", x, "dw", dw, "dy", dy, table, p);
   if (!dbias.empty()) check.like_shape("dbias", dbias, x, {dy.dim(1)});
-  observed_call(*this, Op::conv2d_map_backward_weights, [&] { return flops::conv2d_map(dw, dy); },
+  observed_call(*this, Op::conv2d_map_backward_weights, {{&dw, &dbias}, nullptr, {&x, &dy, &table}}, [&] { return flops::conv2d_map(dw, dy); },
                 [&] { conv2d_map_backward_weights_impl(x, dy, table, dw, dbias, p); });
 }
 

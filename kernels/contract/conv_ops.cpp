@@ -39,7 +39,7 @@ void Backend::conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bia
   check.like("y", y, x);
   check.shape("y", y, checked_conv(check, "x", x, "w", w, p));
   if (!bias.empty()) check.like_shape("bias", bias, x, {w.dim(0)});
-  observed_call(*this, Op::conv2d_forward, [&] { return flops::conv2d(w, y); },
+  observed_call(*this, Op::conv2d_forward, {{&y}, nullptr, {&x, &w, &bias}}, [&] { return flops::conv2d(w, y); },
                 [&] { conv2d_forward_impl(x, w, bias, y, p); });
 }
 
@@ -48,7 +48,7 @@ void Backend::conv2d_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx
   check.floating("dy", dy);
   check.like("dx", dx, dy);
   check.shape("dy", dy, checked_conv(check, "dx", dx, "w", w, p));
-  observed_call(*this, Op::conv2d_backward_data, [&] { return flops::conv2d(w, dy); },
+  observed_call(*this, Op::conv2d_backward_data, {{&dx}, nullptr, {&dy, &w}}, [&] { return flops::conv2d(w, dy); },
                 [&] { conv2d_backward_data_impl(dy, w, dx, p); });
 }
 
@@ -59,18 +59,18 @@ void Backend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor&
   check.like("dy", dy, x);
   check.shape("dy", dy, checked_conv(check, "x", x, "dw", dw, p));
   if (!dbias.empty()) check.like_shape("dbias", dbias, x, {dw.dim(0)});
-  observed_call(*this, Op::conv2d_backward_weights, [&] { return flops::conv2d(dw, dy); },
+  observed_call(*this, Op::conv2d_backward_weights, {{&dw, &dbias}, nullptr, {&x, &dy}}, [&] { return flops::conv2d(dw, dy); },
                 [&] { conv2d_backward_weights_impl(x, dy, dw, dbias, p); });
 }
 
 void Backend::bias_add(Tensor& y, const Tensor& bias) {
   checked_channels(OpCheck(*this, Op::bias_add), "y", y, "bias", bias);
-  observed_call(*this, Op::bias_add, [&] { bias_add_impl(y, bias); });
+  observed_call(*this, Op::bias_add, {{&y}, nullptr, {&bias}}, [&] { bias_add_impl(y, bias); });
 }
 
 void Backend::bias_backward(const Tensor& dy, Tensor& dbias) {
   checked_channels(OpCheck(*this, Op::bias_backward), "dy", dy, "dbias", dbias);
-  observed_call(*this, Op::bias_backward, [&] { bias_backward_impl(dy, dbias); });
+  observed_call(*this, Op::bias_backward, {{&dbias}, nullptr, {&dy}}, [&] { bias_backward_impl(dy, dbias); });
 }
 
 }  // namespace ablate::kernels

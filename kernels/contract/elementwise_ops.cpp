@@ -22,7 +22,7 @@ void checked_pair(const OpCheck& check, const char* first_arg, const Tensor& fir
 
 void Backend::fill(Tensor& x, double value) {
   OpCheck(*this, Op::fill).allocated("x", x);
-  observed_call(*this, Op::fill, [&] { fill_impl(x, value); });
+  observed_call(*this, Op::fill, {{&x}, nullptr, {}}, [&] { fill_impl(x, value); });
 }
 
 void Backend::copy(const Tensor& src, Tensor& dst) {
@@ -30,36 +30,36 @@ void Backend::copy(const Tensor& src, Tensor& dst) {
   check.allocated("src", src);
   check.allocated("dst", dst);
   check.numel("dst", dst, src.numel());
-  observed_call(*this, Op::copy, [&] { copy_impl(src, dst); });
+  observed_call(*this, Op::copy, {{&dst}, nullptr, {&src}}, [&] { copy_impl(src, dst); });
 }
 
 void Backend::scale(Tensor& x, double alpha) {
   OpCheck(*this, Op::scale).floating("x", x);
-  observed_call(*this, Op::scale, [&] { scale_impl(x, alpha); });
+  observed_call(*this, Op::scale, {{&x}, nullptr, {}}, [&] { scale_impl(x, alpha); });
 }
 
 void Backend::axpy(double alpha, const Tensor& x, Tensor& y) {
   checked_pair(OpCheck(*this, Op::axpy), "x", x, "y", y);
-  observed_call(*this, Op::axpy, [&] { axpy_impl(alpha, x, y); });
+  observed_call(*this, Op::axpy, {{&y}, nullptr, {&x}}, [&] { axpy_impl(alpha, x, y); });
 }
 
 void Backend::axpby(double alpha, const Tensor& x, double beta, Tensor& y) {
   checked_pair(OpCheck(*this, Op::axpby), "x", x, "y", y);
-  observed_call(*this, Op::axpby, [&] { axpby_impl(alpha, x, beta, y); });
+  observed_call(*this, Op::axpby, {{&y}, nullptr, {&x}}, [&] { axpby_impl(alpha, x, beta, y); });
 }
 
 void Backend::add(const Tensor& a, const Tensor& b, Tensor& out) {
   const OpCheck check(*this, Op::add);
   checked_pair(check, "a", a, "b", b);
   checked_pair(check, "a", a, "out", out);
-  observed_call(*this, Op::add, [&] { add_impl(a, b, out); });
+  observed_call(*this, Op::add, {{&out}, nullptr, {&a, &b}}, [&] { add_impl(a, b, out); });
 }
 
 void Backend::mul(const Tensor& a, const Tensor& b, Tensor& out) {
   const OpCheck check(*this, Op::mul);
   checked_pair(check, "a", a, "b", b);
   checked_pair(check, "a", a, "out", out);
-  observed_call(*this, Op::mul, [&] { mul_impl(a, b, out); });
+  observed_call(*this, Op::mul, {{&out}, nullptr, {&a, &b}}, [&] { mul_impl(a, b, out); });
 }
 
 void Backend::fused_elementwise(const std::vector<const Tensor*>& inputs, const std::vector<ChainStep>& steps,
@@ -93,17 +93,19 @@ void Backend::fused_elementwise(const std::vector<const Tensor*>& inputs, const 
       check.like_shape(arg.c_str(), e, first, first.shape());
     }
   }
-  observed_call(*this, Op::fused_elementwise, [&] { fused_elementwise_impl(inputs, steps, out); });
+  OpWrites writes{{&out}};
+  for (std::size_t i = 0; i < inputs.size() && i < writes.inputs.size(); ++i) writes.inputs[i] = inputs[i];
+  observed_call(*this, Op::fused_elementwise, writes, [&] { fused_elementwise_impl(inputs, steps, out); });
 }
 
 double Backend::sum(const Tensor& x) {
   OpCheck(*this, Op::sum).floating("x", x);
-  return observed_call(*this, Op::sum, [&] { return sum_impl(x); });
+  return observed_call(*this, Op::sum, {{}, nullptr, {&x}}, [&] { return sum_impl(x); });
 }
 
 double Backend::sum_squares(const Tensor& x) {
   OpCheck(*this, Op::sum_squares).floating("x", x);
-  return observed_call(*this, Op::sum_squares, [&] { return sum_squares_impl(x); });
+  return observed_call(*this, Op::sum_squares, {{}, nullptr, {&x}}, [&] { return sum_squares_impl(x); });
 }
 
 void Backend::argmax_rows(const Tensor& x, Tensor& out) {
@@ -111,7 +113,7 @@ void Backend::argmax_rows(const Tensor& x, Tensor& out) {
   check.rows("x", x);
   check.dtype("out", out, DType::i32);
   check.shape("out", out, {x.dim(0)});
-  observed_call(*this, Op::argmax_rows, [&] { argmax_rows_impl(x, out); });
+  observed_call(*this, Op::argmax_rows, {{&out}, nullptr, {&x}}, [&] { argmax_rows_impl(x, out); });
 }
 
 }  // namespace ablate::kernels

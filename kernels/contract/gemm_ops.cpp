@@ -20,7 +20,7 @@ void Backend::gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, co
   const std::int64_t n = trans_b ? b.dim(0) : b.dim(1);
   check.shape("b", b, trans_b ? Shape{n, k} : Shape{k, n});
   check.shape("c", c, {m, n});
-  observed_call(*this, Op::gemm, [&] { return flops::gemm(trans_a, a, c); },
+  observed_call(*this, Op::gemm, {{&c}, nullptr, {&a, &b}}, [&] { return flops::gemm(trans_a, a, c); },
                 [&] { gemm_impl(trans_a, trans_b, alpha, a, b, beta, c); });
 }
 
@@ -35,7 +35,7 @@ void Backend::linear_forward(const Tensor& x, const Tensor& w, const Tensor& bia
   check.shape("w", w, {out, in});
   check.shape("y", y, {n, out});
   if (!bias.empty()) check.like_shape("bias", bias, x, {out});
-  observed_call(*this, Op::linear_forward, [&] { return flops::linear(w, n); },
+  observed_call(*this, Op::linear_forward, {{&y}, nullptr, {&x, &w, &bias}}, [&] { return flops::linear(w, n); },
                 [&] { linear_forward_impl(x, w, bias, y); });
 }
 
@@ -49,7 +49,7 @@ void Backend::linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx
   const std::int64_t n = dy.dim(0), out = dy.dim(1), in = w.dim(1);
   check.shape("w", w, {out, in});
   check.shape("dx", dx, {n, in});
-  observed_call(*this, Op::linear_backward_data, [&] { return flops::linear(w, n); },
+  observed_call(*this, Op::linear_backward_data, {{&dx}, nullptr, {&dy, &w}}, [&] { return flops::linear(w, n); },
                 [&] { linear_backward_data_impl(dy, w, dx); });
 }
 
@@ -64,7 +64,7 @@ void Backend::linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor&
   check.shape("dy", dy, {n, out});
   check.shape("dw", dw, {out, in});
   if (!dbias.empty()) check.like_shape("dbias", dbias, x, {out});
-  observed_call(*this, Op::linear_backward_weights, [&] { return flops::linear(dw, n); },
+  observed_call(*this, Op::linear_backward_weights, {{&dw, &dbias}, nullptr, {&x, &dy}}, [&] { return flops::linear(dw, n); },
                 [&] { linear_backward_weights_impl(x, dy, dw, dbias); });
 }
 

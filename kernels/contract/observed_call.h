@@ -10,11 +10,12 @@
 namespace ablate::kernels {
 
 // Returns what body() returns; flops() gives the call's floating-point operations.
+// `writes` names the tensors the op writes, for the observer (kernels/op_observer.h).
 template <class Flops, class Body>
-decltype(auto) observed_call(const Backend& backend, Op op, Flops&& flops, Body&& body) {
+decltype(auto) observed_call(const Backend& backend, Op op, const OpWrites& writes, Flops&& flops, Body&& body) {
   OpObserver* observer = backend.observer();
   if (observer == nullptr) return body();
-  OpCall call{op, flops()};
+  OpCall call{op, flops(), 0, writes};
   observer->begin(call);
   // end(call, false) when the implementation throws; end(call, true) outside the try, so that
   // an observer's own failure (a device error while it synchronizes) is not reported twice.
@@ -36,14 +37,18 @@ decltype(auto) observed_call(const Backend& backend, Op op, Flops&& flops, Body&
         throw;
       }
     }();
+    if constexpr (std::is_arithmetic_v<decltype(result)>) {
+      call.result = static_cast<double>(result);
+      call.returns = true;
+    }
     observer->end(call, true);
     return result;
   }
 }
 
 // An op without floating-point work worth counting (everything but GEMMs and convolutions).
-template <class Body> decltype(auto) observed_call(const Backend& backend, Op op, Body&& body) {
-  return observed_call(backend, op, [] { return 0.0; }, std::forward<Body>(body));
+template <class Body> decltype(auto) observed_call(const Backend& backend, Op op, const OpWrites& writes, Body&& body) {
+  return observed_call(backend, op, writes, [] { return 0.0; }, std::forward<Body>(body));
 }
 
 }  // namespace ablate::kernels

@@ -21,19 +21,19 @@ void checked_state(const OpCheck& check, const Tensor& w,
 
 void Backend::caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) {
   checked_state(OpCheck(*this, Op::caffe_sgd_update), w, {{"g", &g}, {"history", &history}});
-  observed_call(*this, Op::caffe_sgd_update, [&] { caffe_sgd_update_impl(w, g, history, p); });
+  observed_call(*this, Op::caffe_sgd_update, {{&w, &g, &history}, nullptr, {}}, [&] { caffe_sgd_update_impl(w, g, history, p); });
 }
 
 void Backend::torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) {
   checked_state(OpCheck(*this, Op::torch_sgd_update), w, {{"g", &g}, {"velocity", &velocity}});
-  observed_call(*this, Op::torch_sgd_update, [&] { torch_sgd_update_impl(w, g, velocity, p); });
+  observed_call(*this, Op::torch_sgd_update, {{&w, &g, &velocity}, nullptr, {}}, [&] { torch_sgd_update_impl(w, g, velocity, p); });
 }
 
 void Backend::adam_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) {
   const OpCheck check(*this, Op::adam_update);
   checked_state(check, w, {{"g", &g}, {"m", &m}, {"v", &v}});
   if (p.t < 1) check.fail("step t " + std::to_string(p.t) + ", expected at least 1 (the first update is t = 1)");
-  observed_call(*this, Op::adam_update, [&] { adam_update_impl(w, g, m, v, p); });
+  observed_call(*this, Op::adam_update, {{&w, &m, &v}, nullptr, {&g}}, [&] { adam_update_impl(w, g, m, v, p); });
 }
 
 }  // namespace ablate::kernels

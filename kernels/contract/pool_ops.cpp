@@ -22,7 +22,7 @@ void Backend::pool2d_forward(const Tensor& x, Tensor& y, Tensor& workspace, cons
   const OpCheck check(*this, Op::pool2d_forward);
   const Shape out = checked_pool(check, x, p);
   check.like_shape("y", y, x, out);
-  observed_call(*this, Op::pool2d_forward, [&] { pool2d_forward_impl(x, y, workspace, p); });
+  observed_call(*this, Op::pool2d_forward, {{&y}, &workspace, {&x}}, [&] { pool2d_forward_impl(x, y, workspace, p); });
 }
 
 // y is read only by max pooling's `all` gradient (pool_gradient()); otherwise it may be empty
@@ -39,7 +39,7 @@ void Backend::pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy
   if (!y.empty()) check.like_shape("y", y, x, out);
   if (p.kind == PoolKind::max && !reads_y && workspace.empty())
     check.fail("max pooling needs the workspace that pool2d_forward filled; it is empty");
-  observed_call(*this, Op::pool2d_backward, [&] { pool2d_backward_impl(x, y, dy, workspace, dx, p); });
+  observed_call(*this, Op::pool2d_backward, {{&dx}, nullptr, {&x, &dy}}, [&] { pool2d_backward_impl(x, y, dy, workspace, dx, p); });
 }
 
 }  // namespace ablate::kernels

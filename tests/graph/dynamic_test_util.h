@@ -16,6 +16,7 @@
 #include "graph/dynamic/caching_allocator.h"
 #include "graph/dynamic/context.h"
 #include "graph/dynamic/variable.h"
+#include "graph/engine_gradient_check.h"
 #include "kernels/registry.h"
 
 namespace ablate::graph::dynamic::testing {
@@ -58,13 +59,7 @@ inline void check_gradients(Context& context, const std::function<Variable()>& f
     ASSERT_EQ(analytic.shape(), data.shape()) << names[k];
     int bad = 0;
     for (std::int64_t i = 0; i < data.numel(); ++i) {
-      const double v = data.at(i);
-      data.set(i, v + eps);
-      const double plus = value_of();
-      data.set(i, v - eps);
-      const double minus = value_of();
-      data.set(i, v);
-      const double numeric = (plus - minus) / (2 * eps);
+      const double numeric = central_difference(value_of, data, i, eps);
       const double a = analytic.at(i);
       const double tolerance = 1e-7 + 1e-5 * std::max(std::abs(a), std::abs(numeric));
       if (std::abs(a - numeric) > tolerance && ++bad <= 5)

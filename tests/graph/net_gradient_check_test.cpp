@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "graph/engine_gradient_check.h"
 #include "graph/layerwise/net.h"
 #include "graph_test_util.h"
 #include "kernels/registry.h"
@@ -23,19 +24,14 @@ using graph::testing::replaced;
 constexpr std::int64_t kIteration = 4;
 constexpr std::uint64_t kSeed = 99;
 
-// Compares the analytic diff of every element of `data` with (f(v + e) - f(v - e)) / 2e.
+// Compares the analytic diff of every element of `data` with (f(v + e) - f(v - e)) / 2e
+// (graph::central_difference, which `ablate gradcheck` uses too).
 void check_tensor(Net& net, kernels::Tensor& data, const kernels::Tensor& analytic,
                   const std::string& what) {
   const double eps = 1e-6;
   int bad = 0;
   for (std::int64_t i = 0; i < data.numel(); ++i) {
-    const double v = data.at(i);
-    data.set(i, v + eps);
-    const double plus = net.forward(kIteration, kSeed);
-    data.set(i, v - eps);
-    const double minus = net.forward(kIteration, kSeed);
-    data.set(i, v);
-    const double numeric = (plus - minus) / (2 * eps);
+    const double numeric = graph::central_difference([&] { return net.forward(kIteration, kSeed); }, data, i, eps);
     const double a = analytic.at(i);
     const double tolerance = 1e-7 + 1e-5 * std::max(std::abs(a), std::abs(numeric));
     if (std::abs(a - numeric) > tolerance && ++bad <= 5)
