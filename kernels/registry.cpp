@@ -72,6 +72,13 @@ std::vector<std::string> backend_names() {
   return names;
 }
 
+std::vector<std::string> cpu_speed_backend_names() {
+  std::vector<std::string> out;
+  for (const std::string& b : backend_names())
+    if (b != "reference" && b != "cuda") out.push_back(b);
+  return out;
+}
+
 std::vector<BackendOption> backend_options_of(const std::string& backend) { return entry_of(backend).options; }
 
 std::vector<std::string> backends_taking(BackendOption option) {

@@ -13,6 +13,9 @@ namespace ablate::kernels {
 
 // Names of the backends compiled into this build, in a stable order.
 std::vector<std::string> backend_names();
+// The host math libraries a speed comparison chooses among: every backend of the build but the
+// reference loops (a correctness oracle) and the GPU.
+std::vector<std::string> cpu_speed_backend_names();
 // The options `backend` takes (threads, pool_gradient and deterministic: every backend;
 // conv_mode, conv_lowering, threading: eigen, openblas, onednn; onednn_conv_layout: onednn).
 // An unknown name throws listing the known ones.

@@ -9,14 +9,6 @@ namespace ablate::bench::experiments {
 
 namespace {
 
-// The CPU backends of this build (reference is the teaching oracle, never a fastest choice).
-std::vector<std::string> cpu_backends() {
-  std::vector<std::string> out;
-  for (const std::string& b : kernels::backend_names())
-    if (b != "reference" && b != "cuda") out.push_back(b);
-  return out;
-}
-
 // A backend option's name as resolved, or "default" when the backend's own default runs.
 template <class Option, class Name> std::string option_text(const std::optional<Option>& o, Name name) {
   return o ? std::string(name(*o)) : std::string("default");
@@ -34,7 +26,7 @@ std::vector<AttributionFactor> attribution_factors() {
   using C = const run::RunConfig&;
   const std::vector<AttributionFactor> all = {
       {"strategy", "strategy", graph::strategy_names(), [](C c) { return c.strategy; }},
-      {"backend", "backend", cpu_backends(), [](C c) { return c.backend.name; }},
+      {"backend", "backend", kernels::cpu_speed_backend_names(), [](C c) { return c.backend.name; }},
       {"threads", "threads", {"all"}, [](C c) { return std::to_string(c.backend.options.threads); }},
       // Issue 15's factors: a lowering or threading that the backend (after the switches before it)
       // does not take is refused by the run configuration and not measured.

@@ -71,13 +71,6 @@ struct Planner {
   }
 };
 
-std::vector<std::string> cpu_backends() {
-  std::vector<std::string> out;
-  for (const auto& b : kernels::backend_names())
-    if (b != "reference" && b.find("cu") != 0) out.push_back(b);  // the loops are a correctness baseline; no GPU here
-  return out;
-}
-
 }  // namespace
 
 const std::vector<PaperFamily>& paper_families() {
@@ -147,7 +140,7 @@ std::vector<SweepSpec> plan_family(const std::string& name, const PaperOptions& 
   if (name == "libraries_threads") {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     return p.per_framework([&](const run::RunConfig&) {
-      return std::vector<SweepFactor>{p.factor("backend", cpu_backends()),
+      return std::vector<SweepFactor>{p.factor("backend", kernels::cpu_speed_backend_names()),
                                       p.factor("threads", {"1", std::to_string(cores)})};
     });
   }

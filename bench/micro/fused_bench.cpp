@@ -29,7 +29,7 @@ struct FusedShape {
   kernels::Shape shape;
   double bytes() const { return static_cast<double>(shape[0] * shape[1] * shape[2] * shape[3]) * sizeof(float); }
 };
-const FusedShape shapes[] = {{"lenet_conv1", {64, 20, 24, 24}}, {"cifar10_conv1", {256, 64, 24, 24}}};
+const FusedShape kShapes[] = {{"lenet_conv1", {64, 20, 24, 24}}, {"cifar10_conv1", {256, 64, 24, 24}}};
 
 OpFactory bias_relu(const kernels::Shape& shape, bool fused) {
   return [shape, fused](kernels::Backend& backend) -> OpRunner {
@@ -68,7 +68,7 @@ OpFactory dropout_relu_grad(const kernels::Shape& shape, bool fused) {
 }  // namespace
 
 void register_fused_benchmarks() {
-  for (const FusedShape& s : shapes) {
+  for (const FusedShape& s : kShapes) {
     const std::string at = std::string("fused/") + s.name;
     register_case({at + "/bias_relu/unfused", 0, bias_relu(s.shape, false), 6 * s.bytes()});
     register_case({at + "/bias_relu/fused", 0, bias_relu(s.shape, true), 2 * s.bytes()});
