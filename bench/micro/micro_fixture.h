@@ -66,5 +66,6 @@ void register_linear_benchmarks();
 void register_softmax_benchmarks();
 void register_gemm_benchmarks();
 void register_fused_benchmarks();
+void register_update_benchmarks();
 
 }  // namespace ablate::micro
