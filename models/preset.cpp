@@ -60,6 +60,7 @@ const std::vector<PresetKey>& preset_table() {
       {"weight_average_decay", kind(ValueKind::non_negative_real)},
       {"per_sample", kind(ValueKind::boolean)},
       {"caching_allocator", kind(ValueKind::boolean)},
+      {"malloc", choice({"system", "keep"})},
       {"executor", choice({"sequential", "parallel"})},
       {"inter_op_threads", kind(ValueKind::thread_count)},
       {"passes", kind(ValueKind::text)},

@@ -61,9 +61,9 @@ int run_main(const run::Flags& args) {
   }
   std::printf("  peak RSS          %s (tensors: %s)\n", run::mib_text(m.peak_rss_bytes, 1).c_str(),
               run::mib_text(m.peak_tensor_bytes, 1).c_str());
-  std::printf("  page faults       %.1f minor per step after the first (first step %lld), %lld major\n",
-              m.minor_faults_per_step, static_cast<long long>(m.minor_faults_first_step),
-              static_cast<long long>(m.major_faults));
+  std::printf("  page faults       %.1f minor per step after the first, median %.0f (first step %lld), %lld major; malloc %s\n",
+              m.minor_faults_per_step, m.median_minor_faults_per_step, static_cast<long long>(m.minor_faults_first_step),
+              static_cast<long long>(m.major_faults), run::malloc_policy_name(result.config.malloc_policy));
   std::printf("  CPU utilisation   %.2f cores\n", m.cpu_util);
   // Issue 21: what others took meanwhile, and how the threads waited.
   std::printf("  others' CPU       %s%s\n", run::disturbance_text(m.disturbance).c_str(),

@@ -39,6 +39,7 @@ std::vector<AttributionFactor> attribution_factors() {
       {"executor", "executor", {"sequential", "parallel"},
        [](C c) { return std::string(graph::executor_name(c.switches.executor)); }},
       {"allocator", "caching-allocator", {"on"}, [](C c) { return std::string(c.switches.caching_allocator ? "on" : "off"); }},
+      {"malloc", "malloc", {"keep"}, [](C c) { return std::string(run::malloc_policy_name(c.malloc_policy)); }},
   };
   std::vector<AttributionFactor> built;
   for (const AttributionFactor& f : all)

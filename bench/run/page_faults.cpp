@@ -3,6 +3,8 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
+
 namespace ablate::bench::run {
 
 FaultCount process_faults() {
@@ -24,7 +26,10 @@ void StepFaults::pause() {
 
 void StepFaults::end() {
   pause();
-  if (steps_ == 0) first_minor_ = current_.minor;
+  if (steps_ == 0)
+    first_minor_ = current_.minor;
+  else
+    later_minor_.push_back(current_.minor);
   minor_ += current_.minor;
   major_ += current_.major;
   ++steps_;
@@ -33,6 +38,14 @@ void StepFaults::end() {
 double StepFaults::minor_per_step() const {
   if (steps_ < 2) return 0;
   return static_cast<double>(minor_ - first_minor_) / static_cast<double>(steps_ - 1);
+}
+
+double StepFaults::median_minor_per_step() const {
+  if (later_minor_.empty()) return 0;
+  std::vector<std::int64_t> sorted = later_minor_;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  return n % 2 ? static_cast<double>(sorted[n / 2]) : 0.5 * static_cast<double>(sorted[n / 2 - 1] + sorted[n / 2]);
 }
 
 }  // namespace ablate::bench::run

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/run/malloc_policy.h"
 #include "bench/run/run_reporting.h"
 #include "bench/run/strategy_switches.h"
 #include "kernels/profiling_observer.h"
@@ -33,6 +34,7 @@ void check_input_shape(const models::ModelSpec& spec, const datasets::Transform&
 }  // namespace
 
 std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest data) {
+  apply_malloc_policy(config.malloc_policy);  // before the engine allocates anything
   auto run = std::make_unique<PreparedRun>();
   run->config = std::move(config);
   run->data = std::move(data);

@@ -67,6 +67,7 @@ struct RunMetrics {
   // in all, in the first step, and per step after the first (the steady state); major in all.
   std::int64_t minor_faults = 0, minor_faults_first_step = 0, major_faults = 0;
   double minor_faults_per_step = 0;
+  double median_minor_faults_per_step = 0;  // the steady state (page_faults.h)
   std::int64_t peak_device_bytes = -1;  // GPU memory (the CUDA backend's allocator); -1: no device
   double cpu_util = 0;
   std::int64_t peak_tensor_bytes = 0, tensor_allocations = 0;

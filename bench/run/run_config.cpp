@@ -128,6 +128,7 @@ void apply_preset(RunConfig& c, Names& names, const models::Preset& p, Origins& 
   text("onednn_conv_layout", names.onednn_conv_layout);
   text("pool_gradient", names.pool_gradient);
   text("precision", names.precision);
+  if (p.has("malloc")) c.malloc_policy = parse_malloc_policy(p.get("malloc"), where("malloc"));
   text("optimizer", c.optimizer.type);
   c.optimizer.lr.base_lr = num("base_lr", c.optimizer.lr.base_lr);
   text("lr_policy", c.optimizer.lr.policy);
@@ -231,6 +232,7 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   if (given("executor", "executor")) names.executor = args.get("executor");
   if (given("inter-op-threads", "inter_op_threads"))
     s.inter_op_threads = parse_thread_count(args.get("inter-op-threads"), "--inter-op-threads");
+  if (given("malloc", "malloc")) c.malloc_policy = parse_malloc_policy(args.get("malloc"), "--malloc");
   if (given("seed", "seed")) c.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0));
   c.out = args.get("out", "");
   c.profile = args.get("profile", "");

@@ -12,6 +12,7 @@
 
 #include "bench/run/flags.h"
 #include "bench/run/backend_settings.h"
+#include "bench/run/malloc_policy.h"
 #include "bench/run/run_timing.h"
 #include "bench/run/strategy_switches.h"
 #include "graph/optim/optimizer_config.h"
@@ -75,6 +76,7 @@ struct RunConfig {
   // no shuffling, every dropout keeps everything, a training transform with random rules
   // replaced by the (deterministic) test transform.
   bool no_random = false;
+  MallocPolicy malloc_policy = MallocPolicy::system;  // glibc as it comes, or freed blocks kept (malloc_policy.h)
   std::int64_t curve_every = 10;  // the curve holds the loss of step 1 and every N-th step
   bool memory_check = true;      // refuse a run whose memory estimate exceeds what is available
   bool quiet = false;

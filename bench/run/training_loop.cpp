@@ -233,6 +233,7 @@ class Loop {
     m.minor_faults = faults_.minor();
     m.minor_faults_first_step = faults_.first_step_minor();
     m.minor_faults_per_step = faults_.minor_per_step();
+    m.median_minor_faults_per_step = faults_.median_minor_per_step();
     m.major_faults = faults_.major();
     m.images_per_s = seg_.train_s > 0 ? static_cast<double>(it_ * cfg_.batch) / seg_.train_s : 0;
     if (validations_ > 0) {
