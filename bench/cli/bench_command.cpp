@@ -25,7 +25,9 @@
 #include "datasets/synthetic.h"
 #include "datasets/transforms.h"
 #include "graph/engine.h"
+#include "kernels/peak_flops.h"
 #include "kernels/registry.h"
+#include "models/flops.h"
 #include "models/model_spec.h"
 
 namespace ablate::bench::cli {
@@ -164,6 +166,28 @@ std::vector<BenchPeer> bench_peers(const run::Flags& args) {
   return peers;
 }
 
+// End-to-end share of the machine's peak (issue 17): each row's median images/s times the model's
+// FLOPs per training image (models/flops.h: convolutions and fully connected layers, 3 x forward)
+// over the FMA probe's FLOP/s at that thread count (kernels/peak_flops.h), measured before the rounds.
+void print_peak_shares(const std::vector<std::string>& rows, const std::vector<int>& thread_counts,
+                       const std::map<std::pair<std::string, int>, std::vector<double>>& samples, double flops_per_image,
+                       const kernels::PeakFlops& peak) {
+  std::printf("share of the FMA probe's peak (%.2f MFLOP per training image; probe %s: %.0f GFLOP/s on 1 thread, %.0f on 2):\n",
+              flops_per_image / 1e6, peak.isa.c_str(), peak.gflops_1t, peak.gflops_2t);
+  for (const auto& row : rows) {
+    std::string line;
+    for (int t : thread_counts) {
+      const auto it = samples.find({row, t});
+      if (it == samples.end() || it->second.empty()) continue;
+      line += run::fmt("  %12.0f%%", 100 * median(it->second) * flops_per_image / peak.flops_for(t));
+    }
+    if (!line.empty()) std::printf("%-18s%s\n", row.c_str(), line.c_str());
+  }
+  if (peak.gflops_2t < 1.5 * peak.gflops_1t)
+    std::printf("(the probe's 2 threads reached only %.2fx of 1: another load held a core, so the 2-thread shares are unreliable)\n",
+                peak.gflops_2t / peak.gflops_1t);
+}
+
 int bench_main(const run::Flags& args) {
   run::check_wait_policy_flag(args);  // issue 21: how threads wait, disturbed rounds, waiting for quiet
   run::DisturbanceLog disturbances(run::read_disturbed_above(args));
@@ -199,6 +223,8 @@ int bench_main(const run::Flags& args) {
   const std::string peer_model = peers.empty() ? "" : experiments::model_file_for_peer(model);
 
   Workload w = make_workload(model, batch, dtype);
+  const double flops_per_image = models::model_flops(w.spec, batch).training_step() / static_cast<double>(batch);
+  const kernels::PeakFlops peak = kernels::measure_peak_flops();  // before the rounds, as ablate_micro does
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   std::printf("%s training images/s, batch %lld, %s strategy, %s; median of %lld rounds of %lld iterations "
               "(after %lld warm-up)\nOPENBLAS_CORETYPE=%s\n",
@@ -277,6 +303,7 @@ int bench_main(const run::Flags& args) {
       std::printf("fastest %s (%s%s): %s, %.0f images/s; ratio ablate/%s: %.2f\n", peer.row.c_str(), peer.version.c_str(),
                   libraries.c_str(), where.c_str(), ips, peer.row.c_str(), best_ablate_ips / ips);
   }
+  print_peak_shares(rows, thread_counts, samples, flops_per_image, peak);
   std::printf("%s\n", disturbances.summary().c_str());  // issue 21
   return 0;
 }

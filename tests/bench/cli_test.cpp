@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include "command_runner.h"
+#include "models/flops.h"
+#include "models/model_spec.h"
 
 namespace fs = std::filesystem;
 
@@ -191,6 +193,30 @@ TEST_F(Cli, BenchMeasuresEveryRunnableBackendAndNamesTheFastest) {
   auto bad = ablate("bench --backends nope --repeats 1");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_CONTAINS(bad.err, "nope");
+}
+
+// The peak share line: images/s x the model's FLOPs per training image / the probe's FLOP/s.
+TEST_F(Cli, BenchGivesEachRowsShareOfTheProbesPeak) {
+  auto o = ablate("bench --model lenet --batch 8 --backends eigen --threads 1 --repeats 1 --warmup 0 --iterations 2");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  double ips = 0, mflop = 0, gflops_1t = 0, share = 0;
+  std::istringstream lines(o.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("share of the FMA probe's peak", 0) == 0) {
+      ASSERT_EQ(std::sscanf(line.c_str(), "share of the FMA probe's peak (%lf MFLOP per training image; probe %*[^:]: %lf", &mflop,
+                            &gflops_1t), 2) << line;
+      std::string next;
+      ASSERT_TRUE(std::getline(lines, next));
+      ASSERT_EQ(std::sscanf(next.c_str(), "eigen %lf%%", &share), 1) << next;
+    } else if (line.rfind("eigen", 0) == 0 && ips == 0) {
+      ASSERT_EQ(std::sscanf(line.c_str(), "eigen %lf", &ips), 1) << line;
+    }
+  }
+  const double expected_mflop = ablate::models::model_flops(ablate::models::load_model("lenet"), 8).training_step() / 8 / 1e6;
+  EXPECT_NEAR(mflop, expected_mflop, 0.01) << o.out;
+  ASSERT_GT(ips, 0) << o.out;
+  ASSERT_GT(gflops_1t, 0) << o.out;
+  EXPECT_NEAR(share, 100 * ips * mflop / (1000 * gflops_1t), 1.0) << o.out;
 }
 
 TEST_F(Cli, ProfileWritesAChromeTraceAndTheRecordCarriesOpsAndMfu) {
