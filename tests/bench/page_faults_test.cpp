@@ -56,6 +56,18 @@ TEST(PageFaults, StepsCountApartFromTheFirstAndThePausedPart) {
   EXPECT_EQ(f.minor(), f.first_step_minor() + static_cast<std::int64_t>(std::lround(2 * f.minor_per_step())));
 }
 
+TEST(PageFaults, TheMedianStepLeavesOutAWarmUpTail) {
+  StepFaults f;
+  for (int step = 0; step < 7; ++step) {
+    f.begin();
+    touch_fresh_pages(step == 0 ? 400 : step == 1 ? 2000 : 20);  // the first step, a tail, then the steady state
+    f.end();
+  }
+  EXPECT_GE(f.minor_per_step(), (2000.0 + 5 * 20) / 6);
+  EXPECT_GE(f.median_minor_per_step(), 20.0);
+  EXPECT_LT(f.median_minor_per_step(), 200.0) << "the one step of the tail moves the mean, not the median";
+}
+
 TEST(PageFaults, ARunRecordsItsStepsFaults) {
   RunConfig c = tiny::tiny_config();
   c.iterations = 6;
