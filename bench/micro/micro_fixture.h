@@ -66,5 +66,6 @@ void register_linear_benchmarks();
 void register_softmax_benchmarks();
 void register_gemm_benchmarks();
 void register_fused_benchmarks();
+void register_conv_epilogue_benchmarks();
 
 }  // namespace ablate::micro

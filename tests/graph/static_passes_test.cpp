@@ -197,11 +197,11 @@ TEST(StaticPasses, InplaceOverwritesALastReadInputAndOrdersTheOtherReaders) {
   EXPECT_EQ(g.node(e.node).inplace_input, -1);
   EXPECT_EQ(g.node(p.node).inplace_input, -1);
 
-  const std::vector<std::string> no_fusion{"elementwise_fusion"};
+  const std::vector<std::string> no_fusion{"conv_activation_fusion", "elementwise_fusion"};
   auto on = k.session(no_fusion);
   EXPECT_TRUE(on->memory_plan().aliased(r.node));
   EXPECT_EQ(on->tensor(r).raw_data(), on->tensor(c).raw_data());
-  auto off = k.session({"elementwise_fusion", "inplace"});
+  auto off = k.session({"conv_activation_fusion", "elementwise_fusion", "inplace"});
   EXPECT_NE(off->tensor(r).raw_data(), off->tensor(c).raw_data());
   EXPECT_LT(on->stats().planned_bytes, off->stats().planned_bytes);
   expect_same_results_without(k, "inplace", no_fusion);
