@@ -88,11 +88,6 @@ class Folder {
   std::set<Value> fetched_;
 };
 
-std::string short_name(const std::string& name) {
-  auto slash = name.rfind('/');
-  return slash == std::string::npos ? name : name.substr(slash + 1);
-}
-
 // Folds one epilogue into its conv; false when none is left.
 bool fold_one(Graph& g) {
   const Folder folder(g);
@@ -104,7 +99,7 @@ bool fold_one(Graph& g) {
     conv.attrs.conv.activation = e->activation;
     const int last = e->folded.back();
     conv.order = g.node(last).order;
-    for (int f : e->folded) conv.name += "+" + short_name(g.node(f).name);
+    for (int f : e->folded) conv.name += "+" + last_segment(g.node(f).name);
     g.replace_uses({last, 0}, {id, 0});
     for (int f : e->folded) {
       replace_control(g, f, id);

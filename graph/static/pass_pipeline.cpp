@@ -112,6 +112,11 @@ std::vector<int> chain_slots(const Node& n) {
   }
 }
 
+std::string last_segment(const std::string& name) {
+  const auto slash = name.rfind('/');
+  return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
 void replace_control(Graph& graph, int from, int to) {
   for (int id = 0; id < graph.size(); ++id)
     for (int& c : graph.node(id).control)

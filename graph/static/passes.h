@@ -80,5 +80,8 @@ std::string attribute_signature(const Node& node);
 std::vector<int> chain_slots(const Node& node);
 // Replaces `from` by `to` in every control list.
 void replace_control(Graph& graph, int from, int to);
+// The part of a node name after its last '/' ("relu1/relu" -> "relu"): what a fused node's name
+// appends for each node it took in.
+std::string last_segment(const std::string& name);
 
 }  // namespace ablate::graph::static_graph
