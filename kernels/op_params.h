@@ -3,15 +3,42 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace ablate::kernels {
 
+// GELU (Hendrycks & Gimpel), in PyTorch's two forms (nn.GELU's approximate='none' | 'tanh'):
+//   exact: y = 0.5 x (1 + erf(x / sqrt 2))
+//   tanh:  y = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+// The formulas and their derivatives, for every backend: kernels/gelu_math.h.
+enum class GeluApprox { exact, tanh };
+const char* gelu_approx_name(GeluApprox a);               // "exact", "tanh"
+GeluApprox parse_gelu_approx(const std::string& name);  // throws listing the known names
+
+// The element-wise activations of Backend::activation_forward/backward. relu, tanh and
+// sigmoid: the backward reads y. gelu (the exact erf form) and gelu_tanh: GELU, whose
+// backward reads x; the Backend's public activation ops run them as gelu_forward/backward
+// (kernels/contract/activation_ops.cpp), so a backend's activation_*_impl sees only relu,
+// tanh and sigmoid, and the strategies run GELU as any other activation (its layer type says
+// that the backward reads the input: models::LayerType::backward_reads_input).
+enum class Activation { relu, tanh, sigmoid, gelu, gelu_tanh };
+const char* activation_name(Activation a);  // "relu", "tanh", "sigmoid", "gelu", "gelu_tanh"
+bool is_gelu(Activation a);
+GeluApprox gelu_approx_of(Activation a);  // gelu: exact, gelu_tanh: tanh; throws for the others
+
 // Convolution geometry. Padding may be asymmetric (TF SAME puts the odd pixel at the
 // bottom/right). Output: OH = (H + pad_top + pad_bottom - KH) / stride_h + 1, same for W.
+// activation: the convolution's epilogue (issue 17, as TF's grappler remapper makes
+// _FusedConv2D(BiasAdd, Relu) and oneDNN an eltwise post-op): y = f(conv(x, w) + bias),
+// applied inside the convolution while the output is in cache; none by default. Only
+// conv2d_forward takes one, and only relu, tanh or sigmoid, whose gradient reads y (the fused
+// output): the caller runs activation_backward on y, then the backward ops without it. GELU,
+// whose gradient reads the pre-activation x, is refused (kernels/contract/conv_ops.cpp).
 struct Conv2dParams {
   int stride_h = 1, stride_w = 1;
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  std::optional<Activation> activation = std::nullopt;
 };
 
 enum class PoolKind { max, avg };
@@ -63,24 +90,7 @@ struct LrnParams {
   double alpha = 1e-4, beta = 0.75, k = 1.0;
 };
 
-// GELU (Hendrycks & Gimpel), in PyTorch's two forms (nn.GELU's approximate='none' | 'tanh'):
-//   exact: y = 0.5 x (1 + erf(x / sqrt 2))
-//   tanh:  y = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
-// The formulas and their derivatives, for every backend: kernels/gelu_math.h.
-enum class GeluApprox { exact, tanh };
-const char* gelu_approx_name(GeluApprox a);               // "exact", "tanh"
-GeluApprox parse_gelu_approx(const std::string& name);  // throws listing the known names
 
-// The element-wise activations of Backend::activation_forward/backward. relu, tanh and
-// sigmoid: the backward reads y. gelu (the exact erf form) and gelu_tanh: GELU, whose
-// backward reads x; the Backend's public activation ops run them as gelu_forward/backward
-// (kernels/contract/activation_ops.cpp), so a backend's activation_*_impl sees only relu,
-// tanh and sigmoid, and the strategies run GELU as any other activation (its layer type says
-// that the backward reads the input: models::LayerType::backward_reads_input).
-enum class Activation { relu, tanh, sigmoid, gelu, gelu_tanh };
-const char* activation_name(Activation a);  // "relu", "tanh", "sigmoid", "gelu", "gelu_tanh"
-bool is_gelu(Activation a);
-GeluApprox gelu_approx_of(Activation a);  // gelu: exact, gelu_tanh: tanh; throws for the others
 
 // One step of a fused elementwise chain (Backend::fused_elementwise): the running value r
 // starts as input 0, each step replaces it, and the last r is the output:

@@ -17,6 +17,7 @@
 
 #include "bench/run/disturbance_log.h"
 #include "bench/run/flags.h"
+#include "bench/run/pass_spec.h"
 #include "bench/run/wait_policy.h"
 #include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
@@ -68,9 +69,11 @@ Workload make_workload(const std::string& model, std::int64_t batch, kernels::DT
 }
 
 double measure_ablate(const Workload& w, const std::string& backend_name, int threads, const std::string& strategy,
-                      kernels::DType dtype, std::int64_t batch, std::int64_t warmup, std::int64_t iterations) {
+                      kernels::DType dtype, std::int64_t batch, std::int64_t warmup, std::int64_t iterations,
+                      const std::vector<std::string>& disabled_passes) {
   auto backend = kernels::make_backend(backend_name, threads);
   graph::EngineOptions options;
+  options.disabled_passes = disabled_passes;  // static strategy: --passes
   options.dtype = dtype;
   options.batch = batch;
   options.optimizer.type = "caffe_sgd";
@@ -198,6 +201,16 @@ int bench_main(const run::Flags& args) {
   std::int64_t iterations = args.get_int("iterations", 30, 1);
   std::int64_t repeats = args.get_int("repeats", 5, 1);
   std::string strategy = args.get("strategy", "layerwise");
+  // --passes (static only, issue 17 item 2): each pass's effect on time, as `ablate run --passes`.
+  const std::string passes = args.get("passes", "all");
+  if (args.has("passes") && strategy != "static")
+    throw std::invalid_argument("--passes " + passes + ": the graph passes are the static strategy's; --strategy is " + strategy);
+  const std::vector<std::string> disabled_passes =
+      run::disabled_passes(run::parse_pass_spec(passes, "--passes"), run::static_pass_names(), "--passes");
+  for (const std::string& name : disabled_passes)  // before any timing
+    if (std::find(run::static_pass_names().begin(), run::static_pass_names().end(), name) == run::static_pass_names().end())
+      throw std::invalid_argument("--passes " + passes + ": unknown pass '" + name + "' (the passes: " +
+                                  run::join(run::static_pass_names(), ", ") + ")");
   kernels::DType dtype = kernels::parse_dtype(args.get("precision", "f32"));
   std::vector<std::string> backends;
   if (args.has("backends")) {
@@ -226,9 +239,10 @@ int bench_main(const run::Flags& args) {
   const double flops_per_image = models::model_flops(w.spec, batch).training_step() / static_cast<double>(batch);
   const kernels::PeakFlops peak = kernels::measure_peak_flops();  // before the rounds, as ablate_micro does
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
-  std::printf("%s training images/s, batch %lld, %s strategy, %s; median of %lld rounds of %lld iterations "
+  std::printf("%s training images/s, batch %lld, %s strategy%s, %s; median of %lld rounds of %lld iterations "
               "(after %lld warm-up)\nOPENBLAS_CORETYPE=%s\n",
-              w.spec.name.c_str(), static_cast<long long>(batch), strategy.c_str(), kernels::dtype_name(dtype),
+              w.spec.name.c_str(), static_cast<long long>(batch), strategy.c_str(),
+              strategy == "static" ? (" (passes " + passes + ")").c_str() : "", kernels::dtype_name(dtype),
               static_cast<long long>(repeats), static_cast<long long>(iterations), static_cast<long long>(warmup),
               coretype ? coretype : "(unset)");
   const run::WaitPolicyChoice wait = run::wait_policy_choice();  // issue 21
@@ -252,7 +266,7 @@ int bench_main(const run::Flags& args) {
           continue;
         }
         double ips = run::measured_with(disturbances, b + " " + std::to_string(t) + " thr" + round, [&] {
-          return measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations);
+          return measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations, disabled_passes);
         });
         if (ignores_threads) single = ips;
         samples[{b, t}].push_back(ips);
@@ -321,6 +335,7 @@ Command bench_command() {
               {"backends", "LIST", "comma-separated backends (default: all built)"},
               {"threads", "LIST", "comma-separated thread counts (default 1,2)"},
               {"strategy", "NAME", "execution strategy (default layerwise)"},
+              {"passes", "SPEC", "static strategy's graph passes: all (default), all,-conv_activation_fusion, or a list to keep"},
               {"precision", "f32|f64", "default f32"},
               {"warmup", "N", "untimed iterations before each measurement (default 3)"},
               {"iterations", "N", "timed iterations per measurement (default 30)"},

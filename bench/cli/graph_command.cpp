@@ -39,8 +39,8 @@ int graph_main(const run::Flags& args) {
   std::printf("%s (%s), batch %lld, %s: %d nodes as built, %d compiled\n", spec.name.c_str(), config.framework.c_str(),
               static_cast<long long>(options.batch), options.optimizer.type.c_str(), s.passes.nodes_before,
               s.passes.nodes_after);
-  for (const auto& [pass, count] : s.passes.rewrites) std::printf("  %-20s %d rewrites\n", pass.c_str(), count);
-  std::printf("  %-20s %s: %.2f MiB planned, %.2f MiB with a buffer per tensor\n", "memory_planning",
+  for (const auto& [pass, count] : s.passes.rewrites) std::printf("  %-22s %d rewrites\n", pass.c_str(), count);
+  std::printf("  %-22s %s: %.2f MiB planned, %.2f MiB with a buffer per tensor\n", "memory_planning",
               s.memory_planning ? "on" : "off", static_cast<double>(s.planned_bytes) / (1 << 20),
               static_cast<double>(s.unplanned_bytes) / (1 << 20));
   std::printf("wrote %s.before.dot and %s.after.dot\n", stem.c_str(), stem.c_str());

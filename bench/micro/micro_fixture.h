@@ -67,5 +67,6 @@ void register_softmax_benchmarks();
 void register_gemm_benchmarks();
 void register_fused_benchmarks();
 void register_update_benchmarks();
+void register_conv_epilogue_benchmarks();
 
 }  // namespace ablate::micro

@@ -21,7 +21,7 @@ std::string escaped(const std::string& text) {
 }
 
 const char* colour(const Node& n) {
-  if (n.op == OpKind::fused_elementwise) return "palegreen";
+  if (n.op == OpKind::fused_elementwise || n.attrs.conv.activation) return "palegreen";  // a conv with an epilogue too
   if (is_update(n.op)) return "lightcoral";
   if (n.op == OpKind::allreduce_mean) return "plum";
   if (n.op == OpKind::constant && n.name.find("/folded") != std::string::npos) return "lightblue";
@@ -41,6 +41,9 @@ std::string label(const Node& n) {
         text += std::string(":") + kernels::activation_name(s.activation);
     }
     text += "]";
+  } else if (n.attrs.conv.activation) {  // conv_activation_fusion's epilogue
+    text += std::string(" [") + (n.inputs.size() > 2 ? "bias_add, " : "") + "activation:" +
+            kernels::activation_name(*n.attrs.conv.activation) + "]";
   } else if (n.op == OpKind::activation || n.op == OpKind::activation_grad) {
     text += std::string(" ") + kernels::activation_name(n.attrs.activation);
   }

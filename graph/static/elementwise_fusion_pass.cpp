@@ -57,11 +57,6 @@ bool fusable(const Node& n) {
   return is_fusable_step(n.op) || n.op == OpKind::fused_elementwise;
 }
 
-std::string short_name(const std::string& name) {
-  auto slash = name.rfind('/');
-  return slash == std::string::npos ? name : name.substr(slash + 1);
-}
-
 // Merges one producer into a reader; false when nothing can merge.
 bool fuse_one(Graph& g) {
   const auto uses = g.uses();
@@ -81,7 +76,7 @@ bool fuse_one(Graph& g) {
       append(chain, next);
       Attrs a;
       a.steps = chain.steps;
-      const std::string name = p.name + "+" + short_name(n.name);
+      const std::string name = p.name + "+" + last_segment(n.name);
       const double order = n.order;
       const int fused = g.add(OpKind::fused_elementwise, name, chain.inputs, a);
       g.node(fused).order = order;

@@ -11,7 +11,7 @@ namespace ablate::graph::static_graph {
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {
-      "constant_folding", "cse", "dce", "elementwise_fusion", "inplace",  // rewrites, in order
+      "constant_folding", "cse", "dce", "conv_activation_fusion", "elementwise_fusion", "inplace",  // rewrites, in order
       "buffer_forwarding", "memory_planning", "session_buffers", "refcount_allocation"};  // memory_mode.h
   return names;
 }
@@ -51,6 +51,7 @@ PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, ke
   run("constant_folding", [&] { return constant_folding_pass(graph, backend); });
   run("cse", [&] { return cse_pass(graph); });
   run("dce", [&] { return dce_pass(graph); });
+  run("conv_activation_fusion", [&] { return conv_activation_fusion_pass(graph); });
   run("elementwise_fusion", [&] { return elementwise_fusion_pass(graph); });
   run("inplace", [&] { return inplace_pass(graph); });
   report.nodes_after = graph.live_count();
@@ -70,7 +71,8 @@ std::string attribute_signature(const Node& n) {
   std::string s = op_name(n.op);
   const auto& c = a.conv;
   s += "|conv " + std::to_string(c.stride_h) + "," + std::to_string(c.stride_w) + "," + std::to_string(c.pad_top) + "," +
-       std::to_string(c.pad_left) + "," + std::to_string(c.pad_bottom) + "," + std::to_string(c.pad_right);
+       std::to_string(c.pad_left) + "," + std::to_string(c.pad_bottom) + "," + std::to_string(c.pad_right) + "," +
+       (c.activation ? kernels::activation_name(*c.activation) : "none");
   const auto& p = a.pool;
   s += "|pool " + std::to_string(static_cast<int>(p.kind)) + "," + std::to_string(p.kernel_h) + "," +
        std::to_string(p.kernel_w) + "," + std::to_string(p.stride_h) + "," + std::to_string(p.stride_w) + "," +
@@ -108,6 +110,11 @@ std::vector<int> chain_slots(const Node& n) {
     case OpKind::axpby: return {1};  // y; not a fusion step
     default: return {};
   }
+}
+
+std::string last_segment(const std::string& name) {
+  const auto slash = name.rfind('/');
+  return slash == std::string::npos ? name : name.substr(slash + 1);
 }
 
 void replace_control(Graph& graph, int from, int to) {

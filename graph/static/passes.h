@@ -10,6 +10,11 @@
 //                       ArithmeticOptimizer dedup)
 //   dce                 nodes no fetch or target needs are removed (the input images'
 //                       gradient, constants left behind by folding)
+//   conv_activation_fusion  conv2d -> bias_add -> relu/tanh/sigmoid (or conv2d -> the fused
+//                       [bias_add, activation]) becomes one conv2d whose epilogue adds the bias
+//                       and applies the activation (Conv2dParams::activation; grappler's
+//                       remapper making _FusedConv2D); before elementwise_fusion, which then
+//                       chains what is left
 //   elementwise_fusion  chains of elementwise ops (bias + activation, scalar ops, the
 //                       dropout mask and the activation gradient) become one fused node
 //                       whose steps run in place on one buffer (Theano's elemwise fusion
@@ -41,6 +46,7 @@ namespace ablate::graph::static_graph {
 int constant_folding_pass(Graph& graph, kernels::Backend& backend);
 int cse_pass(Graph& graph);
 int dce_pass(Graph& graph);
+int conv_activation_fusion_pass(Graph& graph);
 int elementwise_fusion_pass(Graph& graph);
 int inplace_pass(Graph& graph);
 
@@ -74,5 +80,8 @@ std::string attribute_signature(const Node& node);
 std::vector<int> chain_slots(const Node& node);
 // Replaces `from` by `to` in every control list.
 void replace_control(Graph& graph, int from, int to);
+// The part of a node name after its last '/' ("relu1/relu" -> "relu"): what a fused node's name
+// appends for each node it took in.
+std::string last_segment(const std::string& name);
 
 }  // namespace ablate::graph::static_graph

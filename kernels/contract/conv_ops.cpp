@@ -1,6 +1,9 @@
 // The contract of the dense convolution and the per-channel bias (kernels/backend.h):
 // x [N,C,H,W], w [K,C,KH,KW], bias [K] or empty, y [N,K,OH,OW] with
 // OH = (H + pad_top + pad_bottom - KH) / stride_h + 1 (likewise OW), one float dtype;
+// forward: y = f(conv(x, w) + bias) with f the epilogue p.activation (none, relu, tanh or
+// sigmoid; GELU and an activation on the backward ops are refused: OpCheck::conv_output),
+// applied by each backend inside its convolution (the CPU loops: kernels/cpu/conv_epilogue.h);
 // bias_add / bias_backward: y, dy [N,C,...] with bias, dbias [C].
 #include "kernels/backend.h"
 #include "kernels/contract/observed_call.h"

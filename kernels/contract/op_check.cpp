@@ -103,6 +103,16 @@ Shape OpCheck::conv_output(const Shape& x, std::int64_t k, std::int64_t kh, std:
     fail("padding (top " + text(p.pad_top) + ", left " + text(p.pad_left) + ", bottom " + text(p.pad_bottom) +
          ", right " + text(p.pad_right) + "), expected >= 0");
   if (kh < 1 || kw < 1) fail("kernel " + text(kh) + "x" + text(kw) + ", expected at least 1x1");
+  if (p.activation) {  // the epilogue y = f(conv + bias): forward only, and f's gradient reads y
+    const Activation a = *p.activation;
+    if (op_ != Op::conv2d_forward)
+      fail(std::string("activation ") + activation_name(a) +
+           ": expected none (only conv2d_forward takes an activation epilogue; its gradient is activation_backward on y, "
+           "run before the backward convolutions)");
+    if (a != Activation::relu && a != Activation::tanh && a != Activation::sigmoid)
+      fail(std::string("activation ") + activation_name(a) +
+           ": expected relu, tanh or sigmoid (an epilogue's gradient reads the fused output y; GELU's reads x)");
+  }
   const std::int64_t padded_h = x[2] + p.pad_top + p.pad_bottom, padded_w = x[3] + p.pad_left + p.pad_right;
   if (padded_h < kh || padded_w < kw)
     fail("padded input " + text(padded_h) + "x" + text(padded_w) + " is smaller than the kernel " + text(kh) + "x" +

@@ -2,7 +2,7 @@
 // backward_cpu_gemm, weight_cpu_gemm) and Torch's SpatialConvolutionMM, over the backend's
 // sgemm/dgemm. For a group of G images whose im2col matrices sit side by side,
 // col [R, G*P] with R = C*KH*KW and P = OH*OW:
-//   forward          Y [K, G*P]  = W [K, R] x col                 then Y -> y [G, K, P] (+ bias)
+//   forward          Y [K, G*P]  = W [K, R] x col                 then y [G, K, P] = f(Y + bias)
 //   backward data    col [R, G*P] = W^T x dY [K, G*P]             then col2im -> dx
 //   backward weights dW [K, R]  += dY [K, G*P] x col^T            summed over the groups
 // G = 1 is Caffe's per-image loop (y, dy are used in place: no permutation); conv_lowering.h
@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/bias_loops.h"
+#include "kernels/cpu/conv_epilogue.h"
 #include "kernels/cpu/conv_geometry.h"
 #include "kernels/cpu/conv_plan.h"
 #include "kernels/cpu/cpu_backend.h"
@@ -60,9 +61,11 @@ template <class T> const T* group_output_grad(const ConvGeometry& g, int threads
   return out;
 }
 
+// y of images [begin, end) = f(W x col + bias), the epilogue (conv_epilogue.h) run per group
+// right after its GEMM, while the group's output block is in cache.
 template <class T, class Gemm>
 void forward_images(const ConvGeometry& g, const Gemm& gemm, int threads, std::int64_t group, const T* x, const T* w,
-                    const T* bias, T* y, std::int64_t begin, std::int64_t end) {
+                    const T* bias, std::optional<Activation> activation, T* y, std::int64_t begin, std::int64_t end) {
   const int rows = static_cast<int>(g.col_rows()), k = static_cast<int>(g.k);
   const std::int64_t p = g.pixels();
   for (std::int64_t n0 = begin; n0 < end; n0 += group) {
@@ -72,20 +75,16 @@ void forward_images(const ConvGeometry& g, const Gemm& gemm, int threads, std::i
       T* yn = y + n0 * g.out_size();
       gemm(false, false, k, static_cast<int>(p), rows, T(1), w, rows, col, static_cast<int>(p), T(0), yn,
            static_cast<int>(p));
-      if (bias) add_channel_bias(threads, yn, bias, 1, g.k, p);
+      conv_epilogue_in_place(threads, activation, bias, yn, 1, g.k, p);
       continue;
     }
     T* out = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(g.k * ld));
     gemm(false, false, k, static_cast<int>(ld), rows, T(1), w, rows, col, static_cast<int>(ld), T(0), out,
          static_cast<int>(ld));
-    parallel_for(threads, gs, 1, [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t i = b; i < e; ++i)
-        for (std::int64_t c = 0; c < g.k; ++c) {
-          const T* src = out + c * ld + i * p;
-          T* dst = y + (n0 + i) * g.out_size() + c * p;
-          const T v = bias ? bias[c] : T(0);
-          for (std::int64_t q = 0; q < p; ++q) dst[q] = src[q] + v;
-        }
+    // Y [K, gs*P] -> y [gs, K, P]: row r = (image i, channel c), with the epilogue on the way.
+    conv_epilogue<T>(threads, activation, bias, gs * g.k, p, [&](std::int64_t r) {
+      const std::int64_t i = r / g.k, c = r % g.k;
+      return EpilogueRow<T>{out + c * ld + i * p, y + (n0 + i) * g.out_size() + c * p, c};
     });
   }
 }
@@ -159,7 +158,8 @@ void CpuBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Ten
     const T* b = bias.empty() ? nullptr : bias.data<T>();
     auto gemm = gemm_hook<T>();
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
-      forward_images(g, gemm, loop_threads_, plan.group, x.data<T>(), w.data<T>(), b, y.data<T>(), begin, end);
+      forward_images(g, gemm, loop_threads_, plan.group, x.data<T>(), w.data<T>(), b, p.activation, y.data<T>(), begin,
+                     end);
     });
   });
 }

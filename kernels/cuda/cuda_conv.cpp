@@ -149,6 +149,9 @@ void CudaBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Te
     dy.finish();
   }
   if (!bias.empty()) bias_add_impl(y, bias);
+  // The epilogue: the activation kernel after, in place (cudnnConvolutionBiasActivationForward
+  // would fuse relu only, and only with CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM).
+  if (p.activation) activation_forward_impl(*p.activation, y, y);
 }
 
 void CudaBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kernels/cpu/bias_loops.h"
+#include "kernels/cpu/conv_epilogue.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
 #include "kernels/eigen/eigen_spatial_conv.h"
@@ -75,7 +76,12 @@ class EigenBackend final : public cpu::CpuBackend {
                            const Conv2dParams& p) override {
     if (!spatial()) return CpuBackend::conv2d_forward_impl(x, w, bias, y, p);
     spatial_.forward(x, w, y, p);
-    if (!bias.empty()) bias_add_impl(y, bias);  // TensorFlow's BiasAdd, a separate op
+    // TensorFlow's BiasAdd (and with an epilogue its Relu: _FusedConv2D), after the contraction.
+    cpu::dispatch_float(y.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      cpu::conv_epilogue_in_place(loop_threads_, p.activation, bias.empty() ? nullptr : bias.data<T>(), y.data<T>(),
+                                  y.dim(0), y.dim(1), y.dim(2) * y.dim(3));
+    });
   }
   void conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) override {
     if (!spatial()) return CpuBackend::conv2d_backward_data_impl(dy, w, dx, p);

@@ -1,8 +1,12 @@
-// Convolution on oneDNN primitives: forward with bias, backward data, backward weights with
-// bias (as Intel's MKL-DNN builds of Caffe and TensorFlow ran them). Tensors crossing the
+// Convolution on oneDNN primitives: forward with bias and the epilogue's activation as an
+// eltwise post-op (Conv2dParams::activation; TF's MKL _FusedConv2D ran BiasAdd + Relu so),
+// backward data, backward weights with bias (as Intel's MKL-DNN builds of Caffe and TensorFlow
+// ran them). Tensors crossing the
 // interface are NCHW / OIHW; the primitive runs in the layout of OnednnOptions::conv_layout
 // (conv_layout.h), its cache entry holding the reordered copies when that is not NCHW.
 // Geometry: OH = (H + pad_top + pad_bottom - KH) / stride_h + 1.
+#include <optional>
+
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
 
@@ -33,6 +37,19 @@ struct ConvShape {
   }
 };
 
+// The forward's attributes: the backend's, plus the epilogue as an eltwise post-op applied to
+// the biased sum in f32 (relu, tanh, logistic; the contract refuses any other).
+dnnl::primitive_attr with_epilogue(dnnl::primitive_attr attr, std::optional<Activation> activation) {
+  if (!activation) return attr;
+  const algorithm alg = *activation == Activation::relu   ? algorithm::eltwise_relu
+                        : *activation == Activation::tanh ? algorithm::eltwise_tanh
+                                                          : algorithm::eltwise_logistic;
+  dnnl::post_ops ops;
+  ops.append_eltwise(1.f, alg, 0.f, 0.f);
+  attr.set_post_ops(ops);
+  return attr;
+}
+
 // Layout tags of activations and weights in `layout` (conv_layout.h).
 tag activation_tag(ConvLayout layout) {
   return layout == ConvLayout::plain ? tag::nchw : layout == ConvLayout::nhwc ? tag::nhwc : tag::any;
@@ -60,9 +77,10 @@ void OnednnBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const 
   ConvShape s(x.shape(), w.shape(), with_bias, p);
   CacheKey key("conv2d_fwd");
   s.add_to(key);
+  key.add(p.activation ? 1 + static_cast<std::int64_t>(*p.activation) : 0);  // the post-op: none, or which
   auto build = [&](CachedPrimitive& entry, ConvLayout layout) {
     auto prop = options_.conv_forward_training ? prop_kind::forward_training : prop_kind::forward_inference;
-    auto pd = forward_pd(s, prop, layout, attr(), engine_);
+    auto pd = forward_pd(s, prop, layout, with_epilogue(attr(), p.activation), engine_);
     entry.primitive = dnnl::convolution_forward(pd);
     entry.add_input(engine_, DNNL_ARG_SRC, f32_md(s.src, tag::nchw), pd.src_desc());
     entry.add_input(engine_, DNNL_ARG_WEIGHTS, f32_md(s.weights, tag::oihw), pd.weights_desc());

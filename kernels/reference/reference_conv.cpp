@@ -2,7 +2,8 @@
 // bias, as one loop over (output pixel, kernel tap) pairs that all three passes share.
 // Shapes: x [N,C,H,W], w [K,C,KH,KW], y [N,K,OH,OW], OH = (H + pad_top + pad_bottom - KH) /
 // stride_h + 1 (likewise OW); input pixels outside the image are zero padding.
-//   forward:          y[n,k,oh,ow] = bias[k] + sum_{c,i,j} x[n,c,oh*sh-pt+i, ow*sw-pl+j] w[k,c,i,j]
+//   forward:          y[n,k,oh,ow] = f(bias[k] + sum_{c,i,j} x[n,c,oh*sh-pt+i, ow*sw-pl+j] w[k,c,i,j]),
+//                     f the epilogue p.activation (identity when none), applied to the rounded sum
 //   backward data:    dx[n,c,h,w]  = sum over the taps that read x[n,c,h,w] of dy[n,k,oh,ow] w[k,c,i,j]
 //   backward weights: dw[k,c,i,j]  = sum over n, oh, ow of x[n,c,oh*sh-pt+i, ow*sw-pl+j] dy[n,k,oh,ow]
 // Each sum accumulates in a double buffer and is rounded to T once at the end.
@@ -75,6 +76,7 @@ void ReferenceBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, con
     using T = decltype(tag);
     conv_forward<T>(g, x.data<T>(), w.data<T>(), bias.empty() ? nullptr : bias.data<T>(), y.data<T>());
   });
+  if (p.activation) activation_forward_impl(*p.activation, y, y);  // the epilogue: a plain loop after
 }
 
 void ReferenceBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx, const Conv2dParams& p) {

@@ -197,11 +197,11 @@ TEST(StaticPasses, InplaceOverwritesALastReadInputAndOrdersTheOtherReaders) {
   EXPECT_EQ(g.node(e.node).inplace_input, -1);
   EXPECT_EQ(g.node(p.node).inplace_input, -1);
 
-  const std::vector<std::string> no_fusion{"elementwise_fusion"};
+  const std::vector<std::string> no_fusion{"conv_activation_fusion", "elementwise_fusion"};
   auto on = k.session(no_fusion);
   EXPECT_TRUE(on->memory_plan().aliased(r.node));
   EXPECT_EQ(on->tensor(r).raw_data(), on->tensor(c).raw_data());
-  auto off = k.session({"elementwise_fusion", "inplace"});
+  auto off = k.session({"conv_activation_fusion", "elementwise_fusion", "inplace"});
   EXPECT_NE(off->tensor(r).raw_data(), off->tensor(c).raw_data());
   EXPECT_LT(on->stats().planned_bytes, off->stats().planned_bytes);
   expect_same_results_without(k, "inplace", no_fusion);
@@ -209,21 +209,22 @@ TEST(StaticPasses, InplaceOverwritesALastReadInputAndOrdersTheOtherReaders) {
 
 TEST(StaticPasses, PipelineNamesCanBeSwitchedOffAndUnknownNamesAreListed) {
   EXPECT_EQ(static_graph::pass_names(),
-            (std::vector<std::string>{"constant_folding", "cse", "dce", "elementwise_fusion", "inplace",
-                                      "buffer_forwarding", "memory_planning", "session_buffers", "refcount_allocation"}));
+            (std::vector<std::string>{"constant_folding", "cse", "dce", "conv_activation_fusion", "elementwise_fusion",
+                                      "inplace", "buffer_forwarding", "memory_planning", "session_buffers", "refcount_allocation"}));
   testing::expect_error<std::invalid_argument>(
       [] { static_graph::validate_pass_names({"dce", "fusion"}); },
       {"'fusion'", "not known",
-       "constant_folding, cse, dce, elementwise_fusion, inplace, buffer_forwarding, memory_planning, session_buffers, "
-       "refcount_allocation"});
+       "constant_folding, cse, dce, conv_activation_fusion, elementwise_fusion, inplace, buffer_forwarding, "
+       "memory_planning, session_buffers, refcount_allocation"});
   auto backend = kernels::make_backend("reference");
   auto spec = testing::parse(testing::tiny_lenet_text());
   Graph g = static_graph::build_training_graph(models::CheckedModel(spec), 4, testing::caffe_sgd_options(4, kernels::DType::f32)).graph;
   Graph all = g;
   const auto report = static_graph::run_passes(all, {}, *backend);
-  ASSERT_EQ(report.rewrites.size(), 5u);
+  ASSERT_EQ(report.rewrites.size(), 6u);
   EXPECT_LT(report.nodes_after, report.nodes_before);
-  const auto none = static_graph::run_passes(g, {"constant_folding", "cse", "dce", "elementwise_fusion", "inplace"}, *backend);
+  const auto none = static_graph::run_passes(
+      g, {"constant_folding", "cse", "dce", "conv_activation_fusion", "elementwise_fusion", "inplace"}, *backend);
   EXPECT_TRUE(none.rewrites.empty());
   EXPECT_EQ(none.nodes_after, none.nodes_before);
 }

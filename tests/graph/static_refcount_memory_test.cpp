@@ -29,8 +29,9 @@ using testing::GraphKit;
 // TensorFlow 1.3's set (keep-list constant_folding,cse,dce,buffer_forwarding,refcount_allocation)
 // and Theano 0.9's FAST_RUN set (constant_folding,cse,dce,elementwise_fusion,inplace,
 // refcount_allocation), as the presets name them, written as the passes they leave out.
-const std::vector<std::string> kTensorflow = {"elementwise_fusion", "inplace", "memory_planning", "session_buffers"};
-const std::vector<std::string> kTheano = {"buffer_forwarding", "memory_planning", "session_buffers"};
+const std::vector<std::string> kTensorflow = {"conv_activation_fusion", "elementwise_fusion", "inplace", "memory_planning",
+                                              "session_buffers"};
+const std::vector<std::string> kTheano = {"conv_activation_fusion", "buffer_forwarding", "memory_planning", "session_buffers"};
 
 TEST(StaticRefcountMemory, ModeFollowsTheMemoryPassesAndAllKeepsTheArena) {
   using static_graph::MemoryMode;
@@ -247,12 +248,14 @@ TEST(StaticRefcountMemory, TrainingGivesTheArenasLossesAndTheReportNamesThePasse
   EXPECT_EQ(train(spec, *backend, kTheano, ExecutorKind::parallel), arena);
   train(spec, *backend, {"memory_planning"}, ExecutorKind::sequential, &session_report);
 
-  EXPECT_EQ(setting(arena_report, "passes_on"), "constant_folding,cse,dce,elementwise_fusion,inplace,memory_planning");
+  EXPECT_EQ(setting(arena_report, "passes_on"),
+            "constant_folding,cse,dce,conv_activation_fusion,elementwise_fusion,inplace,memory_planning");
   EXPECT_EQ(setting(tf_report, "passes_on"), "constant_folding,cse,dce,buffer_forwarding,refcount_allocation");
-  EXPECT_EQ(setting(tf_report, "passes_off"), "elementwise_fusion,inplace,memory_planning,session_buffers");
+  EXPECT_EQ(setting(tf_report, "passes_off"),
+            "conv_activation_fusion,elementwise_fusion,inplace,memory_planning,session_buffers");
   EXPECT_EQ(setting(theano_report, "passes_on"), "constant_folding,cse,dce,elementwise_fusion,inplace,refcount_allocation");
   EXPECT_EQ(setting(session_report, "passes_on"),
-            "constant_folding,cse,dce,elementwise_fusion,inplace,session_buffers");
+            "constant_folding,cse,dce,conv_activation_fusion,elementwise_fusion,inplace,session_buffers");
   EXPECT_EQ(setting(session_report, "memory_placement"), "none");
   EXPECT_EQ(setting(tf_report, "memory_placement"), "refcount");
   EXPECT_GT(counter(tf_report, "forwarded_buffers"), 0);

@@ -1,7 +1,9 @@
 // Conformance cases of the convolution family: conv2d forward, backward data, backward
 // weights (with and without bias) over seeded random shapes: batch 1 and > 1, odd sizes,
 // kernels 1-5 (square and not), strides 1-3 per axis, asymmetric padding, plus TF SAME, a
-// LeNet-sized layer and layers with 16-32 channels (the libraries' blocked layouts).
+// LeNet-sized layer and layers with 16-32 channels (the libraries' blocked layouts); the forward
+// with each activation epilogue (Conv2dParams::activation: relu, tanh, sigmoid) on every fourth
+// random shape and on each fixed one (TF MNIST conv2 and cifar10_quick conv2, scaled down).
 #include "conformance.h"
 #include "conformance_conv_shape.h"
 #include "kernels/op_params.h"
@@ -35,27 +37,51 @@ void add_conv_cases(std::vector<Case>& cases, const ConvShape& s, std::uint64_t 
                    }});
 }
 
+// The forward with the epilogue y = f(conv + bias), one case per activation.
+void add_epilogue_cases(std::vector<Case>& cases, ConvShape s, std::uint64_t seed) {
+  for (Activation a : {Activation::relu, Activation::tanh, Activation::sigmoid}) {
+    s.p.activation = a;
+    const double taps = double(s.C * s.KH * s.KW);
+    cases.push_back({"conv2d_forward", s.describe() + ", epilogue " + activation_name(a), seed++, [s, taps](OpRun& r) {
+                       Tensor x = r.input(s.x()), w = r.input(s.w());
+                       Tensor bias = s.bias ? r.input({s.K}) : Tensor();
+                       Tensor y = r.output(s.y());
+                       r.backend().conv2d_forward(x, w, bias, y, s.p);
+                       r.keep("y", y, taps);
+                     }});
+  }
+}
+
+void add_conv_and_epilogue_cases(std::vector<Case>& cases, const ConvShape& s, std::uint64_t seed) {
+  add_conv_cases(cases, s, seed);
+  add_epilogue_cases(cases, s, seed + 5);
+}
+
 }  // namespace
 
 std::vector<Case> conv_cases() {
   std::vector<Case> cases;
   Rng rng(0xC0117);
-  for (int i = 0; i < 60; ++i) add_conv_cases(cases, random_conv_shape(rng), 1000 + 10 * i);
+  for (int i = 0; i < 60; ++i) {
+    const ConvShape s = random_conv_shape(rng);
+    if (i % 4 == 0) add_conv_and_epilogue_cases(cases, s, 1000 + 10 * i);
+    else add_conv_cases(cases, s, 1000 + 10 * i);
+  }
   // TF SAME padding (odd pixel at the bottom/right) on an odd input with stride 2.
   ConvShape same{2, 3, 9, 7, 4, 5, 5, make_same_conv2d_params(5, 5, 2, 9, 7), true};
-  add_conv_cases(cases, same, 2000);
+  add_conv_and_epilogue_cases(cases, same, 2000);
   // A LeNet conv2 layer, scaled down: 5x5 over 12x12 with many input channels.
   ConvShape lenet{2, 8, 12, 12, 6, 5, 5, Conv2dParams{}, true};
-  add_conv_cases(cases, lenet, 2100);
+  add_conv_and_epilogue_cases(cases, lenet, 2100);
   // Channel counts where the libraries switch to blocked layouts (oneDNN's nChw8c/16c):
   // cifar10_quick conv1 and conv2 (5x5 pad 2), TF MNIST conv2 (5x5 SAME), a strided 3x3.
-  add_conv_cases(cases, ConvShape{2, 3, 16, 16, 32, 5, 5, Conv2dParams{1, 1, 2, 2, 2, 2}, true}, 2300);
-  add_conv_cases(cases, ConvShape{2, 32, 8, 8, 32, 5, 5, Conv2dParams{1, 1, 2, 2, 2, 2}, true}, 2400);
-  add_conv_cases(cases, ConvShape{1, 16, 7, 7, 32, 5, 5, make_same_conv2d_params(5, 5, 1, 7, 7), true}, 2500);
-  add_conv_cases(cases, ConvShape{3, 16, 9, 10, 24, 3, 3, Conv2dParams{2, 2, 1, 0, 1, 1}, false}, 2600);
+  add_conv_and_epilogue_cases(cases, ConvShape{2, 3, 16, 16, 32, 5, 5, Conv2dParams{1, 1, 2, 2, 2, 2}, true}, 2300);
+  add_conv_and_epilogue_cases(cases, ConvShape{2, 32, 8, 8, 32, 5, 5, Conv2dParams{1, 1, 2, 2, 2, 2}, true}, 2400);
+  add_conv_and_epilogue_cases(cases, ConvShape{1, 16, 7, 7, 32, 5, 5, make_same_conv2d_params(5, 5, 1, 7, 7), true}, 2500);
+  add_conv_and_epilogue_cases(cases, ConvShape{3, 16, 9, 10, 24, 3, 3, Conv2dParams{2, 2, 1, 0, 1, 1}, false}, 2600);
   // 1x1 convolution with stride 2 and a single image.
   ConvShape pointwise{1, 5, 6, 5, 3, 1, 1, Conv2dParams{2, 2, 0, 0, 0, 0}, false};
-  add_conv_cases(cases, pointwise, 2200);
+  add_conv_and_epilogue_cases(cases, pointwise, 2200);
   return cases;
 }
 
