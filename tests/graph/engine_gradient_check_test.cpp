@@ -26,6 +26,20 @@ EngineOptions options(const std::string& optimizer, kernels::DType dtype = kerne
   return o;
 }
 
+// `count` elements of parameter `name`: the analytic gradient within 1e-6 of central
+// differences, and not all of them zero.
+void expect_central_differences(Engine& engine, const std::string& name, const testing::Batch& batch,
+                                std::int64_t count) {
+  const auto samples = check_parameter_gradient(engine, name, batch.x, batch.labels, 0, count);
+  ASSERT_EQ(samples.size(), static_cast<std::size_t>(count));
+  double largest = 0;
+  for (const GradientSample& s : samples) {
+    EXPECT_LT(s.relative_error, 1e-6) << s.index << ": " << s.analytic << " vs " << s.numeric;
+    largest = std::max(largest, std::abs(s.analytic));
+  }
+  EXPECT_GT(largest, 1e-6) << "a check of zero gradients proves nothing";
+}
+
 class EngineGradientCheck : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EngineGradientCheck, AnalyticEqualsCentralDifferences) {
@@ -36,14 +50,7 @@ TEST_P(EngineGradientCheck, AnalyticEqualsCentralDifferences) {
     auto engine = make_engine(GetParam(), spec, *backend, options(optimizer));
     for (const std::string name : {"conv1.weight", "ip1.bias", "ip2.weight"}) {
       SCOPED_TRACE(optimizer + " " + name);
-      const auto samples = check_parameter_gradient(*engine, name, batch.x, batch.labels, 0, 6);
-      ASSERT_EQ(samples.size(), 6u);
-      double largest = 0;
-      for (const GradientSample& s : samples) {
-        EXPECT_LT(s.relative_error, 1e-6) << s.index << ": " << s.analytic << " vs " << s.numeric;
-        largest = std::max(largest, std::abs(s.analytic));
-      }
-      EXPECT_GT(largest, 1e-6) << "a check of zero gradients proves nothing";
+      expect_central_differences(*engine, name, batch, 6);
     }
   }
 }
@@ -62,14 +69,7 @@ TEST_P(EngineGradientCheck, TheFewChannelLoopsGiveTheGradient) {
     auto engine = make_engine(GetParam(), spec, *backend, options("caffe_sgd"));
     for (const std::string name : {"conv1.weight", "conv1.bias", "conv2.weight"}) {
       SCOPED_TRACE(backend_name + " " + name);
-      const auto samples = check_parameter_gradient(*engine, name, batch.x, batch.labels, 0, 4);
-      ASSERT_EQ(samples.size(), 4u);
-      double largest = 0;
-      for (const GradientSample& s : samples) {
-        EXPECT_LT(s.relative_error, 1e-6) << s.index << ": " << s.analytic << " vs " << s.numeric;
-        largest = std::max(largest, std::abs(s.analytic));
-      }
-      EXPECT_GT(largest, 1e-6) << "a check of zero gradients proves nothing";
+      expect_central_differences(*engine, name, batch, 4);
     }
   }
 }
