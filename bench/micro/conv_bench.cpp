@@ -1,5 +1,6 @@
 // Convolution microbenchmarks: forward, backward data and backward weights (with bias) of
-// Caffe LeNet's conv layers (batch 64) and cifar10_quick's (batch 100). Each pass is
+// Caffe LeNet's conv layers (batch 64), cifar10_quick's (batch 100) and the TF MNIST CNN's
+// (batch 50; SAME padding of a 5x5 kernel at stride 1 is 2 on each side). Each pass is
 // 2*N*K*C*KH*KW*OH*OW flops (the bias terms are not counted).
 #include <benchmark/benchmark.h>
 
@@ -22,6 +23,8 @@ constexpr ConvShape kShapes[] = {
     {"cifar_conv1", 100, 3, 32, 32, 32, 5, 2},  // 3->32 5x5 pad 2 on 32x32
     {"cifar_conv2", 100, 32, 16, 16, 32, 5, 2}, // 32->32 5x5 pad 2 on 16x16
     {"cifar_conv3", 100, 32, 8, 8, 64, 5, 2},   // 32->64 5x5 pad 2 on 8x8
+    {"tf_conv1", 50, 1, 28, 28, 32, 5, 2},      // 1->32 5x5 SAME on 28x28
+    {"tf_conv2", 50, 32, 14, 14, 64, 5, 2},     // 32->64 5x5 SAME on 14x14
 };
 
 enum class Pass { forward, backward_data, backward_weights };

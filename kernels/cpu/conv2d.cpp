@@ -7,11 +7,13 @@
 //   backward weights dW [K, R]  += dY [K, G*P] x col^T            summed over the groups
 // G = 1 is Caffe's per-image loop (y, dy are used in place: no permutation); conv_lowering.h
 // lists the lowerings and threadings and conv_plan.h how images are split between OpenMP
-// workers and groups.
+// workers and groups. Layers of few input channels take direct loops instead when the setup
+// says so (ConvSetup::few_channels, conv_few_channels.h), over the same image chunks.
 #include <algorithm>
 
 #include "kernels/cpu/bias_loops.h"
 #include "kernels/cpu/conv_epilogue.h"
+#include "kernels/cpu/conv_few_channels.h"
 #include "kernels/cpu/conv_geometry.h"
 #include "kernels/cpu/conv_plan.h"
 #include "kernels/cpu/cpu_backend.h"
@@ -157,9 +159,18 @@ void CpuBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Ten
     const LibraryHeldToOne held(*this, plan);
     const T* b = bias.empty() ? nullptr : bias.data<T>();
     auto gemm = gemm_hook<T>();
+    const bool direct = setup_.few_channels && few_channels_fit(g);
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
-      forward_images(g, gemm, loop_threads_, plan.group, x.data<T>(), w.data<T>(), b, p.activation, y.data<T>(), begin,
-                     end);
+      if (!direct) {
+        forward_images(g, gemm, loop_threads_, plan.group, x.data<T>(), w.data<T>(), b, p.activation, y.data<T>(), begin,
+                       end);
+        return;
+      }
+      // The direct loops add the bias as they store; the activation follows over the chunk's
+      // images (in cache: a few-channel layer's output per image is small).
+      few_channels_forward(g, x.data<T>(), w.data<T>(), b, y.data<T>(), begin, end);
+      conv_epilogue_in_place<T>(loop_threads_, p.activation, nullptr, y.data<T>() + begin * g.out_size(), end - begin,
+                                g.k, g.pixels());
     });
   });
 }
@@ -171,8 +182,10 @@ void CpuBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Te
     const ConvPlan plan = plan_conv(g, setup_.loops, ConvPass::backward_data, threads_, sizeof(T));
     const LibraryHeldToOne held(*this, plan);
     auto gemm = gemm_hook<T>();
+    const bool direct = setup_.few_channels && few_channels_fit(g);
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
-      backward_data_images(g, gemm, loop_threads_, plan.group, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
+      if (direct) few_channels_backward_data(g, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
+      else backward_data_images(g, gemm, loop_threads_, plan.group, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
     });
   });
 }
@@ -187,13 +200,18 @@ void CpuBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy,
     auto gemm = gemm_hook<T>();
     const std::int64_t size = g.k * g.col_rows();
     T* dw_data = dw.data<T>();
+    const bool direct = setup_.few_channels && few_channels_fit(g);
+    auto images = [&](T* dw_acc, std::int64_t begin, std::int64_t end) {
+      if (direct) few_channels_backward_weights(g, x.data<T>(), dy.data<T>(), dw_acc, begin, end);
+      else backward_weights_images(g, gemm, loop_threads_, plan.group, x.data<T>(), dy.data<T>(), dw_acc, begin, end);
+    };
     if (plan.chunks <= 1) {
-      backward_weights_images(g, gemm, loop_threads_, plan.group, x.data<T>(), dy.data<T>(), dw_data, 0, g.n);
+      images(dw_data, 0, g.n);
     } else {
       // One partial per chunk, added in chunk order: the same bits whichever worker ran which.
       T* partial = scratch_of<T>(ScratchSlot::weight_partial, static_cast<std::size_t>(plan.chunks * size));
       over_chunks(plan, g.n, [&](std::int64_t c, std::int64_t begin, std::int64_t end) {
-        backward_weights_images(g, gemm, loop_threads_, plan.group, x.data<T>(), dy.data<T>(), partial + c * size, begin, end);
+        images(partial + c * size, begin, end);
       });
       parallel_for(loop_threads_, size, kElementwiseGrain, [&](std::int64_t b, std::int64_t e) {
         for (std::int64_t i = b; i < e; ++i) {

@@ -114,6 +114,7 @@ ConvSetup resolve_conv_setup(ConvLowering backend_default, std::optional<ConvMod
                                 ")");
   s.threading = chosen;
   s.lowering = asked == ConvLowering::omp_per_image ? ConvLowering::per_image_gemm : asked;
+  s.few_channels = asked == ConvLowering::omp_per_image;
   if (is_gemm(asked)) s.loops = {asked == ConvLowering::batched_gemm, chosen};
   return s;
 }

@@ -9,8 +9,9 @@
 //  eigen_spatial   TensorFlow 1.x: NHWC tensors, Eigen Tensor contractions over extracted image
 //                  patches on an Eigen thread pool (kernels/eigen/eigen_spatial_conv.h).
 //  direct          oneDNN's convolution primitives (the onednn backend).
-//  omp_per_image   ablate's own and the fastest measured on 2 cores (conv_mode.h): the name of
-//                  per_image_gemm under openmp_images threading.
+//  omp_per_image   ablate's own and the fastest measured on 2 cores (conv_mode.h): per_image_gemm
+//                  under openmp_images threading, with direct loops for layers of few input
+//                  channels (ConvSetup::few_channels, conv_few_channels.h).
 // Threading (BackendOptions::threading, `--threading`):
 //  library         the library's own pool inside each GEMM or primitive (OpenBLAS's pthreads,
 //                  Eigen's OpenMP GEMM, oneDNN's OpenMP): Caffe, Theano. Images run in sequence.
@@ -62,10 +63,14 @@ std::optional<ConvMode> conv_mode_of(const GemmLoops& loops);
 // A backend's convolution, resolved: the lowering (never omp_per_image), its threading, and the
 // im2col loops that run the per_image_gemm and batched_gemm lowerings and whatever a lowering
 // does not cover (oneDNN's direct convolution is f32 only: f64 takes the loops).
+// few_channels: the loops run layers of at most kFewChannelsMax input channels as direct loops
+// (conv_few_channels.h) instead of im2col + GEMM; on under omp_per_image only, so per_image_gemm
+// under openmp_images is the same loops without it.
 struct ConvSetup {
   ConvLowering lowering = ConvLowering::per_image_gemm;
   Threading threading = Threading::openmp_images;
   GemmLoops loops;
+  bool few_channels = false;
 };
 
 // Resolves the options as given. `backend_default` is the lowering the backend runs when none is

@@ -42,6 +42,8 @@ std::vector<std::pair<std::string, std::string>> CpuBackend::choices() const {
     if (auto mode = conv_mode_of(setup_.loops)) out.emplace_back("conv_mode", conv_mode_name(*mode));
   out.emplace_back("conv_lowering", conv_lowering_name(setup_.lowering));
   out.emplace_back("threading", threading_name(setup_.threading));
+  if (setup_.lowering == ConvLowering::per_image_gemm || setup_.lowering == ConvLowering::batched_gemm)
+    out.emplace_back("conv_few_channels", setup_.few_channels ? "direct" : "im2col_gemm");
   out.emplace_back("pool.library", std::to_string(library_threads()));
   out.emplace_back("pool.openmp", std::to_string(loop_threads_));
   return out;

@@ -11,8 +11,9 @@
 namespace ablate::kernels::cpu {
 
 // Independent buffers that one op may hold at the same time (layout_*: the NHWC / HWIO copies
-// of the eigen_spatial lowering's operands, kernels/eigen/eigen_spatial_conv.h).
-enum class ScratchSlot { columns, gemm_out, weight_partial, layout_in, layout_out, layout_filters, count };
+// of the eigen_spatial lowering's operands, kernels/eigen/eigen_spatial_conv.h; lane_sums: the
+// vector partial sums of the few-channel weight gradient, conv_few_channels.cpp).
+enum class ScratchSlot { columns, gemm_out, weight_partial, layout_in, layout_out, layout_filters, lane_sums, count };
 
 // At least `bytes` of 64-byte aligned memory for `slot` on the calling thread; contents are
 // unspecified and stay valid until the next call for the same slot on this thread.

@@ -26,6 +26,20 @@ EngineOptions options(const std::string& optimizer, kernels::DType dtype = kerne
   return o;
 }
 
+// `count` elements of parameter `name`: the analytic gradient within 1e-6 of central
+// differences, and not all of them zero.
+void expect_central_differences(Engine& engine, const std::string& name, const testing::Batch& batch,
+                                std::int64_t count) {
+  const auto samples = check_parameter_gradient(engine, name, batch.x, batch.labels, 0, count);
+  ASSERT_EQ(samples.size(), static_cast<std::size_t>(count));
+  double largest = 0;
+  for (const GradientSample& s : samples) {
+    EXPECT_LT(s.relative_error, 1e-6) << s.index << ": " << s.analytic << " vs " << s.numeric;
+    largest = std::max(largest, std::abs(s.analytic));
+  }
+  EXPECT_GT(largest, 1e-6) << "a check of zero gradients proves nothing";
+}
+
 class EngineGradientCheck : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EngineGradientCheck, AnalyticEqualsCentralDifferences) {
@@ -36,14 +50,26 @@ TEST_P(EngineGradientCheck, AnalyticEqualsCentralDifferences) {
     auto engine = make_engine(GetParam(), spec, *backend, options(optimizer));
     for (const std::string name : {"conv1.weight", "ip1.bias", "ip2.weight"}) {
       SCOPED_TRACE(optimizer + " " + name);
-      const auto samples = check_parameter_gradient(*engine, name, batch.x, batch.labels, 0, 6);
-      ASSERT_EQ(samples.size(), 6u);
-      double largest = 0;
-      for (const GradientSample& s : samples) {
-        EXPECT_LT(s.relative_error, 1e-6) << s.index << ": " << s.analytic << " vs " << s.numeric;
-        largest = std::max(largest, std::abs(s.analytic));
-      }
-      EXPECT_GT(largest, 1e-6) << "a check of zero gradients proves nothing";
+      expect_central_differences(*engine, name, batch, 6);
+    }
+  }
+}
+
+// The eigen and openblas backends run both of the tiny LeNet's convolutions (1 -> 4 and 4 -> 4
+// channels) through their few-channel direct loops (kernels/cpu/conv_few_channels.h), on 2
+// threads: conv2's backward data carries conv1's weight gradient.
+TEST_P(EngineGradientCheck, TheFewChannelLoopsGiveTheGradient) {
+  const models::ModelSpec spec = testing::parse(testing::tiny_lenet_text());
+  const auto batch = testing::random_batch(spec, 3, kernels::DType::f64, 11);
+  for (const std::string backend_name : {"eigen", "openblas"}) {
+    auto backend = kernels::make_backend(backend_name, 2);
+    bool direct = false;
+    for (const auto& [key, value] : backend->choices()) direct = direct || (key == "conv_few_channels" && value == "direct");
+    EXPECT_TRUE(direct) << backend_name << " does not take the few-channel loops";
+    auto engine = make_engine(GetParam(), spec, *backend, options("caffe_sgd"));
+    for (const std::string name : {"conv1.weight", "conv1.bias", "conv2.weight"}) {
+      SCOPED_TRACE(backend_name + " " + name);
+      expect_central_differences(*engine, name, batch, 4);
     }
   }
 }

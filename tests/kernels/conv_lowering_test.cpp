@@ -107,6 +107,25 @@ TEST(ConvLowering, TheResolvedChoiceAndEveryPoolReachTheRecord) {
   EXPECT_EQ(choices_of(*make_backend("onednn", old))["conv_mode"], "omp_batched");
 }
 
+// omp_per_image (the eigen and openblas default) runs layers of few input channels as direct
+// loops (kernels/cpu/conv_few_channels.h) and says so; per_image_gemm under the same threading,
+// the older conv_mode and the frameworks' lowerings keep im2col + GEMM.
+TEST(ConvLowering, TheFewChannelLoopsAreOmpPerImagesOwnAndRecorded) {
+  for (const std::string name : {"eigen", "openblas"}) {
+    EXPECT_EQ(choices_of(*make_backend(name))["conv_few_channels"], "direct") << name;
+    EXPECT_EQ(choices_of(*make_backend(name, lowered(ConvLowering::omp_per_image)))["conv_few_channels"], "direct");
+    EXPECT_EQ(choices_of(*make_backend(name, lowered(ConvLowering::per_image_gemm, Threading::openmp_images, 2)))
+                  ["conv_few_channels"],
+              "im2col_gemm")
+        << name << ": the switch that turns them off";
+    EXPECT_EQ(choices_of(*make_backend(name, lowered(ConvLowering::batched_gemm)))["conv_few_channels"], "im2col_gemm");
+    BackendOptions old;
+    old.conv_mode = cpu::ConvMode::omp_per_image;
+    EXPECT_EQ(choices_of(*make_backend(name, old))["conv_few_channels"], "im2col_gemm");
+  }
+  EXPECT_EQ(choices_of(*make_backend("onednn")).count("conv_few_channels"), 0u) << "oneDNN's own direct primitives";
+}
+
 TEST(ConvLowering, EigenSpatialRunsNhwcOnItsPoolAndCountsItsReorders) {
   auto b = make_backend("eigen", lowered(ConvLowering::eigen_spatial, std::nullopt, 2));
   auto before = choices_of(*b);

@@ -1,0 +1,299 @@
+// Direct convolution loops for few input channels (see conv_few_channels.h). One image at a
+// time: its input (or input gradient) lives in a zero-padded copy
+//   xp [C][rows][sw][cols]: padded pixel (c, r, q*sw + phase) at ((c*rows + r)*sw + phase)*cols + q
+// with rows = (OH-1)*sh + KH (the padded rows any output reads), so that tap t = (c, i, j) of
+// output row oh is the contiguous run xp + oh*sh*sw*cols + taps[t], taps[t] = ((c*rows + i)*sw +
+// j % sw)*cols + j / sw, over OWv = OW rounded up to whole vectors (the lanes past OW read padding
+// or neighbours and are dropped, or meet zeros of the padded dy copy dyp [K][OH][OWv]).
+#include "kernels/cpu/conv_few_channels.h"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/scratch.h"
+
+namespace ablate::kernels::cpu {
+namespace {
+
+// 32-byte vectors (8 floats, 4 doubles): AVX2's width. On the 2-core Zen 4 a 512-bit FMA issues
+// at the rate of two 256-bit ones, and 8 lanes waste less of 24- and 28-wide rows than 16.
+constexpr int kVectorBytes = 32;
+template <class T> struct VecOf;
+template <> struct VecOf<float> { typedef float type __attribute__((vector_size(kVectorBytes))); };
+template <> struct VecOf<double> { typedef double type __attribute__((vector_size(kVectorBytes))); };
+template <class T> using Vec = typename VecOf<T>::type;
+template <class T> constexpr std::int64_t kLanes = kVectorBytes / sizeof(T);
+
+template <class T> inline Vec<T> load(const T* p) {
+  Vec<T> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class T> inline void store(T* p, Vec<T> v) { std::memcpy(p, &v, sizeof v); }
+
+template <class T> inline Vec<T> splat(T c) {
+  Vec<T> v;
+  for (std::int64_t lane = 0; lane < kLanes<T>; ++lane) v[lane] = c;
+  return v;
+}
+
+// Keeps a loaded vector in a register: without it GCC folds the load into every FMA that uses
+// it (memory operands), and the tiles, which reuse each load 2-4 times, become load-bound.
+template <class T> inline Vec<T> held(Vec<T> v) {
+#if defined(__GNUC__) && defined(__AVX512VL__)
+  asm("" : "+v"(v));
+#elif defined(__GNUC__) && defined(__AVX__)
+  asm("" : "+x"(v));
+#endif
+  return v;
+}
+
+// Register tiles: up to kTile output channels (or taps) by kTile vectors along the row.
+constexpr int kTile = 4;
+template <int N> using Int = std::integral_constant<int, N>;
+template <class F> void with_count(std::int64_t n, F&& f) {
+  switch (n) {
+    case 1: f(Int<1>{}); break;
+    case 2: f(Int<2>{}); break;
+    case 3: f(Int<3>{}); break;
+    default: f(Int<kTile>{}); break;
+  }
+}
+
+struct Layout {
+  std::int64_t owv = 0, rows = 0, cols = 0, sw = 1, sh = 1, c = 0;
+  std::vector<std::int64_t> taps;  // per tap (c, i, j), its run's offset for output row 0
+  std::int64_t image() const { return c * rows * sw * cols; }
+  std::int64_t row(std::int64_t oh) const { return oh * sh * sw * cols; }
+};
+
+Layout layout_of(const ConvGeometry& g, std::int64_t lanes) {
+  Layout l;
+  l.sw = g.p.stride_w;
+  l.sh = g.p.stride_h;
+  l.c = g.c;
+  l.owv = (g.ow + lanes - 1) / lanes * lanes;
+  l.rows = (g.oh - 1) * l.sh + g.kh;
+  l.cols = std::max((g.kw - 1) / l.sw + l.owv, (g.w + g.p.pad_left + l.sw - 1) / l.sw);
+  for (std::int64_t c = 0; c < g.c; ++c)
+    for (std::int64_t i = 0; i < g.kh; ++i)
+      for (std::int64_t j = 0; j < g.kw; ++j) l.taps.push_back(((c * l.rows + i) * l.sw + j % l.sw) * l.cols + j / l.sw);
+  return l;
+}
+
+// Where input pixel (c, h, w) sits in the padded copy, or -1 where no output reads its row.
+std::int64_t padded_index(const ConvGeometry& g, const Layout& l, std::int64_t c, std::int64_t h, std::int64_t w) {
+  const std::int64_t r = h + g.p.pad_top, pc = w + g.p.pad_left;
+  if (r >= l.rows) return -1;
+  return ((c * l.rows + r) * l.sw + pc % l.sw) * l.cols + pc / l.sw;
+}
+
+// One image x [C,H,W] into its padded copy.
+template <class T> void pad_image(const ConvGeometry& g, const Layout& l, const T* x, T* xp) {
+  std::fill(xp, xp + l.image(), T(0));
+  for (std::int64_t c = 0; c < g.c; ++c)
+    for (std::int64_t h = 0; h < g.h; ++h) {
+      const T* src = x + (c * g.h + h) * g.w;
+      if (padded_index(g, l, c, h, 0) < 0) break;
+      if (l.sw == 1) {
+        std::copy_n(src, g.w, xp + padded_index(g, l, c, h, 0));
+        continue;
+      }
+      for (std::int64_t w = 0; w < g.w; ++w) xp[padded_index(g, l, c, h, w)] = src[w];
+    }
+}
+
+// The gradient of the padded copy back onto the image dx [C,H,W]; rows no output reads get 0.
+template <class T> void unpad_image(const ConvGeometry& g, const Layout& l, const T* dxp, T* dx) {
+  for (std::int64_t c = 0; c < g.c; ++c)
+    for (std::int64_t h = 0; h < g.h; ++h) {
+      T* dst = dx + (c * g.h + h) * g.w;
+      if (padded_index(g, l, c, h, 0) < 0) {
+        std::fill(dst, dst + g.w, T(0));
+        continue;
+      }
+      for (std::int64_t w = 0; w < g.w; ++w) dst[w] = dxp[padded_index(g, l, c, h, w)];
+    }
+}
+
+// One image's dy [K,OH,OW] as dyp [K,OH,OWv], zeros past OW.
+template <class T> void pad_output(const ConvGeometry& g, const Layout& l, const T* dy, T* dyp) {
+  for (std::int64_t r = 0; r < g.k * g.oh; ++r) {
+    std::copy_n(dy + r * g.ow, g.ow, dyp + r * l.owv);
+    std::fill(dyp + r * l.owv + g.ow, dyp + (r + 1) * l.owv, T(0));
+  }
+}
+
+// acc[a][v] = init[a] + sum over r < count of coef[a][r*cr] * row_r[v*lanes ..], row_r = base + offsets[r]:
+// A output rows from `count` input rows, each a scalar times a row (forward: a = output channel,
+// r = tap; backward data: a = tap, r = output channel).
+template <class T, int A, int NV> struct RowTile {
+  Vec<T> acc[A][NV];
+  RowTile(const T* init) {
+    for (int a = 0; a < A; ++a)
+      for (int v = 0; v < NV; ++v) acc[a][v] = splat(init ? init[a] : T(0));
+  }
+  void combine(const T* const (&coef)[A], std::int64_t cr, const T* base, const std::int64_t* offsets,
+               std::int64_t count) {
+    for (std::int64_t r = 0; r < count; ++r) {
+      const T* row = base + offsets[r];
+      Vec<T> in[NV];
+      for (int v = 0; v < NV; ++v) in[v] = held<T>(load(row + v * kLanes<T>));
+      for (int a = 0; a < A; ++a) {
+        const T c = coef[a][r * cr];
+        for (int v = 0; v < NV; ++v) acc[a][v] += c * in[v];
+      }
+    }
+  }
+};
+
+// The first `count` (<= NV vectors) results of a tile row into dst: whole vectors, then the
+// lanes of a last part vector one by one (a call to memcpy per row would cost as much as the row).
+template <class T, int NV> void store_run(T* dst, const Vec<T> (&row)[NV], std::int64_t count) {
+  const std::int64_t whole = count / kLanes<T>;
+  for (int v = 0; v < NV; ++v)
+    if (v < whole) store(dst + v * kLanes<T>, row[v]);
+  if (whole == NV) return;
+  for (std::int64_t lane = 0; lane < count - whole * kLanes<T>; ++lane) dst[whole * kLanes<T> + lane] = row[whole][lane];
+}
+
+// f(ow0, NV) over the vector blocks of a row of OWv outputs.
+template <class T, class F> void over_row_blocks(const Layout& l, F&& f) {
+  for (std::int64_t ow0 = 0; ow0 < l.owv; ow0 += kTile * kLanes<T>)
+    with_count((l.owv - ow0) / kLanes<T>, [&](auto nv) { f(ow0, nv); });
+}
+
+}  // namespace
+
+template <class T>
+void few_channels_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y, std::int64_t begin,
+                          std::int64_t end) {
+  const Layout l = layout_of(g, kLanes<T>);
+  const std::int64_t taps = g.col_rows(), plane = g.pixels();
+  T* xp = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(l.image()));
+  for (std::int64_t n = begin; n < end; ++n) {
+    pad_image(g, l, x + n * g.in_size(), xp);
+    T* yn = y + n * g.out_size();
+    for (std::int64_t oh = 0; oh < g.oh; ++oh)
+      over_row_blocks<T>(l, [&](std::int64_t ow0, auto nv) {
+        const std::int64_t count = std::min<std::int64_t>(nv * kLanes<T>, g.ow - ow0);
+        for (std::int64_t k0 = 0; k0 < g.k; k0 += kTile)
+          with_count(g.k - k0, [&](auto na) {
+            RowTile<T, decltype(na)::value, decltype(nv)::value> t(bias ? bias + k0 : nullptr);
+            const T* coef[decltype(na)::value];
+            for (int a = 0; a < na; ++a) coef[a] = w + (k0 + a) * taps;
+            t.combine(coef, 1, xp + l.row(oh) + ow0, l.taps.data(), taps);
+            for (int a = 0; a < na; ++a) store_run(yn + (k0 + a) * plane + oh * g.ow + ow0, t.acc[a], count);
+          });
+      });
+  }
+}
+
+template <class T>
+void few_channels_backward_data(const ConvGeometry& g, const T* dy, const T* w, T* dx, std::int64_t begin,
+                                std::int64_t end) {
+  const Layout l = layout_of(g, kLanes<T>);
+  const std::int64_t taps = g.col_rows();
+  std::vector<std::int64_t> channels;  // offset of output channel k's rows in dyp
+  for (std::int64_t k = 0; k < g.k; ++k) channels.push_back(k * g.oh * l.owv);
+  // Taps column by column, (c, j, i): the taps of one tile add into different rows of dxp. Taps
+  // of one row overlap one element apart, and a load of a run overlapping the store just before
+  // it waits for that store to retire (no store-to-load forward).
+  std::vector<std::int64_t> order;
+  for (std::int64_t c = 0; c < g.c; ++c)
+    for (std::int64_t j = 0; j < g.kw; ++j)
+      for (std::int64_t i = 0; i < g.kh; ++i) order.push_back((c * g.kh + i) * g.kw + j);
+  T* dxp = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(l.image()));
+  T* dyp = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(g.k * g.oh * l.owv));
+  for (std::int64_t n = begin; n < end; ++n) {
+    std::fill(dxp, dxp + l.image(), T(0));
+    pad_output(g, l, dy + n * g.out_size(), dyp);
+    for (std::int64_t oh = 0; oh < g.oh; ++oh)
+      over_row_blocks<T>(l, [&](std::int64_t ow0, auto nv) {
+        for (std::int64_t t0 = 0; t0 < taps; t0 += kTile)
+          with_count(taps - t0, [&](auto na) {
+            RowTile<T, decltype(na)::value, decltype(nv)::value> t(nullptr);
+            const T* coef[decltype(na)::value];
+            for (int a = 0; a < na; ++a) coef[a] = w + order[t0 + a];
+            t.combine(coef, taps, dyp + oh * l.owv + ow0, channels.data(), g.k);
+            for (int a = 0; a < na; ++a) {
+              T* dst = dxp + l.row(oh) + l.taps[static_cast<std::size_t>(order[t0 + a])] + ow0;
+              for (int v = 0; v < nv; ++v) store(dst + v * kLanes<T>, load(dst + v * kLanes<T>) + t.acc[a][v]);
+            }
+          });
+      });
+    unpad_image(g, l, dxp, dx + n * g.in_size());
+  }
+}
+
+namespace {
+
+// sums[(k0 + a) * taps + t0 + b] += the dot products of dy's rows of channel k0 + a with tap
+// t0 + b's runs over one image, lane by lane: A channels by B taps.
+template <class T, int A, int B>
+void weight_tile(const ConvGeometry& g, const Layout& l, const T* xp, const T* dyp, std::int64_t k0, std::int64_t t0,
+                 Vec<T>* sums) {
+  const std::int64_t taps = g.col_rows(), channel = g.oh * l.owv;
+  Vec<T> acc[A][B];
+  for (int a = 0; a < A; ++a)
+    for (int b = 0; b < B; ++b) acc[a][b] = sums[(k0 + a) * taps + t0 + b];
+  // Down the columns of vectors: OH steps of fixed strides, where a row holds only 3-4 vectors.
+  const std::int64_t row_step = l.row(1);
+  std::int64_t off[B];
+  for (int b = 0; b < B; ++b) off[b] = l.taps[static_cast<std::size_t>(t0 + b)];
+  for (std::int64_t q = 0; q < l.owv; q += kLanes<T>) {
+    const T* xcol = xp + q;
+    const T* dycol = dyp + k0 * channel + q;
+    for (std::int64_t oh = 0; oh < g.oh; ++oh, xcol += row_step, dycol += l.owv) {
+      Vec<T> d[A], in[B];
+      for (int a = 0; a < A; ++a) d[a] = held<T>(load(dycol + a * channel));
+      for (int b = 0; b < B; ++b) in[b] = held<T>(load(xcol + off[b]));
+      for (int a = 0; a < A; ++a)
+        for (int b = 0; b < B; ++b) acc[a][b] += d[a] * in[b];
+    }
+  }
+  for (int a = 0; a < A; ++a)
+    for (int b = 0; b < B; ++b) sums[(k0 + a) * taps + t0 + b] = acc[a][b];
+}
+
+}  // namespace
+
+template <class T>
+void few_channels_backward_weights(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                                   std::int64_t end) {
+  const Layout l = layout_of(g, kLanes<T>);
+  const std::int64_t taps = g.col_rows(), size = g.k * taps;
+  T* xp = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(l.image()));
+  T* dyp = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(g.k * g.oh * l.owv));
+  auto* sums = static_cast<Vec<T>*>(scratch(ScratchSlot::lane_sums, static_cast<std::size_t>(size) * sizeof(Vec<T>)));
+  std::fill(sums, sums + size, Vec<T>{});
+  for (std::int64_t n = begin; n < end; ++n) {
+    pad_image(g, l, x + n * g.in_size(), xp);
+    pad_output(g, l, dy + n * g.out_size(), dyp);
+    for (std::int64_t k0 = 0; k0 < g.k; k0 += kTile)
+      with_count(g.k - k0, [&](auto na) {
+        for (std::int64_t t0 = 0; t0 < taps; t0 += kTile)
+          with_count(taps - t0, [&](auto nb) { weight_tile<T, decltype(na)::value, decltype(nb)::value>(g, l, xp, dyp, k0, t0, sums); });
+      });
+  }
+  for (std::int64_t i = 0; i < size; ++i) {
+    T s = T(0);
+    for (std::int64_t lane = 0; lane < kLanes<T>; ++lane) s += sums[i][lane];
+    dw_acc[i] = s;
+  }
+}
+
+#define ABLATE_FEW_CHANNELS(T)                                                                                    \
+  template void few_channels_forward<T>(const ConvGeometry&, const T*, const T*, const T*, T*, std::int64_t,   \
+                                        std::int64_t);                                                          \
+  template void few_channels_backward_data<T>(const ConvGeometry&, const T*, const T*, T*, std::int64_t,       \
+                                              std::int64_t);                                                    \
+  template void few_channels_backward_weights<T>(const ConvGeometry&, const T*, const T*, T*, std::int64_t,    \
+                                                 std::int64_t);
+ABLATE_FEW_CHANNELS(float)
+ABLATE_FEW_CHANNELS(double)
+#undef ABLATE_FEW_CHANNELS
+
+}  // namespace ablate::kernels::cpu

@@ -1,0 +1,39 @@
+// Direct convolution loops for layers with few input channels (C <= kFewChannelsMax), such as
+// the first layer of Caffe's LeNet (1 -> 20, 5x5) or cifar10_quick (3 -> 32). im2col + GEMM
+// fits them badly: the GEMM's inner dimension is C*KH*KW = 25..100, too short to pay for
+// packing, and the column matrix is KH*KW times the image. Here each output row is computed
+// from the C*KH*KW shifted input rows it reads, vectorised along the output width:
+//   forward          y[n,k,oh,:]    = bias[k] + sum over taps t=(c,i,j) of w[k,t] * xrow_t(oh)
+//   backward data    dxrow_t(oh)   += sum over k of w[k,t] * dy[n,k,oh,:]    (then un-padded)
+//   backward weights dw[k,t]        = sum over n, oh of the dot product dy[n,k,oh,:] . xrow_t(oh)
+// where xrow_t(oh) = x[n, c, oh*sh - pt + i, j - pl + sw*(0..OW-1)], read from a zero-padded copy
+// of the image whose columns are split by phase modulo the stride, so that every tap's row is a
+// contiguous run. Register tiles of up to 4 output channels (or taps) x 4 vectors.
+// ablate's own path, no framework's: the backends run it under the omp_per_image lowering
+// (ConvSetup::few_channels, conv_lowering.h), over the same image chunks as the GEMM loops.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cpu/conv_geometry.h"
+
+namespace ablate::kernels::cpu {
+
+constexpr std::int64_t kFewChannelsMax = 4;
+
+// Whether the direct loops take `g` (when the setup allows them).
+inline bool few_channels_fit(const ConvGeometry& g) { return g.c >= 1 && g.c <= kFewChannelsMax; }
+
+// Each runs images [begin, end) on the calling thread; per-thread scratch (scratch.h).
+template <class T>
+void few_channels_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y, std::int64_t begin,
+                          std::int64_t end);
+template <class T>
+void few_channels_backward_data(const ConvGeometry& g, const T* dy, const T* w, T* dx, std::int64_t begin,
+                                std::int64_t end);
+// dw_acc [K, C*KH*KW] = the sum over images [begin, end) (zero when the range is empty).
+template <class T>
+void few_channels_backward_weights(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                                   std::int64_t end);
+
+}  // namespace ablate::kernels::cpu
