@@ -131,9 +131,16 @@ template <class T> void pad_output(const ConvGeometry& g, const Layout& l, const
 // r = tap; backward data: a = tap, r = output channel).
 template <class T, int A, int NV> struct RowTile {
   Vec<T> acc[A][NV];
-  RowTile(const T* init) {
+  RowTile() {
     for (int a = 0; a < A; ++a)
-      for (int v = 0; v < NV; ++v) acc[a][v] = splat(init ? init[a] : T(0));
+      for (int v = 0; v < NV; ++v) acc[a][v] = splat(T(0));
+  }
+  // acc[a] += bias[a], after the sums: the bits of bias_add over the unbiased output, so a
+  // convolution with its bias equals one without followed by bias_add (the static strategy's
+  // conv2d -> bias_add against the layer-wise conv2d_forward with bias).
+  void add_bias(const T* bias) {
+    for (int a = 0; a < A; ++a)
+      for (int v = 0; v < NV; ++v) acc[a][v] += splat(bias[a]);
   }
   void combine(const T* const (&coef)[A], std::int64_t cr, const T* base, const std::int64_t* offsets,
                std::int64_t count) {
@@ -181,10 +188,11 @@ void few_channels_forward(const ConvGeometry& g, const T* x, const T* w, const T
         const std::int64_t count = std::min<std::int64_t>(nv * kLanes<T>, g.ow - ow0);
         for (std::int64_t k0 = 0; k0 < g.k; k0 += kTile)
           with_count(g.k - k0, [&](auto na) {
-            RowTile<T, decltype(na)::value, decltype(nv)::value> t(bias ? bias + k0 : nullptr);
+            RowTile<T, decltype(na)::value, decltype(nv)::value> t;
             const T* coef[decltype(na)::value];
             for (int a = 0; a < na; ++a) coef[a] = w + (k0 + a) * taps;
             t.combine(coef, 1, xp + l.row(oh) + ow0, l.taps.data(), taps);
+            if (bias) t.add_bias(bias + k0);
             for (int a = 0; a < na; ++a) store_run(yn + (k0 + a) * plane + oh * g.ow + ow0, t.acc[a], count);
           });
       });
@@ -214,7 +222,7 @@ void few_channels_backward_data(const ConvGeometry& g, const T* dy, const T* w, 
       over_row_blocks<T>(l, [&](std::int64_t ow0, auto nv) {
         for (std::int64_t t0 = 0; t0 < taps; t0 += kTile)
           with_count(taps - t0, [&](auto na) {
-            RowTile<T, decltype(na)::value, decltype(nv)::value> t(nullptr);
+            RowTile<T, decltype(na)::value, decltype(nv)::value> t;
             const T* coef[decltype(na)::value];
             for (int a = 0; a < na; ++a) coef[a] = w + order[t0 + a];
             t.combine(coef, taps, dyp + oh * l.owv + ow0, channels.data(), g.k);
