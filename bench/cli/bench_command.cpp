@@ -181,7 +181,7 @@ void print_peak_shares(const std::vector<std::string>& rows, const std::vector<i
     std::string line;
     for (int t : thread_counts) {
       const auto it = samples.find({row, t});
-      if (it == samples.end() || it->second.empty()) continue;
+      if (it == samples.end() || it->second.empty() || median(it->second) <= 0) continue;  // not run or not comparable
       line += run::fmt("  %12.0f%%", 100 * median(it->second) * flops_per_image / peak.flops_for(t));
     }
     if (!line.empty()) std::printf("%-18s%s\n", row.c_str(), line.c_str());
