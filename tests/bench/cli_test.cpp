@@ -219,6 +219,27 @@ TEST_F(Cli, BenchGivesEachRowsShareOfTheProbesPeak) {
   EXPECT_NEAR(share, 100 * ips * mflop / (1000 * gflops_1t), 1.0) << o.out;
 }
 
+// bench/scripts/step_spans.py over a run's trace: the training steps' ops, test passes left out.
+TEST_F(Cli, StepSpansAddsUpTheOpsOfTheTrainingSteps) {
+  fs::path trace = dir_ / "trace.json";
+  ASSERT_EQ(ablate(quick() + "--iterations 6 --profile " + trace.string()).exit_code, 0);
+  const fs::path script = fs::path(ABLATE_SOURCE_DIR) / "bench/scripts/step_spans.py";
+  const fs::path out = dir_ / "spans.txt";
+  ASSERT_EQ(std::system(("/usr/bin/python3 " + script.string() + " " + trace.string() + " > " + out.string()).c_str()), 0);
+  const std::string text = slurp(out);
+  EXPECT_CONTAINS(text, "4 steps after step 2");  // steps 3..6
+  EXPECT_CONTAINS(text, "conv2d_forward");
+  EXPECT_CONTAINS(text, "conv2d_backward_weights");
+  double cover = 0;
+  const std::size_t at = text.find("ops cover ");
+  ASSERT_NE(at, std::string::npos) << text;
+  ASSERT_EQ(std::sscanf(text.c_str() + at, "ops cover %lf%%", &cover), 1) << text;
+  EXPECT_GT(cover, 50.0) << "a reference LeNet step is almost all ops";
+  EXPECT_LE(cover, 100.0) << "spans of one thread never add up beyond the step";
+  EXPECT_NE(std::system(("/usr/bin/python3 " + script.string() + " " + trace.string() + " --skip 99 > /dev/null 2>&1").c_str()), 0)
+      << "no step left to count is an error";
+}
+
 TEST_F(Cli, ProfileWritesAChromeTraceAndTheRecordCarriesOpsAndMfu) {
   fs::path trace = dir_ / "trace.json", results = dir_ / "results.jsonl";
   auto o = ablate(quick() + "--iterations 5 --profile " + trace.string() + " --out " + results.string());
