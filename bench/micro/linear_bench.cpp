@@ -1,5 +1,6 @@
 // Fully connected (Caffe InnerProduct) microbenchmarks: LeNet's ip1 800->500 and ip2 500->10
-// at batch 64 and cifar10_quick's ip1 1024->64 and ip2 64->10 at batch 100, forward (with bias), backward data and backward weights (with bias); each
+// at batch 64, cifar10_quick's ip1 1024->64 and ip2 64->10 at batch 100 and the TF MNIST CNN's fc1
+// 3136->1024 at batch 50, forward (with bias), backward data and backward weights (with bias); each
 // pass is 2*N*I*O flops.
 #include <benchmark/benchmark.h>
 
@@ -18,7 +19,8 @@ struct LinearShape {
 constexpr LinearShape kShapes[] = {{"lenet_ip1", 64, 800, 500},
                                    {"lenet_ip2", 64, 500, 10},
                                    {"cifar_ip1", 100, 1024, 64},  // 64 maps of 4x4 after pool3
-                                   {"cifar_ip2", 100, 64, 10}};
+                                   {"cifar_ip2", 100, 64, 10},
+                                   {"tf_mnist_fc1", 50, 3136, 1024}};  // 64 maps of 7x7, batch 50
 
 enum class Pass { forward, backward_data, backward_weights };
 
