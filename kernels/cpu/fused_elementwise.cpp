@@ -2,7 +2,8 @@
 // pass over memory: the elements are cut into blocks of kBlock that stay in L1; each block is
 // read from input 0 once, every step runs over the block in turn (a plain loop per step, which
 // the compiler vectorizes), the steps' operands are read once each, and the block is written to
-// `out` once. An unfused chain of S steps reads and writes the whole tensor S times instead.
+// `out` once: the block is `out`'s own elements when no other operand shares its memory (a copy
+// of input 0 into it, none when `out` is input 0), else a private buffer copied back. An unfused chain of S steps reads and writes the whole tensor S times instead.
 // Theano compiled a fused Composite into one C loop per element; the block interpreter gets the
 // same memory traffic without a compiler at run time. Each step rounds as the shared op it
 // replaces (activation_math.h, elementwise.cpp, bias.cpp): the same numbers as the unfused chain.
@@ -72,17 +73,31 @@ template <class T> struct ChainRun {
     }
   }
 
-  void operator()(std::int64_t begin, std::int64_t end) const {
-    alignas(64) T r[kBlock];
+  // in_out: the block runs in `out` itself (input 0 copied there first, unless `out` is input 0),
+  // which saves the copy back; else in a private L1 block, copied in and out.
+  void operator()(std::int64_t begin, std::int64_t end, bool in_out) const {
+    alignas(64) T block[kBlock];
     const T* x = inputs[0]->data<T>();
     for (std::int64_t at = begin; at < end; at += kBlock) {
       const std::int64_t len = std::min(kBlock, end - at);
-      std::copy_n(x + at, len, r);
+      T* r = in_out ? out + at : block;
+      if (r != x + at) std::copy_n(x + at, len, r);
       for (const ChainStep& s : steps) step(s, r, at, len);
-      std::copy_n(r, len, out + at);
+      if (!in_out) std::copy_n(r, len, out + at);
     }
   }
 };
+
+// Whether the chain may run in `out`: no operand but input 0 shares bytes with it (a step reading
+// operand k at element i after an earlier block of `out` was written would see new values).
+bool out_is_private(const std::vector<const Tensor*>& inputs, const Tensor& out) {
+  const auto* o = static_cast<const char*>(out.raw_data());
+  for (std::size_t k = 1; k < inputs.size(); ++k) {
+    const auto* p = static_cast<const char*>(inputs[k]->raw_data());
+    if (p < o + out.bytes() && o < p + inputs[k]->bytes()) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -95,7 +110,9 @@ void CpuBackend::fused_elementwise_impl(const std::vector<const Tensor*>& inputs
   dispatch_float(first.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const ChainRun<T> run{inputs, steps, channels, inner, out.data<T>()};
-    parallel_for(loop_threads_, first.numel(), kElementwiseGrain, run);
+    const bool in_out = out_is_private(inputs, out);
+    parallel_for(loop_threads_, first.numel(), kElementwiseGrain,
+                 [&](std::int64_t begin, std::int64_t end) { run(begin, end, in_out); });
   });
 }
 
