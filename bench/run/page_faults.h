@@ -32,7 +32,7 @@ class StepFaults {
   std::int64_t major() const { return major_; }
   std::int64_t first_step_minor() const { return first_minor_; }
   // Mean minor faults of the steps after the first (0 with fewer than two steps). A warm-up tail
-  // (a library's first call of a shape in step 2 or 3, a heap still growing) weighs in it.
+  // (a few early steps that still map fresh pages) weighs in it.
   double minor_per_step() const;
   // Median minor faults of the steps after the first (0 with fewer than two steps): the steady
   // state, which a warm-up tail of a few steps does not move. TF MNIST on the refcount memory
