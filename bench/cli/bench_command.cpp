@@ -153,13 +153,15 @@ std::vector<BenchPeer> bench_peers(const run::Flags& args) {
   }
   if (!args.has("with-real")) return peers;
   const std::string dir = args.get("peers-dir", experiments::default_peers_dir());
+  const std::vector<std::string> real_paths =
+      args.has("real-paths") ? experiments::parse_real_paths(args.get("real-paths")) : std::vector<std::string>{};
   for (const std::string name : {"pytorch", "tensorflow", "theano"}) {
     const experiments::RealPeer& peer = experiments::real_peer(name);
     if (const std::string missing = experiments::peer_missing(peer, dir); !missing.empty()) {
       std::printf("%s: not installed (%s)\n", peer.title.c_str(), missing.c_str());
       continue;
     }
-    for (const experiments::PeerPath& path : peer.paths)
+    for (const experiments::PeerPath& path : experiments::chosen_paths(peer, real_paths))
       peers.push_back({name == "pytorch" ? "pytorch-2.x" : path.name.empty() ? name : name + "-" + path.name,
                        [&peer, path, dir](const std::vector<std::string>& a) {
                          return experiments::run_real_peer(peer, path, dir, a);
@@ -347,6 +349,7 @@ Command bench_command() {
                                 "TensorFlow on its Eigen and oneDNN paths, Theano; a model a framework's runner lacks is "
                                 "'not comparable'"},
               {"peers-dir", "DIR", "the real frameworks' environments (default: $ABLATE_PEERS_DIR, else the source tree's .peers)"},
+              {"real-paths", "LIST", "--with-real: TensorFlow's paths to run, eigen,onednn (default: both)"},
               {"peer-as-installed", "",
                "run PyTorch as installed (default: its best found setting, OPENBLAS_NUM_THREADS=1 and glibc malloc kept)"},
               {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},

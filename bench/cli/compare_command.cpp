@@ -72,6 +72,7 @@ std::vector<run::FlagSpec> compare_options() {
                         "from ablate's initial weights (scripts/setup-peers.sh installs them)"},
       {"peers-dir", "DIR", "the real frameworks' environments (default: $ABLATE_PEERS_DIR, else the source tree's .peers)"},
       {"curve-steps", "N", "--with-real: steps of the loss-curve check (default 100; 0: none)"},
+      {"real-paths", "LIST", "--with-real: TensorFlow's paths to run, eigen,onednn (default: both); the first is the account's reference"},
       {"attribute", "", "with --with-real and one framework: the account of the speed difference, one factor at a "
                         "time switched to ablate's fastest choice (a waterfall table and chart)"},
       {"rounds", "N", "--attribute: interleaved rounds; times are medians (default 3)"},
@@ -140,10 +141,10 @@ int compare_main(const run::Flags& args) {
   const experiments::PeerOptions peer_opts = experiments::peer_options(args);  // a bad --peer-threads fails before any run
   std::vector<experiments::PeerComparison> peers;
   const bool with_real = args.has("with-real"), attribute = args.has("attribute");
-  const experiments::AttributionOptions attribution_opts = experiments::attribution_options(args);
-  for (const char* needs_real : {"curve-steps", "peers-dir", "attribute"})
+  for (const char* needs_real : {"curve-steps", "peers-dir", "real-paths", "attribute"})
     if (args.has(needs_real) && !with_real)
       throw std::invalid_argument(std::string("--") + needs_real + " belongs to --with-real, which is not given");
+  const experiments::AttributionOptions attribution_opts = experiments::attribution_options(args);
   for (const char* needs_attribute : {"rounds", "attribute-seconds"})
     if (args.has(needs_attribute) && !attribute)
       throw std::invalid_argument(std::string("--") + needs_attribute + " belongs to --attribute, which is not given");

@@ -168,7 +168,8 @@ Waterfall attribute(const ComparePlan& plan, const CompareRow& row, const std::s
 
   std::vector<Measure> waterfall;
   std::vector<std::shared_ptr<std::string>> versions;
-  for (const PeerPath& path : peer.paths) {
+  const std::vector<PeerPath> paths = chosen_paths(peer, options.real.paths);
+  for (const PeerPath& path : paths) {
     Measure m{"real " + path_title(peer, path), {}};
     auto version = std::make_shared<std::string>();
     versions.push_back(version);
@@ -219,7 +220,7 @@ Waterfall attribute(const ComparePlan& plan, const CompareRow& row, const std::s
               static_cast<long long>(peer_steps));
   const std::vector<double> medians = interleaved(waterfall, options.rounds, "waterfall");
   auto real_title = [&](std::size_t i) {
-    const PeerPath& path = peer.paths[i];
+    const PeerPath& path = paths[i];
     return peer.title + (versions[i]->empty() ? "" : " " + *versions[i]) + (path.name.empty() ? "" : " (" + path.name + ")");
   };
   w.real_title = real_title(0);

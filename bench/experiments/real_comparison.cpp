@@ -71,6 +71,7 @@ RealOptions real_options(const run::Flags& args) {
   RealOptions o;
   o.peers_dir = args.get("peers-dir", default_peers_dir());
   o.curve_steps = args.get_int("curve-steps", o.curve_steps, 0);
+  if (args.has("real-paths")) o.paths = parse_real_paths(args.get("real-paths"));
   return o;
 }
 
@@ -132,7 +133,8 @@ RealComparison compare_with_real(const run::RunConfig& config, const CompareRow&
   const int threads = config.backend.options.threads;
   const std::vector<std::string> full_args =
       with(peer_arguments(config, model_file, data->path(), row.iterations_done, threads), peer.config_args(config));
-  for (const PeerPath& path : peer.paths) {
+  const std::vector<PeerPath> paths = chosen_paths(peer, options.paths);
+  for (const PeerPath& path : paths) {
     std::printf("  %s: %lld steps at %d thread(s)\n", path_title(peer, path).c_str(),
                 static_cast<long long>(row.iterations_done), threads);
     std::fflush(stdout);
@@ -160,11 +162,11 @@ RealComparison compare_with_real(const run::RunConfig& config, const CompareRow&
   const std::vector<std::string> curve_args =
       with(with(peer_arguments(curve, model_file, data->path(), options.curve_steps, threads), peer.config_args(curve)),
            {"--init-checkpoint", initial, "--no-random"});
-  for (std::size_t i = 0; i < peer.paths.size(); ++i) {
+  for (std::size_t i = 0; i < paths.size(); ++i) {
     RealPathMeasure& m = r.paths[i];
     if (m.full.state == "not comparable") continue;  // the recipe: the curve run would say the same
     std::string output;
-    const PeerMeasure done = run_path(peer, peer.paths[i], options.peers_dir, curve_args, &output);
+    const PeerMeasure done = run_path(peer, paths[i], options.peers_dir, curve_args, &output);
     m.losses = parse_peer_losses(output);
     m.curve = curve_difference(r.ablate_losses, m.losses, options.curve_steps);
     if (!done.completed() && m.curve.measured()) m.curve.problem = done.state + ": " + done.reason;

@@ -26,8 +26,9 @@ namespace ablate::bench::experiments {
 struct RealOptions {
   std::string peers_dir;           // where the environments are (default_peers_dir())
   std::int64_t curve_steps = 100;  // steps of the curve check; 0: none
+  std::vector<std::string> paths;  // --real-paths: the real framework's paths to run; empty: all
 };
-// --peers-dir DIR, --curve-steps N; throws naming a bad value.
+// --peers-dir DIR, --curve-steps N, --real-paths LIST; throws naming a bad value.
 RealOptions real_options(const run::Flags& args);
 
 // One path of the real framework (TensorFlow's eigen or onednn; the others have one).

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -48,6 +49,28 @@ PeerFor real_peer_for(const std::string& framework) {
   if (framework == "caffe") return {&real_peer("pytorch"), "PyTorch 2.x stands in for Caffe, which does not install here"};
   if (framework == "torch") return {&real_peer("pytorch"), "PyTorch 2.x stands in for Torch7, which does not install here"};
   return {};
+}
+
+std::vector<PeerPath> chosen_paths(const RealPeer& peer, const std::vector<std::string>& names) {
+  if (names.empty() || peer.paths.size() == 1) return peer.paths;
+  std::vector<PeerPath> chosen;
+  for (const std::string& name : names)  // in the order given: the first is the account's reference
+    for (const PeerPath& path : peer.paths)
+      if (path.name == name) chosen.push_back(path);
+  return chosen.empty() ? peer.paths : chosen;  // names of another peer's paths only: this one's all
+}
+
+std::vector<std::string> parse_real_paths(const std::string& list) {
+  std::vector<std::string> known;
+  for (const RealPeer& p : real_peers())
+    for (const PeerPath& path : p.paths)
+      if (!path.name.empty()) known.push_back(path.name);
+  const std::vector<std::string> names = run::split_list(list, true);
+  if (names.empty()) throw std::invalid_argument("--real-paths '" + list + "': names no path; expected " + run::join(known, ", "));
+  for (const std::string& n : names)
+    if (std::find(known.begin(), known.end(), n) == known.end())
+      throw std::invalid_argument("--real-paths '" + list + "': unknown path '" + n + "'; expected " + run::join(known, ", "));
+  return names;
 }
 
 std::string default_peers_dir() {

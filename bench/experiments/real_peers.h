@@ -64,6 +64,12 @@ std::string install_command(const RealPeer& peer);
 // Runs the peer's script on `path` with `args` (the path's own arguments appended).
 PeerProcessOutput run_real_peer(const RealPeer& peer, const PeerPath& path, const std::string& peers_dir,
                                 const std::vector<std::string>& args);
+// The paths a run takes (--real-paths LIST): every path of the peer when `names` is empty, else
+// those named, in the order named; a peer with one unnamed path (Theano, PyTorch) always runs it.
+std::vector<PeerPath> chosen_paths(const RealPeer& peer, const std::vector<std::string>& names);
+// --real-paths LIST split and checked against every peer's path names; throws naming the input.
+std::vector<std::string> parse_real_paths(const std::string& list);
+
 // "TensorFlow (eigen)", "Theano", "PyTorch 2.x".
 std::string path_title(const RealPeer& peer, const PeerPath& path);
 

@@ -136,6 +136,30 @@ TEST_F(RealCli, TheTableTheCurveDifferenceAndTheInitialWeights) {
   }
 }
 
+TEST_F(RealCli, RealPathsRunsOnlyTheNamedPathAndLeavesOnePathPeersAlone) {
+  place_fake_peer(peers(), "tensorflow");
+  place_fake_peer(peers(), "theano");
+  auto o = ablate(compare("tensorflow,theano", "--curve-steps 2 --real-paths onednn"));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_HAS(o.out, "TensorFlow 9.9.9 (onednn)");
+  EXPECT_EQ(o.out.find("(eigen)"), std::string::npos) << o.out;
+  const std::string tf_calls = slurp(peers() / "tensorflow" / "calls.log");
+  EXPECT_EQ(tf_calls.find("--onednn off"), std::string::npos) << tf_calls;
+  EXPECT_EQ(std::count(tf_calls.begin(), tf_calls.end(), '\n'), 2);  // the full run and the curve run, one path
+  const std::string theano_calls = slurp(peers() / "theano" / "calls.log");
+  EXPECT_EQ(std::count(theano_calls.begin(), theano_calls.end(), '\n'), 2);  // Theano's one path still runs
+}
+
+TEST_F(RealCli, RealPathsOrderChoosesTheAccountsReference) {
+  place_fake_peer(peers(), "tensorflow");
+  auto o = ablate(compare("tensorflow", "--curve-steps 0 --attribute --rounds 1 --attribute-seconds 0.2 --real-paths onednn,eigen "
+                                        "--report " + (dir_ / "report").string()));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  const auto data = nlohmann::json::parse(slurp(dir_ / "report" / "compare.json"));
+  ASSERT_EQ(data["waterfalls"].size(), 1u);
+  EXPECT_EQ(data["waterfalls"][0]["real_title"], "TensorFlow 9.9.9 (onednn)") << data["waterfalls"][0].dump();
+}
+
 TEST_F(RealCli, ANotComparableOrFailingPeerIsARowNotAFailure) {
   place_fake_peer(peers(), "pytorch", "not-comparable");
   place_fake_peer(peers(), "theano", "fail");
@@ -184,6 +208,9 @@ TEST_F(RealCli, RefusedCombinationsNameTheFlag) {
            {"--with-real --rounds 2", "--rounds belongs to --attribute, which is not given"},
            {"--with-real --attribute --frameworks caffe,theano", "--attribute accounts for one framework at a time"},
            {"--with-real --curve-steps -1", "--curve-steps -1"},
+           {"--real-paths onednn", "--real-paths belongs to --with-real, which is not given"},
+           {"--with-real --real-paths mkl", "--real-paths 'mkl': unknown path 'mkl'; expected eigen, onednn"},
+           {"--with-real --real-paths ,", "--real-paths ',': names no path; expected eigen, onednn"},
            {"--with-real --attribute --attribute-seconds 0", "--attribute-seconds 0: expected a positive number of seconds"},
            {"--test-iterations x", "--test-iterations x"},
            {"--lr abc", "--lr abc"},
@@ -218,6 +245,15 @@ TEST_F(RealCli, BenchTakesTheRealFrameworksIntoItsRounds) {
   EXPECT_HAS(o.out, "fastest tensorflow-eigen (9.9.9): tensorflow-eigen at 1 thread(s), 1000 images/s; ratio ablate/tensorflow-eigen:");
   const std::string calls = slurp(peers() / "theano" / "calls.log");
   EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 1);  // left out after the first round
+}
+
+TEST_F(RealCli, BenchRunsOnlyTheNamedRealPaths) {
+  place_fake_peer(peers(), "tensorflow");
+  auto o = ablate("bench --model lenet --backends reference --threads 1 --repeats 1 --iterations 1 --warmup 0 --with-real "
+                  "--real-paths eigen --peers-dir " + peers().string());
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("tensorflow-eigen +1000\n"))) << o.out;
+  EXPECT_EQ(o.out.find("tensorflow-onednn"), std::string::npos) << o.out;
 }
 
 TEST_F(RealCli, BenchNamesARealFrameworkNotInstalled) {
