@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -185,8 +186,13 @@ int compare_main(const run::Flags& args) {
 
   std::vector<experiments::CompareRow> rows;
   std::size_t index = 0;
-  for (const auto& p : plans) {
+  // --with-real: each run writes its initial weights, and the real framework's full run starts
+  // from them (issue 16: the same steps and initial weights; each side its own random draws).
+  const std::unique_ptr<experiments::TempDir> initial_dir =
+      with_real ? std::make_unique<experiments::TempDir>("ablate-initial") : nullptr;
+  for (experiments::ComparePlan& p : plans) {
     ++index;
+    if (initial_dir && p.runnable) p.config.snapshot_initial = initial_dir->path() + "/" + p.row.framework + ".ckpt";
     if (!p.runnable) {
       rows.push_back(p.row);
       if (with_real) {  // set beside its real framework still (or its absence), with why it did not run

@@ -53,6 +53,7 @@ std::vector<double> interleaved(std::vector<Measure>& measures, int rounds, cons
 
 Measure ablate_measure(const std::string& label, run::RunConfig config, double seconds) {
   config.quiet = true;
+  config.snapshot_initial.clear();  // compare's full run writes the initial weights, not each measurement
   Measure out{label, {}};
   out.sample = [config, seconds, error = out.error] {
     ChildOutcome o = run_in_child([&] { return to_text(measure_warmup(config, seconds)); });

@@ -55,7 +55,8 @@ std::string compare_json(const CompareData& d) {
                           {"title", m.title},
                           {"train_s", static_cast<double>(c.ablate.iterations * c.batch) / m.full.images_per_s},
                           {"accuracy", m.full.accuracy},
-                          {"images_per_s", m.full.images_per_s}});
+                          {"images_per_s", m.full.images_per_s},
+                          {"from_ablate_initial_weights", c.same_start}});
         if (!m.losses.empty() && !c.ablate_losses.empty())
           curves.push_back({{"framework", c.framework}, {"title", m.title}, {"ablate", losses(c.ablate_losses)},
                             {"peer", losses(m.losses)}});

@@ -158,11 +158,19 @@ void write_peer_data(const run::RunConfig& config, const std::string& dir) {
   datasets::write_idx_labels(dir + "/test-labels.idx", data.test);
 }
 
+std::string make_temp_dir(const std::string& prefix) {
+  std::string dir_template = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (!::mkdtemp(dir_template.data())) throw std::runtime_error("cannot create a directory like " + dir_template);
+  return dir_template;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
 PeerDataDir::PeerDataDir(const run::RunConfig& config) : model_file_(model_file_for_peer(config.model)) {
-  std::string dir_template = (std::filesystem::temp_directory_path() / "ablate-peer-XXXXXX").string();
-  if (!::mkdtemp(dir_template.data()))
-    throw std::runtime_error("cannot create a directory like " + dir_template + " for the peer's data");
-  path_ = dir_template;
+  path_ = make_temp_dir("ablate-peer");
   ChildOutcome written = run_in_child([&] {
     write_peer_data(config, path_);
     return std::string();

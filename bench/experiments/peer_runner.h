@@ -90,6 +90,22 @@ void write_peer_data(const run::RunConfig& config, const std::string& dir);
 // A temporary directory holding the data of `config` (write_peer_data, in a child process so
 // the parent's memory stays small for the next fork), removed with the object, and the model
 // as a file the peer reads. Throws saying what could not be made or written.
+// A fresh directory /tmp/PREFIX-XXXXXX (mkdtemp); throws naming the template when it cannot be made.
+std::string make_temp_dir(const std::string& prefix);
+
+// A fresh directory, removed with what it holds when this goes (compare's initial weights).
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix) : path_(make_temp_dir(prefix)) {}
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 class PeerDataDir {
  public:
   explicit PeerDataDir(const run::RunConfig& config);

@@ -3,6 +3,7 @@
 #include "bench/experiments/real_comparison.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 
@@ -131,8 +132,10 @@ RealComparison compare_with_real(const run::RunConfig& config, const CompareRow&
   }
   const std::string& model_file = data->model_file();
   const int threads = config.backend.options.threads;
-  const std::vector<std::string> full_args =
+  std::vector<std::string> full_args =
       with(peer_arguments(config, model_file, data->path(), row.iterations_done, threads), peer.config_args(config));
+  r.same_start = peer.same_weights && !config.snapshot_initial.empty() && std::filesystem::exists(config.snapshot_initial);
+  if (r.same_start) full_args = with(full_args, {"--init-checkpoint", config.snapshot_initial});
   const std::vector<PeerPath> paths = chosen_paths(peer, options.paths);
   for (const PeerPath& path : paths) {
     std::printf("  %s: %lld steps at %d thread(s)\n", path_title(peer, path).c_str(),

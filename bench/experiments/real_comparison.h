@@ -49,6 +49,7 @@ struct RealComparison {
   std::int64_t batch = 0;
   double ablate_cpu_util = 0;
   bool ablate_measured = false;
+  bool same_start = false;  // the full runs of both sides began from ablate's initial weights
   std::int64_t curve_steps = 0;              // of the curve check; 0: not made
   std::map<std::int64_t, double> ablate_losses;  // ablate's curve run
   std::string ablate_curve_problem;          // why ablate's curve run has no losses
@@ -61,6 +62,8 @@ struct RealComparison {
 run::RunConfig curve_config(const run::RunConfig& config, std::int64_t steps, const std::string& initial);
 
 // The whole comparison of one framework's row (measured or not: an unmeasured row is "not run").
+// When ablate's run wrote its initial weights (config.snapshot_initial, as compare sets it), the
+// real framework's full run starts from them too (--init-checkpoint), its random parts on.
 RealComparison compare_with_real(const run::RunConfig& config, const CompareRow& row, const RealOptions& options);
 
 }  // namespace ablate::bench::experiments

@@ -81,6 +81,21 @@ std::string curve_sentence(const std::vector<RealComparison>& comparisons) {
   return "curve: no check made (--curve-steps 0, or no real framework ran)";
 }
 
+// Where the full runs started: from ablate's initial weights (compare writes them), or each side
+// from its own initialisation; the random draws (shuffling, dropout) are each side's own either way.
+std::string start_sentence(const std::vector<RealComparison>& comparisons) {
+  std::vector<std::string> same, own;
+  for (const auto& c : comparisons)
+    if (!c.paths.empty()) (c.same_start ? same : own).push_back(c.framework);
+  std::string s;
+  if (!same.empty())
+    s = "accuracy: the real run of " + run::join(same, ", ") +
+        " started from ablate's initial weights (each side its own shuffling and dropout draws)";
+  if (!own.empty())
+    s += (s.empty() ? "accuracy: " : "; ") + run::join(own, ", ") + ": each side from its own initialisation";
+  return s;
+}
+
 const char* kLegend =
     "points: ablate's accuracy minus the real one's, in percentage points; ratio: ablate's training images/s over "
     "the real one's; mean CPU: cores busy (ablate over its run, the real framework over its timed steps)";
@@ -108,7 +123,9 @@ std::string real_text(const std::vector<RealComparison>& comparisons) {
     for (const Cells& r : rows(c)) out << line(r);
   for (const auto& c : comparisons)
     for (const std::string& n : notes(c)) out << "  " << n << "\n";
-  out << curve_sentence(comparisons) << ".\n" << kLegend << ".\n";
+  out << curve_sentence(comparisons) << ".\n";
+  if (const std::string s = start_sentence(comparisons); !s.empty()) out << s << ".\n";
+  out << kLegend << ".\n";
   return out.str();
 }
 
@@ -116,7 +133,9 @@ std::string real_markdown(const std::vector<RealComparison>& comparisons) {
   std::ostringstream out;
   out << "## ablate beside the real frameworks (--with-real)\n\n"
       << "The same model, data, recipe and number of steps in the real framework (bench/peers/), at the run's "
-         "thread count; " << curve_sentence(comparisons) << ". " << kLegend << ".\n\n|";
+         "thread count; " << curve_sentence(comparisons) << ". ";
+  if (const std::string s = start_sentence(comparisons); !s.empty()) out << s << ". ";
+  out << kLegend << ".\n\n|";
   for (const auto& h : kHead) out << " " << h << " |";
   out << "\n|---|---|---:|---:|---|---:|---:|---:|---:|\n";
   for (const auto& c : comparisons)

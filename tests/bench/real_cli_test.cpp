@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <regex>
 
@@ -23,7 +24,8 @@ using testing::CommandTest;
 using testing::slurp;
 
 // A stand-in for a peer's interpreter: `python SCRIPT ARGS...`. It logs its arguments, copies the
-// initial checkpoint it is given, and answers as the runner of SCRIPT would: every step's loss
+// initial checkpoint it is given (the curve run's as initial.ckpt, the full run's as
+// full-initial.ckpt), and answers as the runner of SCRIPT would: every step's loss
 // 2.5 with --no-random, then its result line (images/s 1000, accuracy 0.5, 1 MiB, CPU 1.5); in
 // speed mode (no --train-images) the speed line. `behaviour` "not-comparable" or "fail" changes that.
 void place_fake_peer(const std::filesystem::path& peers, const std::string& env, const std::string& behaviour = "ok") {
@@ -50,6 +52,7 @@ done
 if [ $behaviour = not-comparable ]; then echo "peer_not_comparable: per-sample training"; exit 3; fi
 if [ $behaviour = fail ]; then echo "Traceback: boom" >&2; exit 1; fi
 if [ -z "$data" ]; then echo "$fw=9.9.9 threads=$threads batch=1 images_per_s=1000.0"; exit 0; fi
+if [ $norandom = 0 ] && [ -n "$ckpt" ]; then cp "$ckpt" "$here/full-initial.ckpt"; fi
 if [ $norandom = 1 ]; then
   cp "$ckpt" "$here/initial.ckpt"
   i=1; while [ $i -le $iterations ]; do echo "peer_loss $i 2.5"; i=$((i+1)); done
@@ -123,6 +126,23 @@ TEST_F(RealCli, TheTableTheCurveDifferenceAndTheInitialWeights) {
   EXPECT_HAS(calls, "--no-random");
   EXPECT_HAS(calls, "--inter-op-threads");
   EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 4);  // per path: the full run and the curve run
+
+  // The full runs started from the weights ablate's own full run began with (each side its own
+  // random draws): the checkpoint the peer got holds the curve run's initial weights, tensor by
+  // tensor, the same seed's draws; and the table says so.
+  const graph::Checkpoint full = graph::read_checkpoint((peers() / "tensorflow" / "full-initial.ckpt").string());
+  EXPECT_EQ(full.meta("iteration"), "0");
+  int parameters = 0;
+  for (const auto& [name, t] : initial.tensors) {
+    if (name.find('/') != std::string::npos) continue;  // optimizer state ("conv1.weight/m"), not a parameter
+    ++parameters;
+    const kernels::Tensor& f = full.tensor(name);
+    ASSERT_EQ(f.bytes(), t.bytes()) << name;
+    EXPECT_EQ(std::memcmp(f.raw_data(), t.raw_data(), t.bytes()), 0) << name;
+  }
+  EXPECT_GT(parameters, 0);
+  EXPECT_HAS(o.out, "accuracy: the real run of tensorflow started from ablate's initial weights");
+  EXPECT_EQ(data["real"][0]["from_ablate_initial_weights"], true);
 
   // The report: the section, and the plots where matplotlib is.
   const std::string report = slurp(dir_ / "report" / "report.md");
