@@ -24,6 +24,7 @@
 #include "bench/experiments/compare_plots.h"
 #include "bench/experiments/plot_script.h"
 #include "bench/experiments/real_table.h"
+#include "bench/experiments/seed_summary.h"
 #include "bench/experiments/peer_process.h"
 #include "bench/experiments/peer_runner.h"
 #include "bench/experiments/peer_table.h"
@@ -54,6 +55,8 @@ std::vector<run::FlagSpec> compare_options() {
       {"backend", "NAME", "every framework on this backend (default: each preset's)"},
       {"threads", "N", "every framework at this thread count, or 'all' (default: each preset's)"},
       {"seed", "N", "seed of every run"},
+      {"seeds", "LIST", "the comparison once per seed (e.g. 1,2,3), then every side's final accuracy per seed, "
+                        "the mean and the difference in points (with --report DIR: DIR/seed-N/ and DIR/report.md)"},
       {"out", "FILE", "append each run's result record (one JSON line) to FILE"},
       {"report", "DIR", "write the table as DIR/report.md"},
       {"quiet", "", "no progress lines from the runs"},
@@ -100,7 +103,8 @@ void check_shared_numbers(const run::Flags& args) {
 }
 
 
-int compare_main(const run::Flags& args) {
+// One comparison (one seed); `outcome`, when given, receives its rows and real comparisons.
+int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
   const auto t0 = std::chrono::steady_clock::now();
   run::check_wait_policy_flag(args);  // issue 21: how threads wait, disturbed runs, waiting for quiet
   run::DisturbanceLog disturbances(run::read_disturbed_above(args));  // the forked runs' records follow it
@@ -256,6 +260,10 @@ int compare_main(const run::Flags& args) {
       std::printf("plots skipped: %s\n", why.c_str());
   }
   if (args.has("out")) std::printf("records appended to %s\n", args.get("out").c_str());
+  if (outcome) {
+    outcome->rows = rows;
+    outcome->real = real;
+  }
   std::size_t failed = 0;
   for (const auto& r : rows) failed += r.state == "failed";
   if (failed > 0) {
@@ -263,6 +271,40 @@ int compare_main(const run::Flags& args) {
     return 3;
   }
   return 0;
+}
+
+// --seeds LIST: the comparison once per seed (each with --report DIR/seed-N), then the final
+// accuracies of every side over the seeds (seed_summary.h), in DIR/report.md too.
+int compare_main(const run::Flags& args) {
+  if (!args.has("seeds")) return compare_once(args, nullptr);
+  if (args.has("seed")) throw std::invalid_argument("--seed " + args.get("seed") + " with --seeds " + args.get("seeds") + ": give one of them");
+  const std::vector<std::int64_t> seeds = experiments::parse_seeds(args.get("seeds"));
+  const std::string report_dir = args.get("report", "");
+  std::vector<experiments::SeedOutcome> outcomes;
+  int status = 0;
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    run::Flags one = args;
+    one.erase("seeds");
+    one.set("seed", std::to_string(seeds[i]));
+    if (!report_dir.empty()) one.set("report", report_dir + "/seed-" + std::to_string(seeds[i]));
+    std::printf("%s=== seed %lld (%zu of %zu)\n", i ? "\n" : "", static_cast<long long>(seeds[i]), i + 1, seeds.size());
+    std::fflush(stdout);
+    experiments::SeedOutcome o;
+    o.seed = seeds[i];
+    status = std::max(status, compare_once(one, &o));
+    outcomes.push_back(std::move(o));
+  }
+  std::fputs(experiments::seeds_text(outcomes).c_str(), stdout);
+  if (!report_dir.empty()) {
+    const std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";
+    std::ofstream out(path);
+    out << "# ablate compare over seeds\n\n" << experiments::seeds_markdown(outcomes);
+    for (const auto& o : outcomes) out << "\n- [seed " << o.seed << "](seed-" << o.seed << "/report.md)";
+    out << "\n";
+    if (!out) throw std::runtime_error("report " + path.string() + ": cannot write");
+    std::printf("report written to %s\n", path.string().c_str());
+  }
+  return status;
 }
 
 }  // namespace

@@ -180,6 +180,32 @@ TEST_F(RealCli, RealPathsOrderChoosesTheAccountsReference) {
   EXPECT_EQ(data["waterfalls"][0]["real_title"], "TensorFlow 9.9.9 (onednn)") << data["waterfalls"][0].dump();
 }
 
+TEST_F(RealCli, SeedsRunTheComparisonOncePerSeedAndSummariseTheAccuracies) {
+  place_fake_peer(peers(), "theano");
+  auto o = ablate(compare("theano", "--curve-steps 0 --seeds 3,1 --report " + (dir_ / "report").string()));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  // Each seed's own comparison: ablate's accuracy in its table, the peer given that seed.
+  std::vector<double> mine;
+  const std::regex ablate_row(R"(theano      ablate openblas f64 [0-9]+ thr +([0-9.]+) )");
+  for (std::sregex_iterator m(o.out.begin(), o.out.end(), ablate_row), end; m != end; ++m) mine.push_back(std::stod((*m)[1]));
+  ASSERT_EQ(mine.size(), 2u) << o.out;
+  const std::string calls = slurp(peers() / "theano" / "calls.log");
+  EXPECT_HAS(calls, "--seed 3");
+  EXPECT_HAS(calls, "--seed 1");
+  // The summary: per seed in the order given, the fake's 0.5, the points and their mean.
+  std::smatch head, points;
+  ASSERT_TRUE(std::regex_search(o.out, head, std::regex("final test accuracy over seeds 3, 1 .*\n.* seed 3 +seed 1 +mean +largest"))) << o.out;
+  ASSERT_TRUE(std::regex_search(o.out, points, std::regex(R"(\n +points +([-+][0-9.]+) +([-+][0-9.]+) +([-+][0-9.]+) +([-+][0-9.]+)\n)")))
+      << o.out;
+  for (int s = 0; s < 2; ++s) EXPECT_NEAR(std::stod(points[s + 1]), 100 * (mine[s] - 0.5), 0.006) << s;
+  EXPECT_NEAR(std::stod(points[3]), 50 * (mine[0] + mine[1] - 1), 0.006);
+  EXPECT_HAS(o.out, "Theano 9.9.9                    0.5000    0.5000    0.5000");
+  for (const char* seed : {"seed-3", "seed-1"}) EXPECT_TRUE(std::filesystem::exists(dir_ / "report" / seed / "report.md")) << seed;
+  const std::string report = slurp(dir_ / "report" / "report.md");
+  EXPECT_HAS(report, "| theano | Theano 9.9.9 | 0.5000 | 0.5000 | 0.5000 | |");
+  EXPECT_HAS(report, "[seed 1](seed-1/report.md)");
+}
+
 TEST_F(RealCli, ANotComparableOrFailingPeerIsARowNotAFailure) {
   place_fake_peer(peers(), "pytorch", "not-comparable");
   place_fake_peer(peers(), "theano", "fail");
@@ -229,6 +255,11 @@ TEST_F(RealCli, RefusedCombinationsNameTheFlag) {
            {"--with-real --attribute --frameworks caffe,theano", "--attribute accounts for one framework at a time"},
            {"--with-real --curve-steps -1", "--curve-steps -1"},
            {"--real-paths onednn", "--real-paths belongs to --with-real, which is not given"},
+           {"--seeds 1,1", "--seeds 1,1: seed 1 is named twice"},
+           {"--seeds 1,-2", "--seeds 1,-2: seed -2 is negative"},
+           {"--seeds 1,x", "--seeds 1,x"},
+           {"--seeds ,", "--seeds ',': expected a list of seeds"},
+           {"--seed 2 --seeds 1,2", "--seed 2 with --seeds 1,2: give one of them"},
            {"--with-real --real-paths mkl", "--real-paths 'mkl': unknown path 'mkl'; expected eigen, onednn"},
            {"--with-real --real-paths ,", "--real-paths ',': names no path; expected eigen, onednn"},
            {"--with-real --attribute --attribute-seconds 0", "--attribute-seconds 0: expected a positive number of seconds"},
