@@ -24,6 +24,15 @@ SeedLine& line_for(std::vector<SeedLine>& lines, const std::string& framework, c
   return lines.back();
 }
 
+// The mean of the values that are not gaps (NaN); NaN if all are.
+double mean_of(const std::vector<double>& values) {
+  double sum = 0;
+  int n = 0;
+  for (double v : values)
+    if (!std::isnan(v)) sum += v, ++n;
+  return n ? sum / n : kNone;
+}
+
 std::string cell(double v, const char* format) { return std::isnan(v) ? "-" : run::fmt(format, v); }
 
 std::string left(const std::string& s, std::size_t width) { return s.size() < width ? s + std::string(width - s.size(), ' ') : s; }
@@ -44,21 +53,8 @@ std::vector<std::int64_t> parse_seeds(const std::string& list) {
   return seeds;
 }
 
-double SeedLine::mean_accuracy() const {
-  double sum = 0;
-  int n = 0;
-  for (double a : accuracy)
-    if (!std::isnan(a)) sum += a, ++n;
-  return n ? sum / n : kNone;
-}
-
-double SeedLine::mean_points() const {
-  double sum = 0;
-  int n = 0;
-  for (double p : points)
-    if (!std::isnan(p)) sum += p, ++n;
-  return n ? sum / n : kNone;
-}
+double SeedLine::mean_accuracy() const { return mean_of(accuracy); }
+double SeedLine::mean_points() const { return mean_of(points); }
 
 double SeedLine::largest_points() const {
   double largest = kNone;
