@@ -22,6 +22,7 @@
 #include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
 #include "bench/experiments/peer_process.h"
+#include "bench/experiments/real_comparison.h"
 #include "bench/experiments/real_peers.h"
 #include "datasets/synthetic.h"
 #include "datasets/transforms.h"
@@ -151,17 +152,19 @@ std::vector<BenchPeer> bench_peers(const run::Flags& args) {
                      },
                      "?", "", ""});
   }
+  for (const char* needs_real : {"peers-dir", "real-paths"})
+    if (args.has(needs_real) && !args.has("with-real"))
+      throw std::invalid_argument(std::string("--") + needs_real + " belongs to --with-real, which is not given");
   if (!args.has("with-real")) return peers;
-  const std::string dir = args.get("peers-dir", experiments::default_peers_dir());
-  const std::vector<std::string> real_paths =
-      args.has("real-paths") ? experiments::parse_real_paths(args.get("real-paths")) : std::vector<std::string>{};
+  const experiments::RealOptions real = experiments::real_options(args);  // --peers-dir, --real-paths
+  const std::string dir = real.peers_dir;
   for (const std::string name : {"pytorch", "tensorflow", "theano"}) {
     const experiments::RealPeer& peer = experiments::real_peer(name);
     if (const std::string missing = experiments::peer_missing(peer, dir); !missing.empty()) {
       std::printf("%s: not installed (%s)\n", peer.title.c_str(), missing.c_str());
       continue;
     }
-    for (const experiments::PeerPath& path : experiments::chosen_paths(peer, real_paths))
+    for (const experiments::PeerPath& path : experiments::chosen_paths(peer, real.paths))
       peers.push_back({name == "pytorch" ? "pytorch-2.x" : path.name.empty() ? name : name + "-" + path.name,
                        [&peer, path, dir](const std::vector<std::string>& a) {
                          return experiments::run_real_peer(peer, path, dir, a);

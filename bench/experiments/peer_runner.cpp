@@ -169,17 +169,14 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-PeerDataDir::PeerDataDir(const run::RunConfig& config) : model_file_(model_file_for_peer(config.model)) {
-  path_ = make_temp_dir("ablate-peer");
+PeerDataDir::PeerDataDir(const run::RunConfig& config)
+    : model_file_(model_file_for_peer(config.model)), dir_("ablate-peer") {
   ChildOutcome written = run_in_child([&] {
-    write_peer_data(config, path_);
+    write_peer_data(config, dir_.path());
     return std::string();
   });
-  if (!written.ok) {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-    throw std::runtime_error("cannot write the data for the peer: " + written.error);
-  }
+  // A throw here destroys dir_, which removes the directory.
+  if (!written.ok) throw std::runtime_error("cannot write the data for the peer: " + written.error);
 }
 
 std::unique_ptr<PeerDataDir> PeerDataDir::make(const run::RunConfig& config, std::string& error) {
@@ -203,11 +200,6 @@ AblateMeasure ablate_measure(const run::RunConfig& config, const CompareRow& row
   a.accuracy = row.accuracy;
   a.peak_rss_bytes = row.peak_rss_bytes;
   return a;
-}
-
-PeerDataDir::~PeerDataDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
 }
 
 PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow& row, const PeerOptions& options) {

@@ -87,9 +87,6 @@ PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow&
 // data set as the run caps it: validation_cap.h).
 void write_peer_data(const run::RunConfig& config, const std::string& dir);
 
-// A temporary directory holding the data of `config` (write_peer_data, in a child process so
-// the parent's memory stays small for the next fork), removed with the object, and the model
-// as a file the peer reads. Throws saying what could not be made or written.
 // A fresh directory /tmp/PREFIX-XXXXXX (mkdtemp); throws naming the template when it cannot be made.
 std::string make_temp_dir(const std::string& prefix);
 
@@ -106,19 +103,20 @@ class TempDir {
   std::string path_;
 };
 
+// A temporary directory holding the data of `config` (write_peer_data, in a child process so
+// the parent's memory stays small for the next fork), removed with the object, and the model
+// as a file the peer reads. Throws saying what could not be made or written.
 class PeerDataDir {
  public:
   explicit PeerDataDir(const run::RunConfig& config);
-  ~PeerDataDir();
-  PeerDataDir(const PeerDataDir&) = delete;
-  PeerDataDir& operator=(const PeerDataDir&) = delete;
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return dir_.path(); }
   const std::string& model_file() const { return model_file_; }
   // The directory, or nullptr with `error` saying why.
   static std::unique_ptr<PeerDataDir> make(const run::RunConfig& config, std::string& error);
 
  private:
-  std::string path_, model_file_;
+  std::string model_file_;
+  TempDir dir_;
 };
 
 }  // namespace ablate::bench::experiments

@@ -67,9 +67,12 @@ std::vector<std::string> parse_real_paths(const std::string& list) {
       if (!path.name.empty()) known.push_back(path.name);
   const std::vector<std::string> names = run::split_list(list, true);
   if (names.empty()) throw std::invalid_argument("--real-paths '" + list + "': names no path; expected " + run::join(known, ", "));
-  for (const std::string& n : names)
-    if (std::find(known.begin(), known.end(), n) == known.end())
-      throw std::invalid_argument("--real-paths '" + list + "': unknown path '" + n + "'; expected " + run::join(known, ", "));
+  for (auto n = names.begin(); n != names.end(); ++n) {
+    if (std::find(known.begin(), known.end(), *n) == known.end())
+      throw std::invalid_argument("--real-paths '" + list + "': unknown path '" + *n + "'; expected " + run::join(known, ", "));
+    if (std::find(names.begin(), n, *n) != n)
+      throw std::invalid_argument("--real-paths '" + list + "': path '" + *n + "' is named twice");
+  }
   return names;
 }
 

@@ -261,6 +261,7 @@ TEST_F(RealCli, RefusedCombinationsNameTheFlag) {
            {"--seeds ,", "--seeds ',': expected a list of seeds"},
            {"--seed 2 --seeds 1,2", "--seed 2 with --seeds 1,2: give one of them"},
            {"--with-real --real-paths mkl", "--real-paths 'mkl': unknown path 'mkl'; expected eigen, onednn"},
+           {"--with-real --real-paths onednn,onednn", "--real-paths 'onednn,onednn': path 'onednn' is named twice"},
            {"--with-real --real-paths ,", "--real-paths ',': names no path; expected eigen, onednn"},
            {"--with-real --attribute --attribute-seconds 0", "--attribute-seconds 0: expected a positive number of seconds"},
            {"--test-iterations x", "--test-iterations x"},
@@ -305,6 +306,17 @@ TEST_F(RealCli, BenchRunsOnlyTheNamedRealPaths) {
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_TRUE(std::regex_search(o.out, std::regex("tensorflow-eigen +1000\n"))) << o.out;
   EXPECT_EQ(o.out.find("tensorflow-onednn"), std::string::npos) << o.out;
+}
+
+TEST_F(RealCli, BenchRefusesRealFlagsWithoutWithRealOrWithABadPath) {
+  const std::string base = "bench --model lenet --backends reference --threads 1 --repeats 1 --iterations 1 --warmup 0 ";
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--real-paths onednn", "--real-paths belongs to --with-real, which is not given"},
+           {"--with-real --real-paths mkl", "--real-paths 'mkl': unknown path 'mkl'; expected eigen, onednn"}}) {
+    auto o = ablate(base + flags);
+    EXPECT_NE(o.exit_code, 0) << flags;
+    EXPECT_HAS(o.err, message);
+  }
 }
 
 TEST_F(RealCli, BenchNamesARealFrameworkNotInstalled) {
