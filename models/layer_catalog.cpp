@@ -34,7 +34,7 @@ bool register_layer_type(LayerType type) {
     throw std::logic_error("layer type '" + type.name + "': a layer type needs a name and a shape rule");
   if (type.backward_reads_input && (type.in_place || !type.activation))
     throw std::logic_error("layer type '" + type.name + "': only an activation's backward reads its input, and it cannot run in place");
-  type.keys.push_back({"input", ValueRule{ValueKind::word, {}}});  // every type reads one input
+  type.keys.push_back({"input", ValueRule{ValueKind::name_list, {}}});  // every type names its inputs
   const std::string name = type.name;
   Catalogue& c = catalogue();
   if (!c.types.emplace(name, std::move(type)).second)

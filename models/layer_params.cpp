@@ -74,6 +74,17 @@ kernels::Pool2dParams pool_params(const LayerSpec& layer, int in_h, int in_w) {
   return p;
 }
 
+kernels::Pool2dParams global_pool_params(int in_h, int in_w) {
+  kernels::Pool2dParams p;
+  p.kind = kernels::PoolKind::avg;
+  p.kernel_h = in_h;
+  p.kernel_w = in_w;
+  p.stride_h = p.stride_w = 1;
+  p.out_h = p.out_w = 1;
+  p.pad_bottom_limit = p.pad_right_limit = 0;
+  return p;
+}
+
 kernels::LrnParams lrn_params(const LayerSpec& layer) {
   kernels::LrnParams p;
   p.size = layer.get_int("size", p.size);

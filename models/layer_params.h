@@ -38,6 +38,9 @@ ConvGeometry conv_geometry(const LayerSpec& layer, int in_h, int in_w);
 // the kernel is larger than the padded input, pad >= kernel (Caffe's check) or a window
 // would lie outside the input.
 kernels::Pool2dParams pool_params(const LayerSpec& layer, int in_h, int in_w);
+// global_avg_pool over an in_h x in_w input: an average pooling whose one window is the whole
+// plane (stride 1, no padding), so every backend's pool2d computes it.
+kernels::Pool2dParams global_pool_params(int in_h, int in_w);
 
 kernels::LrnParams lrn_params(const LayerSpec& layer);
 // The connection table of a conv_map layer, as Torch's nn.tables.random(C, outputs, fan_in):

@@ -47,7 +47,8 @@ struct StateShape {
 // The shapes of one layer for a batch of N samples.
 struct LayerShapes {
   std::string name;
-  Dims input;                            // [N, C, H, W] or [N, F]
+  Dims input;                            // [N, C, H, W] or [N, F]: the first input
+  std::vector<Dims> inputs;              // every input in order (inputs[0] == input)
   Dims output;                           // loss layers: [1]
   std::vector<Dims> params;              // weight, bias shapes (empty if none)
   std::vector<std::string> param_names;  // the suffix of each: "weight", "bias"
@@ -78,6 +79,9 @@ struct LayerType {
   std::string name;            // the type name of model files: "convolution"
   std::vector<KeyRule> keys;   // the keys it accepts; `input` is added for every type
   bool loss = false;           // ends the model: input [N, classes], output [1], the batch mean
+  // How many inputs a layer of the type reads (`input=a,b`): most read one; add and concat
+  // two or more (max_inputs 0: no upper bound).
+  int min_inputs = 1, max_inputs = 1;
   // Throws (LayerSpec::fail) when keys do not fit together: a required key missing, a key
   // that another excludes. Null: any combination of accepted keys is fine.
   std::function<void(const LayerSpec&)> check_keys;

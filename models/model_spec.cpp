@@ -28,6 +28,17 @@ std::string where(const std::string& source, int line) { return source + ":" + s
   throw std::invalid_argument(where(source, line) + ": " + what);
 }
 
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', start);
+    names.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
+}
+
 bool valid_name(const std::string& name) {
   if (name.empty()) return false;
   for (char c : name)
@@ -79,6 +90,8 @@ LayerSpec parse_layer_line(const TextLine& line, const std::string& source) {
   layer.source = where(source, line.number);
   if (!valid_name(layer.name))
     fail(source, line.number, "layer name '" + layer.name + "' must be letters, digits, '_' or '-'");
+  if (layer.name == kModelInput)
+    fail(source, line.number, "layer name '" + layer.name + "' is reserved: input=" + kModelInput + " names the model input");
   const LayerType* info = &layer_type_of(layer);
   std::string prefix = "layer '" + layer.name + "' (" + layer.type + "): ";
   for (std::size_t i = 3; i < line.tokens.size(); ++i) {
@@ -88,10 +101,10 @@ LayerSpec parse_layer_line(const TextLine& line, const std::string& source) {
       fail(source, line.number, prefix + "expected key=value, got '" + token + "'");
     std::string key = token.substr(0, eq), value = token.substr(eq + 1);
     check_key_value(layer, *info, key, value);
-    if (layer.params.count(key) || (key == "input" && !layer.input.empty()))
+    if (layer.params.count(key) || (key == "input" && !layer.inputs.empty()))
       fail(source, line.number, prefix + "key '" + key + "' is given twice");
     if (key == "input")
-      layer.input = value;
+      layer.inputs = split_names(value);
     else
       layer.params[key] = value;
   }

@@ -10,9 +10,11 @@
 //   ...
 //   layer loss softmax_loss
 //
-// A layer takes the previous layer's output unless it names `input=LAYER`.
+// A layer takes the previous layer's output unless it names `input=LAYER` (`input=a,b` for a
+// layer of several inputs: add, concat). `data` names the model input.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,7 +24,9 @@ namespace ablate::models {
 struct LayerSpec {
   std::string name;
   std::string type;   // one of layer_types()
-  std::string input;  // name of the layer that feeds it ("" = the model input for the first)
+  // The layers that feed it, in order (`input=a,b`); empty: the previous layer (the model
+  // input for the first). kModelInput ("data") names the model input.
+  std::vector<std::string> inputs;
   std::map<std::string, std::string> params;
   std::string source;  // "file:line" for error messages
   int line = 0;
@@ -42,12 +46,26 @@ struct LayerSpec {
   [[noreturn]] void fail(const std::string& what) const;
 };
 
+// The name by which `input=` refers to the model input (Caffe's "data" blob); no layer may
+// take it.
+inline constexpr const char* kModelInput = "data";
+
+// Values given for parameters and state tensors by name ("conv1.weight"), in row-major order:
+// an imported model's initial weights (ONNX initializers). Every strategy starts from them
+// instead of drawing (models/parameters.h).
+struct GivenValues {
+  std::vector<std::int64_t> shape;
+  std::vector<double> values;
+};
+
 struct ModelSpec {
   std::string name;
   std::string source;            // file name or "<zoo>/lenet.model"
   std::vector<int> input_shape;  // C, H, W
   int classes = 0;
   std::vector<LayerSpec> layers;
+  // Initial values by tensor name (empty: every tensor drawn by its initializer).
+  std::map<std::string, GivenValues> given;
 
   const LayerSpec& layer(const std::string& name) const;  // throws if absent
 };

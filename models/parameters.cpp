@@ -4,7 +4,9 @@
 // <suffix>_init, <suffix>_lr_mult and <suffix>_decay_mult keys (models::param_settings).
 #include "models/parameters.h"
 
+#include <algorithm>
 #include <random>
+#include <stdexcept>
 
 #include "models/initializers.h"
 #include "models/layer_catalog.h"
@@ -19,12 +21,30 @@ double reader_pooled_area(const ModelSpec& spec, std::size_t index) {
   const std::string& name = spec.layers[index].name;
   for (std::size_t i = index + 1; i < spec.layers.size(); ++i) {
     const LayerSpec& reader = spec.layers[i];
-    const std::string input = reader.input.empty() ? spec.layers[i - 1].name : reader.input;
-    if (input != name) continue;
+    const bool reads = reader.inputs.empty() ? spec.layers[i - 1].name == name
+                                             : std::find(reader.inputs.begin(), reader.inputs.end(), name) !=
+                                                   reader.inputs.end();
+    if (!reads) continue;
     const LayerType& type = layer_type_of(reader);
     return type.pooled_area ? type.pooled_area(reader) : 0;
   }
   return 0;
+}
+
+// Copies the value the spec gives for tensor `name` (an imported model's initializer) into
+// `t` and returns true; false when none is given. A given value of another shape is an error
+// naming the tensor and both shapes.
+bool take_given(const ModelSpec& spec, const std::string& name, kernels::Tensor& t) {
+  auto it = spec.given.find(name);
+  if (it == spec.given.end()) return false;
+  const GivenValues& g = it->second;
+  if (kernels::Shape(g.shape.begin(), g.shape.end()) != t.shape() || static_cast<std::int64_t>(g.values.size()) != t.numel())
+    throw std::invalid_argument("model '" + spec.name + "' (" + spec.source + "): the value given for " + name + " is " +
+                                kernels::shape_string(kernels::Shape(g.shape.begin(), g.shape.end())) +
+                                " with " + std::to_string(g.values.size()) + " elements; the model's " + name +
+                                " is " + kernels::shape_string(t.shape()));
+  for (std::int64_t k = 0; k < t.numel(); ++k) t.set(k, g.values[static_cast<std::size_t>(k)]);
+  return true;
 }
 
 }  // namespace
@@ -49,7 +69,7 @@ std::vector<InitialParameter> make_initial_parameters(const ModelSpec& spec, ker
       p.value = kernels::Tensor(s.params[k], dtype);
       p.lr_mult = settings.lr_mult;
       p.decay_mult = settings.decay_mult;
-      initialize(p.value, settings.init, rng, fans.at(k).fan_out, fans.at(k).fan_in);
+      if (!take_given(spec, p.name, p.value)) initialize(p.value, settings.init, rng, fans.at(k).fan_out, fans.at(k).fan_in);
       params.push_back(std::move(p));
     }
   }
@@ -62,7 +82,8 @@ std::vector<InitialState> make_initial_state(const ModelSpec& spec, kernels::DTy
   for (std::size_t i = 0; i < spec.layers.size(); ++i)
     for (const StateShape& s : shapes[i].state) {
       InitialState t{spec.layers[i].name + "." + s.suffix, spec.layers[i].name, kernels::Tensor(s.shape, dtype)};
-      for (std::int64_t k = 0; k < t.value.numel(); ++k) t.value.set(k, s.initial);
+      if (!take_given(spec, t.name, t.value))
+        for (std::int64_t k = 0; k < t.value.numel(); ++k) t.value.set(k, s.initial);
       state.push_back(std::move(t));
     }
   return state;

@@ -43,22 +43,31 @@ std::vector<LayerShapes> infer_shapes(const ModelSpec& spec, std::int64_t batch)
     const LayerType& type = layer_type_of(layer);
     LayerShapes s;
     s.name = layer.name;
-    // An empty input is the model input for the first layer and the previous layer after it
-    // (the parser names it; a spec built in code may leave it empty).
-    const std::string input = layer.input.empty() && i > 0 ? spec.layers[i - 1].name : layer.input;
-    if (input.empty()) {
-      s.input = model_input;
-    } else {
+    // Empty inputs are the model input for the first layer and the previous layer after it
+    // (the parser names them; a spec built in code may leave them empty).
+    std::vector<std::string> inputs = layer.inputs;
+    if (inputs.empty()) inputs = {i > 0 ? spec.layers[i - 1].name : std::string(kModelInput)};
+    for (const std::string& input : inputs) {
+      if (input == kModelInput) {
+        s.inputs.push_back(model_input);
+        continue;
+      }
       auto it = index.find(input);
       if (it == index.end()) layer.fail("input '" + input + "' is not a layer defined before it");
-      s.input = shapes[it->second].output;
+      s.inputs.push_back(shapes[it->second].output);
     }
+    s.input = s.inputs.front();
     try {
       type.shape(layer, spec, s);
       check_sizes(layer, s);
     } catch (const std::invalid_argument& e) {
       // Name the full input shape for every geometry problem of this layer.
-      throw std::invalid_argument(std::string(e.what()) + " (layer input " + kernels::shape_string(s.input) + ")");
+      std::string shapes_read;
+      for (std::size_t k = 0; k < s.inputs.size(); ++k)
+        shapes_read += (k ? ", " : "") + inputs[k] + " " + kernels::shape_string(s.inputs[k]);
+      throw std::invalid_argument(std::string(e.what()) +
+                                  (s.inputs.size() == 1 ? " (layer input " + kernels::shape_string(s.input) + ")"
+                                                        : " (layer inputs " + shapes_read + ")"));
     }
     index[layer.name] = shapes.size();
     shapes.push_back(std::move(s));

@@ -75,6 +75,7 @@ std::string describe(const ValueRule& rule) {
     case ValueKind::integer_list: return "comma-separated non-negative integers";
     case ValueKind::initializer: return "an initializer rule";
     case ValueKind::word: return "a word";
+    case ValueKind::name_list: return "comma-separated layer names";
     case ValueKind::text: return "text";
   }
   return "a value";
@@ -118,6 +119,11 @@ std::string value_problem(const ValueRule& rule, const std::string& value) {
       }
     case ValueKind::word:
       return value.empty() || value.find_first_of(" \t") != std::string::npos ? expects + got : "";
+    case ValueKind::name_list:
+      return value.empty() || value.front() == ',' || value.back() == ',' || value.find(",,") != std::string::npos ||
+                     value.find_first_of(" \t") != std::string::npos
+                 ? expects + got + " (an empty name)"
+                 : "";
     default:
       return value.empty() ? expects + got : "";
   }

@@ -22,6 +22,7 @@ enum class ValueKind {
   integer_list,          // comma-separated non-negative integers ("5000,8000")
   initializer,           // an initializer rule (models/initializers.h)
   word,                  // any single token
+  name_list,             // comma-separated names, none empty (a layer's inputs: "a,b")
   text,                  // free text
 };
 

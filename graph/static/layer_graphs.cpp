@@ -3,6 +3,8 @@
 //   convolution    conv2d (+ bias_add)        conv_map  conv2d_map over a constant table (+ bias_add)
 //   inner_product  linear (+ bias_add)        bias      bias_add
 //   pooling        pool2d                     lrn       lrn
+//   global_avg_pool  pool2d, one window over each whole plane
+//   add            add (a chain of adds for more than two inputs)
 //   dropout        x * dropout_mask in training; the identity when testing (inverted dropout)
 //   batch_norm     batch_norm + batch_norm_update of the running statistics in training;
 //                  batch_norm_inference on batch_norm_statistics when testing
@@ -20,7 +22,8 @@ namespace {
 using models::LayerSpec;
 using models::LayerType;
 
-Value convolution(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+Value convolution(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  const Value x = xs[0];
   const kernels::Shape& in = b.shape(x);
   const models::ConvGeometry geo = models::conv_geometry(l, static_cast<int>(in[2]), static_cast<int>(in[3]));
   Attrs a;
@@ -29,7 +32,8 @@ Value convolution(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Va
   return b.with_bias(l, b.op(OpKind::conv2d, l, {x, w}, a), geo.bias);
 }
 
-Value conv_map(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+Value conv_map(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  const Value x = xs[0];
   const kernels::Shape& in = b.shape(x);
   const models::ConvGeometry geo = models::conv_geometry(l, static_cast<int>(in[2]), static_cast<int>(in[3]));
   const std::vector<std::int32_t> table = models::connection_table(l, static_cast<int>(in[1]));
@@ -44,28 +48,51 @@ Value conv_map(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value
   return b.with_bias(l, b.op(OpKind::conv2d_map, l, {x, w, tv}, a), geo.bias);
 }
 
-Value inner_product(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+Value inner_product(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  const Value x = xs[0];
   const kernels::Shape& in = b.shape(x);
   Value w = b.parameter(l, "weight", {models::layer_outputs(l), kernels::shape_numel(in) / in[0]});
   return b.with_bias(l, b.op(OpKind::linear, l, {x, w}), models::layer_has_bias(l));
 }
 
-Value bias(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) { return b.with_bias(l, x, true); }
+Value bias(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  return b.with_bias(l, xs[0], true);
+}
 
-Value pooling(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+Value pooling(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  const Value x = xs[0];
   const kernels::Shape& in = b.shape(x);
   Attrs a;
   a.pool = models::pool_params(l, static_cast<int>(in[2]), static_cast<int>(in[3]));
   return b.op(OpKind::pool2d, l, {x}, a);
 }
 
-Value lrn(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+// global_avg_pool: pool2d averaging each whole plane (tf.reduce_mean over H and W; one window).
+Value global_avg_pool(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  const kernels::Shape& in = b.shape(xs[0]);
+  Attrs a;
+  a.pool = models::global_pool_params(static_cast<int>(in[2]), static_cast<int>(in[3]));
+  return b.op(OpKind::pool2d, l, {xs[0]}, a);
+}
+
+// add: x0 + x1 + ... as a chain of add ops (tf.add; TF's graph for tf.add_n is one AddN, whose
+// gradient is the same dy to every input, as the chain's).
+Value add(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  Value sum = xs[0];
+  for (std::size_t k = 1; k < xs.size(); ++k)
+    sum = b.op(OpKind::add, l, {sum, xs[k]}, {}, k + 1 == xs.size() ? nullptr : ("add_" + std::to_string(k)).c_str());
+  return sum;
+}
+
+Value lrn(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  const Value x = xs[0];
   Attrs a;
   a.lrn = models::lrn_params(l);
   return b.op(OpKind::lrn, l, {x}, a);
 }
 
-Value dropout(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+Value dropout(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  const Value x = xs[0];
   if (b.phase() == Phase::test) return x;  // the identity at test time (inverted dropout)
   Attrs m;
   m.shape = b.shape(x);
@@ -79,7 +106,8 @@ Value dropout(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value 
 // Training: batch_norm on the batch statistics, and batch_norm_update of the running
 // statistics from them (a target); testing: batch_norm_inference on batch_norm_statistics of
 // the running statistics. TF's tf.layers.batch_normalization writes the same two graphs.
-Value batch_norm(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+Value batch_norm(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  const Value x = xs[0];
   Attrs a;
   a.batch_norm = models::batch_norm_params(l);
   const kernels::Shape in = b.shape(x);
@@ -104,20 +132,23 @@ Value batch_norm(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Val
   return y;
 }
 
-Value log_softmax(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+Value log_softmax(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  const Value x = xs[0];
   return b.op(OpKind::log_softmax, l, {x});
 }
 
 // A loss of op `kind` over the scores x and the labels.
 LayerGraph loss(OpKind kind) {
-  return [kind](ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, Value x) {
+  return [kind](ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+    const Value x = xs[0];
     const Value value = b.op(kind, l, {x, b.labels()});
     b.set_loss(x, value);
     return value;
   };
 }
 
-Value activation(ModelGraphBuilder& b, const LayerSpec& l, const LayerType& type, Value x) {
+Value activation(ModelGraphBuilder& b, const LayerSpec& l, const LayerType& type, const std::vector<Value>& xs) {
+  const Value x = xs[0];
   Attrs a;
   a.activation = type.activation(l);
   a.grad_from_input = type.backward_reads_input;
@@ -131,6 +162,8 @@ ABLATE_STATIC_LAYER(conv_map, conv_map);
 ABLATE_STATIC_LAYER(inner_product, inner_product);
 ABLATE_STATIC_LAYER(bias, bias);
 ABLATE_STATIC_LAYER(pooling, pooling);
+ABLATE_STATIC_LAYER(global_avg_pool, global_avg_pool);
+ABLATE_STATIC_LAYER(add, add);
 ABLATE_STATIC_LAYER(lrn, lrn);
 ABLATE_STATIC_LAYER(dropout, dropout);
 ABLATE_STATIC_LAYER(batch_norm, batch_norm);

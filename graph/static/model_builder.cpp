@@ -61,8 +61,8 @@ ModelGraph ModelGraphBuilder::build() {
   std::vector<Value> outputs(model_.size());
   for (std::size_t i = 0; i < model_.size(); ++i) {
     const models::LayerSpec& l = model_.layer(i);
-    const int input = model_.input(i);
-    const Value x = input < 0 ? m_.x : outputs[static_cast<std::size_t>(input)];
+    std::vector<Value> x;
+    for (const int input : model_.inputs(i)) x.push_back(input < 0 ? m_.x : outputs[static_cast<std::size_t>(input)]);
     outputs[i] = layer_graph_registry().at(l)(*this, l, model_.type(i), x);
   }
   return std::move(m_);

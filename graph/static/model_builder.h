@@ -4,8 +4,8 @@
 // "x" [N, C, H, W] and "labels" i32 [N]; one variable per parameter, named and ordered as
 // models::make_initial_parameters makes them (layers in file order, weight then bias), and one
 // per state tensor, as models::make_initial_state names them.
-// A model may be a DAG (a layer names its `input`): a value read twice gets its gradients
-// summed by the differentiation. Each layer type's ops are its registered LayerGraph
+// A model may be a DAG (a layer names its inputs, `input=a,b`): a value read by several
+// layers gets its gradients summed by the differentiation (autodiff.h: TF's AddN). Each layer type's ops are its registered LayerGraph
 // (layer_graphs.cpp; every activation type shares one).
 #pragma once
 
@@ -78,9 +78,10 @@ class ModelGraphBuilder {
   ModelGraph m_;
 };
 
-// The ops of one layer of type `type` reading `x`; returns its output (a loss layer: its loss).
-using LayerGraph =
-    std::function<Value(ModelGraphBuilder&, const models::LayerSpec&, const models::LayerType&, Value x)>;
+// The ops of one layer of type `type` reading `x` (its inputs in order: one for most types,
+// two or more for add and concat); returns its output (a loss layer: its loss).
+using LayerGraph = std::function<Value(ModelGraphBuilder&, const models::LayerSpec&, const models::LayerType&,
+                                       const std::vector<Value>& x)>;
 LayerRegistry<LayerGraph>& layer_graph_registry();
 
 ModelGraph build_model_graph(const models::CheckedModel& model, std::int64_t batch, kernels::DType dtype, Phase phase);

@@ -104,7 +104,7 @@ TEST(DynamicEngine, ModelErrorsNameTheLayer) {
   expect_error<std::invalid_argument>([&] { make_engine("dynamic", duplicate, *backend, torch_options(2)); },
                                       {"conv1", "used twice"});
   auto dangling = spec;
-  dangling.layers[4].input = "conv9";
+  dangling.layers[4].inputs = {"conv9"};
   expect_error<std::invalid_argument>([&] { make_engine("dynamic", dangling, *backend, torch_options(2)); },
                                       {"ip1", "'conv9'"});
   auto wrong_classes = spec;
@@ -113,7 +113,7 @@ TEST(DynamicEngine, ModelErrorsNameTheLayer) {
                                       {"loss", "[N, 5]"});
   // A spec built in code: an empty input after the first layer is the previous layer.
   auto in_code = spec;
-  for (auto& layer : in_code.layers) layer.input.clear();
+  for (auto& layer : in_code.layers) layer.inputs.clear();
   auto engine = make_engine("dynamic", in_code, *backend, torch_options(2));
   auto batch = testing::random_batch(spec, 2, kernels::DType::f32, 3);
   EXPECT_TRUE(std::isfinite(engine->train_step(batch.x, batch.labels, 0)));

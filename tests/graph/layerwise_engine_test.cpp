@@ -140,13 +140,13 @@ TEST(LayerwiseNet, RejectsBranchesAndUnknownInputs) {
   expect_error<std::invalid_argument>([&] { layerwise::Net(models::CheckedModel(spec), *backend, options); }, {"batch size 0"});
   // Specs built in code: an empty input means the previous layer.
   auto in_code = spec;
-  for (auto& layer : in_code.layers) layer.input.clear();
+  for (auto& layer : in_code.layers) layer.inputs.clear();
   EXPECT_NO_THROW(layerwise::Net(models::CheckedModel(in_code), *backend, {}));
   auto duplicate = spec;
   duplicate.layers[2].name = "conv1";
   expect_error<std::invalid_argument>([&] { layerwise::Net(models::CheckedModel(duplicate), *backend, {}); }, {"conv1", "used twice"});
   auto unknown = spec;
-  unknown.layers[4].input = "conv9";
+  unknown.layers[4].inputs = {"conv9"};
   expect_error<std::invalid_argument>([&] { layerwise::Net(models::CheckedModel(unknown), *backend, {}); }, {"ip1", "'conv9'"});
   auto no_loss = spec;
   no_loss.layers.pop_back();

@@ -23,13 +23,13 @@ ModelSpec lenet() { return parse_model(kLenetText, "tiny.model"); }
 
 TEST(CheckedModel, NamesInputsResolvesTypesAndShapes) {
   ModelSpec in_code = lenet();
-  for (auto& layer : in_code.layers) layer.input.clear();
+  for (auto& layer : in_code.layers) layer.inputs.clear();
   const CheckedModel m(in_code);
   ASSERT_EQ(m.size(), 5u);
   EXPECT_EQ(m.input(0), -1);
   for (std::size_t i = 1; i < m.size(); ++i) {
     EXPECT_EQ(m.input(i), static_cast<int>(i) - 1);
-    EXPECT_EQ(m.layer(i).input, m.layer(i - 1).name);
+    EXPECT_EQ(m.layer(i).inputs, std::vector<std::string>{m.layer(i - 1).name});
   }
   EXPECT_EQ(m.type(0).name, "convolution");
   EXPECT_EQ(&m.type(4), find_layer_type("softmax_loss"));
@@ -52,7 +52,7 @@ TEST(CheckedModel, TheParsersMessagesForSpecsBuiltInCode) {
   auto early_loss = lenet();
   early_loss.layers.push_back(early_loss.layers[2]);  // a relu after the loss
   early_loss.layers.back().name = "r2";
-  early_loss.layers.back().input = "f1";
+  early_loss.layers.back().inputs = {"f1"};
   expect_error([&] { CheckedModel{early_loss}; }, {"'loss'", "must be the last layer"});
   auto unknown = lenet();
   unknown.layers[1].type = "maxpool";

@@ -68,9 +68,9 @@ TEST(ModelSpec, CommentsBlankLinesAndExplicitInputs) {
       "branchy.model");
   EXPECT_EQ(spec.name, "branchy");
   EXPECT_EQ(spec.input_shape, (std::vector<int>{2, 8, 8}));
-  EXPECT_EQ(spec.layer("t1").input, "c1");
-  EXPECT_EQ(spec.layer("f1").input, "r1");
-  EXPECT_EQ(spec.layer("loss").input, "f1");
+  EXPECT_EQ(spec.layer("t1").inputs, std::vector<std::string>{"c1"});
+  EXPECT_EQ(spec.layer("f1").inputs, std::vector<std::string>{"r1"});
+  EXPECT_EQ(spec.layer("loss").inputs, std::vector<std::string>{"f1"});
   EXPECT_FALSE(spec.layer("f1").has("input"));  // the input lives in LayerSpec::input
   EXPECT_EQ(spec.layer("c1").source, "branchy.model:6");
   EXPECT_EQ(spec.layer("c1").line, 6);
