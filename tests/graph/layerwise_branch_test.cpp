@@ -192,6 +192,16 @@ TEST(LayerwiseBranch, ResidualBlockSplitsItsInputAfterTheInPlaceRelu) {
   EXPECT_EQ(layers[9].type, "Pooling");
   EXPECT_TRUE(net.in_place(index_of(net, "relu0")));  // its blob has one reader
   EXPECT_TRUE(net.in_place(index_of(net, "relu2")));  // after the add, one reader
+  // global_avg_pool: each channel's mean over its 5 x 5 plane (relu2 wrote in place on "sum").
+  b.net->forward(kIteration, kSeed);
+  const kernels::Tensor& planes = b.net->blob("relu2").data();
+  const kernels::Tensor& means = b.net->blob("gap").data();
+  ASSERT_EQ(means.shape(), (kernels::Shape{2, 3, 1, 1}));
+  for (std::int64_t nc = 0; nc < 6; ++nc) {
+    double total = 0;
+    for (std::int64_t i = 0; i < 25; ++i) total += planes.at(nc * 25 + i);
+    EXPECT_NEAR(means.at(nc), total / 25, 1e-12) << nc;
+  }
   // The split tops are the bottom's data (no copy), each with a diff of its own.
   const std::size_t s = index_of(net, "conv0_relu0_0_split");
   for (const Blob* top : net.tops(s)) {
@@ -266,6 +276,35 @@ TEST(LayerwiseBranch, ModelInputReadTwiceTrains) {
   EXPECT_LT(last, first);
 }
 
+TEST(LayerwiseBranch, ThreeReadersShareOneSplitAndConcatJoinsThem) {
+  Built b = build(concat_text());
+  Net& net = *b.net;
+  const auto layers = layers_of(net);
+  ASSERT_EQ(split_count(net), 1);
+  EXPECT_EQ(layers[1].name, "stem_stem_0_split");
+  EXPECT_EQ(layers[1].tops, (std::vector<std::string>{"stem_stem_0_split_0", "stem_stem_0_split_1",
+                                                      "stem_stem_0_split_2"}));
+  const LayerInfo& cat = layers[index_of(net, "cat")];
+  EXPECT_EQ(cat.type, "Concat");
+  EXPECT_EQ(cat.bottoms, (std::vector<std::string>{"left", "right", "stem_stem_0_split_2"}));
+  EXPECT_TRUE(net.in_place(index_of(net, "rr")));  // on right's blob, which only rr reads
+  // The top is [N, 2 + 3 + 2, H, W] with each bottom's channels in order.
+  net.forward(kIteration, kSeed);
+  const kernels::Tensor& top = net.blob("cat").data();
+  ASSERT_EQ(top.shape(), (kernels::Shape{2, 7, 5, 5}));
+  const char* parts[] = {"left", "right", "stem"};
+  std::int64_t offset = 0;
+  for (const char* part : parts) {
+    const kernels::Tensor& x = net.blob(part).data();
+    const std::int64_t c = x.dim(1), plane = 25;
+    for (std::int64_t n = 0; n < 2; ++n)
+      for (std::int64_t i = 0; i < c * plane; ++i)
+        ASSERT_EQ(top.at((n * 7 + offset) * plane + i), x.at(n * c * plane + i)) << part << " " << n << " " << i;
+    offset += c;
+  }
+}
+
+TEST(LayerwiseBranch, GradientCheckConcatOfThreeBranches) { gradient_check(concat_text()); }
 TEST(LayerwiseBranch, GradientCheckResidualBlock) { gradient_check(residual_text()); }
 TEST(LayerwiseBranch, GradientCheckFanOutWithoutInPlace) { gradient_check(fan_out_text()); }
 TEST(LayerwiseBranch, GradientCheckModelInputReadTwice) { gradient_check(input_twice_text()); }
