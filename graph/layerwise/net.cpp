@@ -2,7 +2,6 @@
 // sharing (see net.h).
 #include "graph/layerwise/net.h"
 
-#include <map>
 #include <stdexcept>
 
 #include "graph/layerwise/layer_factory.h"
