@@ -25,8 +25,9 @@ void ActivationLayer::forward(const std::vector<Blob*>& bottom, const std::vecto
   backend_.activation_forward(activation_, bottom[0]->data(), top[0]->data());
 }
 
-void ActivationLayer::backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) {
-  if (!propagate_down) return;
+void ActivationLayer::run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                                   const std::vector<Blob*>& bottom) {
+  if (!propagate_down[0]) return;
   const kernels::Tensor& read = backward_from_input_ ? bottom[0]->data() : top[0]->data();
   backend_.activation_backward(activation_, read, top[0]->diff(), bottom[0]->diff());
 }

@@ -45,12 +45,13 @@ void BatchNormLayer::forward(const std::vector<Blob*>& bottom, const std::vector
   }
 }
 
-void BatchNormLayer::backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) {
+void BatchNormLayer::run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                                  const std::vector<Blob*>& bottom) {
   kernels::Tensor no_dx;
   kernels::Tensor& dweight = params_.affine ? blobs()[0]->diff() : none_;
   kernels::Tensor& dbias = params_.affine ? blobs()[1]->diff() : none_;
   backend_.batch_norm_backward(bottom[0]->data(), top[0]->diff(), weight(), mean_, var_, params_.epsilon,
-                               propagate_down ? bottom[0]->diff() : no_dx, dweight, dbias);
+                               propagate_down[0] ? bottom[0]->diff() : no_dx, dweight, dbias);
 }
 
 ABLATE_LAYERWISE_LAYER(batch_norm, BatchNormLayer);

@@ -22,9 +22,10 @@ void BiasLayer::forward(const std::vector<Blob*>& bottom, const std::vector<Blob
   backend_.bias_add(top[0]->data(), blobs()[0]->data());
 }
 
-void BiasLayer::backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) {
+void BiasLayer::run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                             const std::vector<Blob*>& bottom) {
   backend_.bias_backward(top[0]->diff(), blobs()[0]->diff());
-  if (propagate_down && top[0] != bottom[0]) backend_.copy(top[0]->diff(), bottom[0]->diff());
+  if (propagate_down[0] && top[0] != bottom[0]) backend_.copy(top[0]->diff(), bottom[0]->diff());
 }
 
 ABLATE_LAYERWISE_LAYER(bias, BiasLayer);

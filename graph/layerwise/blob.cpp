@@ -13,14 +13,28 @@ void Blob::reshape(const kernels::Shape& shape) {
   if (count <= 0)
     throw std::invalid_argument("blob '" + name_ + "' reshaped to " + kernels::shape_string(shape) +
                                 "; expected a shape with at least one element");
+  if (data_source_ && shape != data_source_->shape())
+    throw std::invalid_argument("blob '" + name_ + "' shares the data of blob '" + data_source_->name_ + "' " +
+                                kernels::shape_string(data_source_->shape()) + " and cannot be reshaped to " +
+                                kernels::shape_string(shape));
   if (count > capacity_) {
-    data_storage_ = kernels::Tensor({count}, dtype_, &allocator_);
+    if (!data_source_) data_storage_ = kernels::Tensor({count}, dtype_, &allocator_);
     if (with_diff_) diff_storage_ = kernels::Tensor({count}, dtype_, &allocator_);
     capacity_ = count;
   }
-  if (shape == data_.shape() && !data_.empty()) return;
-  data_ = data_storage_.slice0(0, count).reshaped(shape);
+  if (shape == shape_ && capacity_ > 0) return;
+  shape_ = shape;
+  if (!data_source_) data_ = data_storage_.slice0(0, count).reshaped(shape);
   if (with_diff_) diff_ = diff_storage_.slice0(0, count).reshaped(shape);
+}
+
+void Blob::share_data(Blob& source) {
+  if (&source == this || source.dtype_ != dtype_)
+    throw std::invalid_argument("blob '" + name_ + "' cannot share the data of blob '" + source.name_ + "'");
+  if (data_source_ == &source) return;
+  data_source_ = &source;
+  data_storage_ = kernels::Tensor();
+  data_ = kernels::Tensor();
 }
 
 kernels::Tensor& Blob::diff() {

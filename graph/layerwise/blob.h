@@ -1,7 +1,9 @@
 // Blob: Caffe's unit of data, a tensor of values (data) and a tensor of gradients (diff) of
 // one shape. As Caffe's Blob::Reshape, storage only grows: a reshape to fewer elements than
 // the capacity is a view of the existing storage, so a net that alternates between batch
-// sizes allocates once for the largest.
+// sizes allocates once for the largest. A blob may share another blob's data (Caffe's
+// Blob::ShareData, the tops of a Split layer): it then has a diff of its own and no data
+// storage; its data is the source's, whatever shape the source has.
 #pragma once
 
 #include <cstdint>
@@ -19,14 +21,19 @@ class Blob {
   const std::string& name() const { return name_; }
   kernels::DType dtype() const { return dtype_; }
   // Sets the shape; allocates (zero-filled) only when its element count exceeds the capacity.
+  // A blob sharing data must be reshaped to its source's shape (only its diff is its own).
   void reshape(const kernels::Shape& shape);
-  const kernels::Shape& shape() const { return data_.shape(); }
-  std::int64_t count() const { return data_.numel(); }
+  const kernels::Shape& shape() const { return shape_; }
+  std::int64_t count() const { return kernels::shape_numel(shape_); }
   std::int64_t capacity() const { return capacity_; }
   bool has_diff() const { return with_diff_; }
+  // Caffe's ShareData: from now on data() is `source`'s data (no copy; writes go to the
+  // source); this blob's own data storage is released. `source` must outlive this blob.
+  void share_data(Blob& source);
+  bool shares_data() const { return data_source_ != nullptr; }
 
-  kernels::Tensor& data() { return data_; }
-  const kernels::Tensor& data() const { return data_; }
+  kernels::Tensor& data() { return data_source_ ? data_source_->data() : data_; }
+  const kernels::Tensor& data() const { return data_source_ ? data_source_->data() : data_; }
   // Throws for a blob made without a diff.
   kernels::Tensor& diff();
   const kernels::Tensor& diff() const;
@@ -36,8 +43,10 @@ class Blob {
   kernels::DType dtype_;
   kernels::Allocator& allocator_;
   bool with_diff_;
+  Blob* data_source_ = nullptr;  // share_data's source
   std::int64_t capacity_ = 0;
-  kernels::Tensor data_storage_, diff_storage_;  // flat [capacity]
+  kernels::Shape shape_;
+  kernels::Tensor data_storage_, diff_storage_;  // flat [capacity] (no data storage when sharing)
   kernels::Tensor data_, diff_;                  // views of the first count() elements
 };
 

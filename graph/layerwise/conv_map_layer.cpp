@@ -37,11 +37,12 @@ void ConvMapLayer::forward(const std::vector<Blob*>& bottom, const std::vector<B
   backend_.conv2d_map_forward(bottom[0]->data(), blobs()[0]->data(), bias, table_, top[0]->data(), geometry_.params);
 }
 
-void ConvMapLayer::backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) {
+void ConvMapLayer::run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                                const std::vector<Blob*>& bottom) {
   kernels::Tensor& dbias = geometry_.bias ? blobs()[1]->diff() : no_bias_;
   backend_.conv2d_map_backward_weights(bottom[0]->data(), top[0]->diff(), table_, blobs()[0]->diff(), dbias,
                                        geometry_.params);
-  if (propagate_down)
+  if (propagate_down[0])
     backend_.conv2d_map_backward_data(top[0]->diff(), blobs()[0]->data(), table_, bottom[0]->diff(), geometry_.params);
 }
 

@@ -27,10 +27,11 @@ void ConvolutionLayer::forward(const std::vector<Blob*>& bottom, const std::vect
   backend_.conv2d_forward(bottom[0]->data(), blobs()[0]->data(), bias, top[0]->data(), geometry_.params);
 }
 
-void ConvolutionLayer::backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) {
+void ConvolutionLayer::run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                                    const std::vector<Blob*>& bottom) {
   kernels::Tensor& dbias = geometry_.bias ? blobs()[1]->diff() : no_bias_;
   backend_.conv2d_backward_weights(bottom[0]->data(), top[0]->diff(), blobs()[0]->diff(), dbias, geometry_.params);
-  if (propagate_down)
+  if (propagate_down[0])
     backend_.conv2d_backward_data(top[0]->diff(), blobs()[0]->data(), bottom[0]->diff(), geometry_.params);
 }
 

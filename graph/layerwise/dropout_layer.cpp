@@ -28,8 +28,9 @@ void DropoutLayer::forward(const std::vector<Blob*>& bottom, const std::vector<B
   }
 }
 
-void DropoutLayer::backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) {
-  if (!propagate_down) return;
+void DropoutLayer::run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                                const std::vector<Blob*>& bottom) {
+  if (!propagate_down[0]) return;
   if (masked_)
     backend_.mul(top[0]->diff(), mask_.data(), bottom[0]->diff());
   else if (top[0] != bottom[0])

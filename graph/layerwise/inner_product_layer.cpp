@@ -34,11 +34,12 @@ void InnerProductLayer::forward(const std::vector<Blob*>& bottom, const std::vec
   backend_.linear_forward(x, blobs()[0]->data(), bias_ ? blobs()[1]->data() : no_bias_, top[0]->data());
 }
 
-void InnerProductLayer::backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) {
+void InnerProductLayer::run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                                     const std::vector<Blob*>& bottom) {
   const kernels::Shape flat = flat_shape(*bottom[0]);
   const kernels::Tensor x = bottom[0]->data().reshaped(flat);
   backend_.linear_backward_weights(x, top[0]->diff(), blobs()[0]->diff(), bias_ ? blobs()[1]->diff() : no_bias_);
-  if (propagate_down) {
+  if (propagate_down[0]) {
     kernels::Tensor dx = bottom[0]->diff().reshaped(flat);
     backend_.linear_backward_data(top[0]->diff(), blobs()[0]->data(), dx);
   }

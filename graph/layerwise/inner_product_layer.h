@@ -13,7 +13,8 @@ class InnerProductLayer final : public Layer {
   const char* type() const override { return "InnerProduct"; }
   void reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) override;
   void forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top, const LayerContext& context) override;
-  void backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) override;
+  void run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                    const std::vector<Blob*>& bottom) override;
 
  protected:
   void layer_setup(const std::vector<Blob*>& bottom) override;

@@ -13,11 +13,29 @@ std::string Layer::where() const { return spec_.where(); }
 void Layer::fail(const std::string& what) const { spec_.fail(what); }
 
 void Layer::setup(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) {
-  if (static_cast<int>(bottom.size()) != bottom_count() || static_cast<int>(top.size()) != top_count())
+  const int bottoms = static_cast<int>(bottom.size());
+  const bool bottoms_fit = bottom_count() >= 0 ? bottoms == bottom_count() : bottoms >= min_bottom_count();
+  if (!bottoms_fit || static_cast<int>(top.size()) != top_count())
     fail("set up with " + std::to_string(bottom.size()) + " bottom and " + std::to_string(top.size()) +
-         " top blobs; expected " + std::to_string(bottom_count()) + " and " + std::to_string(top_count()));
+         " top blobs; expected " +
+         (bottom_count() >= 0 ? std::to_string(bottom_count()) : "at least " + std::to_string(min_bottom_count())) +
+         " and " + std::to_string(top_count()));
   layer_setup(bottom);
   reshape(bottom, top);
+}
+
+void Layer::backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                     const std::vector<Blob*>& bottom) {
+  if (propagate_down.size() != bottom.size())
+    fail("backward with " + std::to_string(propagate_down.size()) + " propagate_down flags for " +
+         std::to_string(bottom.size()) + " bottom blobs; expected one per bottom");
+  run_backward(top, propagate_down, bottom);
+}
+
+void Layer::backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) {
+  std::vector<bool> flags(bottom.size(), false);
+  if (!flags.empty()) flags[0] = propagate_down;
+  backward(top, flags, bottom);
 }
 
 void Layer::add_blob(const std::string& suffix, const kernels::Shape& shape) {

@@ -45,12 +45,20 @@ class Layer {
   virtual void reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) = 0;
   virtual void forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top,
                        const LayerContext& context) = 0;
-  // Writes the parameter diffs (overwritten, not accumulated) and, when propagate_down, the
-  // diff of bottom[0]. Labels never receive a diff.
-  virtual void backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) = 0;
+  // Caffe's Backward: writes the parameter diffs (overwritten, not accumulated) and the diff
+  // of each bottom k whose propagate_down[k] is set (one flag per bottom; overwritten, not
+  // accumulated: a blob read twice goes through a Split layer, which sums). Labels never
+  // receive a diff. Throws unless there is one flag per bottom.
+  void backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                const std::vector<Blob*>& bottom);
+  // The same for a layer whose only data bottom is bottom[0] (the loss's labels follow it).
+  void backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom);
 
+  // Caffe's ExactNumBottomBlobs and MinBottomBlobs: a layer takes exactly bottom_count()
+  // bottoms, or when that is -1, at least min_bottom_count().
   virtual int bottom_count() const { return 1; }  // loss layers: 2 (scores, labels)
-  virtual int top_count() const { return 1; }     // loss layers: 0 (the loss is loss())
+  virtual int min_bottom_count() const { return bottom_count(); }
+  virtual int top_count() const { return 1; }     // loss layers: 0 (the loss is loss()); Split: its readers
   // The mean loss of the last forward (loss layers).
   virtual double loss() const { return 0.0; }
 
@@ -70,6 +78,10 @@ class Layer {
 
  protected:
   virtual void layer_setup(const std::vector<Blob*>& bottom) {}
+  // The layer's backward (Caffe's Backward_cpu / Backward_gpu), called by backward() with
+  // one flag per bottom.
+  virtual void run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                            const std::vector<Blob*>& bottom) = 0;
   [[noreturn]] void fail(const std::string& what) const;
   // Creates parameter blob "<layer>.<suffix>" of `shape`.
   void add_blob(const std::string& suffix, const kernels::Shape& shape);

@@ -13,8 +13,9 @@ void LogSoftmaxLayer::forward(const std::vector<Blob*>& bottom, const std::vecto
   backend_.log_softmax_forward(bottom[0]->data(), top[0]->data());
 }
 
-void LogSoftmaxLayer::backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) {
-  if (!propagate_down) return;
+void LogSoftmaxLayer::run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                                   const std::vector<Blob*>& bottom) {
+  if (!propagate_down[0]) return;
   backend_.log_softmax_backward(top[0]->data(), top[0]->diff(), bottom[0]->diff());
 }
 

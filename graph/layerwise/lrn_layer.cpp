@@ -18,8 +18,9 @@ void LrnLayer::forward(const std::vector<Blob*>& bottom, const std::vector<Blob*
   backend_.lrn_forward(bottom[0]->data(), top[0]->data(), workspace_, params_);
 }
 
-void LrnLayer::backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) {
-  if (!propagate_down) return;
+void LrnLayer::run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                            const std::vector<Blob*>& bottom) {
+  if (!propagate_down[0]) return;
   backend_.lrn_backward(bottom[0]->data(), top[0]->data(), top[0]->diff(), workspace_, bottom[0]->diff(), params_);
 }
 

@@ -1,11 +1,11 @@
-// Net construction (blobs, in-place decisions, set-up), forward, backward and parameter
+// Net construction (blobs, Split layers, in-place decisions, set-up), forward, backward and parameter
 // sharing (see net.h).
 #include "graph/layerwise/net.h"
 
-#include <map>
 #include <stdexcept>
 
 #include "graph/layerwise/layer_factory.h"
+#include "graph/layerwise/split_layer.h"
 #include "kernels/op_label.h"
 #include "models/layer_params.h"
 
@@ -32,50 +32,85 @@ Net::Net(const models::CheckedModel& model, kernels::Backend& backend, const Net
   input_->reshape(model_.input_shape(batch_));
   labels_ = make_blob("label", kernels::DType::i32, false);
   labels_->reshape({batch_});
+  no_diff_.insert(labels_);
+  if (!options.force_backward) no_diff_.insert(input_);
 
   const std::size_t count = model_.size();
-  layer_output_.resize(count);
-  bottoms_.resize(count);
-  tops_.resize(count);
-  propagate_down_.resize(count);
-  std::map<int, std::size_t> reader;
-  for (std::size_t i = 0; i < count; ++i) add_layer(i, reader);
-  loss_layer_ = count - 1;
+  layer_output_.assign(count, nullptr);
+  feeds_.assign(count + 1, {});
+  fed_.assign(count + 1, 0);
+  add_feeds(-1, input_);
+  for (std::size_t i = 0; i < count; ++i) {
+    add_layer(i);
+    if (layer_output_[i]) add_feeds(static_cast<int>(i), layer_output_[i]);
+  }
+  loss_layer_ = layers_.size() - 1;
   collect_parameters();
 }
 
-// Creates layer i, connects it to its input blob (in place where its type allows and its
-// producer's backward does not read the output it would overwrite, as Caffe's prototxts
-// write ReLU and Dropout) and sets it up. `reader` maps each output (-1: the model input)
-// to the layer that reads it: the layer-wise net runs chains (Caffe would insert a Split
-// layer for a blob read twice).
-void Net::add_layer(std::size_t i, std::map<int, std::size_t>& reader) {
+// Caffe's insert_splits for one blob: the blob that output `producer` (-1: the model input)
+// writes goes to its one reader as it is; read by k > 1 layers (or k times by one), a Split
+// layer "<blob>_<producer>_0_split" follows the producer, and its tops
+// "<blob>_<producer>_0_split_<j>" feed the readers in file order. The model input's producer
+// is named "input", as Caffe names a net's input blobs.
+void Net::add_feeds(int producer, Blob* blob) {
+  std::vector<Blob*>& feeds = feeds_[static_cast<std::size_t>(producer + 1)];
+  const std::size_t readers = model_.readers(producer).size();
+  if (readers <= 1) {
+    feeds.push_back(blob);
+    return;
+  }
+  models::LayerSpec spec;
+  const std::string producer_name = producer < 0 ? "input" : model_.layer(static_cast<std::size_t>(producer)).name;
+  spec.name = blob->name() + "_" + producer_name + "_0_split";
+  spec.type = "split";
+  spec.inputs = {producer < 0 ? std::string(models::kModelInput) : producer_name};
+  spec.source = producer < 0 ? model_.spec().source : model_.layer(static_cast<std::size_t>(producer)).source;
+  auto split = std::make_unique<SplitLayer>(spec, static_cast<int>(readers), backend_, options_.dtype);
+  const bool no_diff = no_diff_.count(blob) != 0;
+  for (std::size_t j = 0; j < readers; ++j) {
+    feeds.push_back(make_blob(spec.name + "_" + std::to_string(j), options_.dtype, true));
+    if (no_diff) no_diff_.insert(feeds.back());  // a split of a blob needing no diff: its tops need none
+  }
+  push_layer(std::move(split), {blob}, feeds);
+}
+
+// Creates layer i, connects it to its input blobs (each input's next feed: the blob itself
+// or a Split top) and sets it up. It writes in place where its type allows, its one input
+// blob has this layer as its only reader (in place on a split top would overwrite the data
+// the other readers share) and the producer's backward does not read the output it would
+// overwrite, as Caffe's prototxts write ReLU and Dropout.
+void Net::add_layer(std::size_t i) {
   const models::LayerSpec& ls = model_.layer(i);
   const models::LayerType& type = model_.type(i);
   auto layer = make_layer(ls, type, backend_, options_.dtype);
-  const int input = model_.input(i);
-  if (auto it = reader.find(input); it != reader.end())
-    throw std::invalid_argument(layer->where() + ": input '" +
-                                (input < 0 ? std::string("<model input>") : model_.layer(input).name) +
-                                "' is already read by layer '" + model_.layer(it->second).name +
-                                "'; the layerwise strategy runs a chain of layers (one reader per output)");
-  reader[input] = i;
-
-  Blob* bottom = input < 0 ? input_ : layer_output_[static_cast<std::size_t>(input)];
-  std::vector<Blob*> bottoms{bottom}, tops;
+  std::vector<Blob*> bottoms, tops;
+  for (int input : model_.inputs(i)) {
+    const auto slot = static_cast<std::size_t>(input + 1);
+    bottoms.push_back(feeds_[slot].at(fed_[slot]++));
+  }
   if (type.loss) {
     bottoms.push_back(labels_);
   } else {
-    // In place unless that would overwrite the model input or output data that the
-    // producer's backward still reads.
-    const bool in_place = type.in_place && input >= 0 && !model_.type(static_cast<std::size_t>(input)).backward_reads_output;
-    tops.push_back(in_place ? bottom : make_blob(ls.name, options_.dtype, true));
+    const int input = model_.input(i);
+    const bool in_place = type.in_place && model_.inputs(i).size() == 1 && input >= 0 &&
+                          model_.readers(input).size() == 1 &&
+                          !model_.type(static_cast<std::size_t>(input)).backward_reads_output;
+    tops.push_back(in_place ? bottoms[0] : make_blob(ls.name, options_.dtype, true));
     layer_output_[i] = tops[0];
   }
+  push_layer(std::move(layer), std::move(bottoms), std::move(tops));
+}
+
+// Sets the layer up and appends it; a bottom gets a diff unless it needs none (the labels,
+// the model input without force_backward and the tops of a Split of either).
+void Net::push_layer(std::unique_ptr<Layer> layer, std::vector<Blob*> bottoms, std::vector<Blob*> tops) {
   layer->setup(bottoms, tops);
-  propagate_down_[i] = bottom != input_ || options_.force_backward;
-  bottoms_[i] = std::move(bottoms);
-  tops_[i] = std::move(tops);
+  std::vector<bool> propagate(bottoms.size());
+  for (std::size_t k = 0; k < bottoms.size(); ++k) propagate[k] = no_diff_.count(bottoms[k]) == 0;
+  propagate_down_.push_back(std::move(propagate));
+  bottoms_.push_back(std::move(bottoms));
+  tops_.push_back(std::move(tops));
   layers_.push_back(std::move(layer));
 }
 
@@ -106,8 +141,8 @@ void Net::reshape(std::int64_t batch) {
 Blob& Net::scores() { return *bottoms_[loss_layer_][0]; }
 
 Blob& Net::blob(const std::string& layer_name) {
-  for (std::size_t i = 0; i < layers_.size(); ++i)
-    if (layers_[i]->name() == layer_name) {
+  for (std::size_t i = 0; i < model_.size(); ++i)
+    if (model_.layer(i).name == layer_name) {
       if (!layer_output_[i]) throw std::invalid_argument("layer '" + layer_name + "' is a loss and has no output blob");
       return *layer_output_[i];
     }

@@ -1,7 +1,10 @@
 // Net: Caffe's Net. Built from a checked model for one phase (train or test): one layer per
-// LayerSpec in file order, a blob per layer output ("data" is the model input, "label" the
-// labels), the layers whose type may run in place (ReLU, Dropout) in place as Caffe's
-// prototxts write them. All blobs are
+// LayerSpec in file order, reading every input of the spec as a bottom (the loss then the
+// labels), a blob per layer output ("data" is the model input, "label" the labels), the
+// layers whose type may run in place (ReLU, Dropout) in place as Caffe's prototxts write
+// them. As Caffe's insert_splits, a blob read by more than one layer (the model input too)
+// gets a Split layer right after its producer, whose tops share its data and feed the readers
+// in order; the Split's backward sums their diffs (split_layer.h). All blobs are
 // allocated at construction for the batch size; reshape() to another batch size reuses the
 // storage when it is large enough (Caffe's grow-only Blob::Reshape), so no step allocates.
 // Forward runs the layers in order and returns the loss; Backward runs them in reverse.
@@ -10,8 +13,8 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,8 +51,8 @@ struct NetState {
 
 class Net {
  public:
-  // Throws std::invalid_argument naming the layer for a model the net cannot run (a blob
-  // read by two layers: the layer-wise net runs chains) or a batch size below 1.
+  // Throws std::invalid_argument naming the layer for a model the net cannot run or a batch
+  // size below 1.
   Net(const models::CheckedModel& model, kernels::Backend& backend, const NetOptions& options);
   ~Net();
   Net(const Net&) = delete;
@@ -86,16 +89,21 @@ class Net {
   // shares the train net's weights and running statistics). Shapes must match.
   void share_parameters(const Net& source);
 
+  // The net's layers in run order: the model's layers in file order with the Split layers
+  // inserted (so layer i of the net is not layer i of the model once a blob is read twice).
   const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
-  // Whether layer i writes its output into its input blob.
-  // Layer i's input blobs (data, and labels for the loss) and output blobs (none for the loss).
+  // Layer i's input blobs (its inputs, and labels for the loss) and output blobs (none for the
+  // loss; one per reader for a Split).
   const std::vector<Blob*>& bottoms(std::size_t i) const { return bottoms_.at(i); }
   const std::vector<Blob*>& tops(std::size_t i) const { return tops_.at(i); }
+  // Whether layer i writes its output into its input blob.
   bool in_place(std::size_t i) const { return !tops_.at(i).empty() && bottoms_[i][0] == tops_[i][0]; }
 
  private:
   Blob* make_blob(const std::string& name, kernels::DType dtype, bool with_diff);
-  void add_layer(std::size_t i, std::map<int, std::size_t>& reader);
+  void add_feeds(int producer, Blob* blob);
+  void add_layer(std::size_t i);
+  void push_layer(std::unique_ptr<Layer> layer, std::vector<Blob*> bottoms, std::vector<Blob*> tops);
   void collect_parameters();
   void check_batch_size(std::int64_t batch) const;
 
@@ -108,8 +116,13 @@ class Net {
   Blob* labels_ = nullptr;
   std::vector<std::unique_ptr<Layer>> layers_;
   std::vector<std::vector<Blob*>> bottoms_, tops_;
-  std::vector<Blob*> layer_output_;  // per layer: the blob holding its output (none for the loss)
-  std::vector<bool> propagate_down_;
+  std::vector<Blob*> layer_output_;  // per model layer: the blob holding its output (none for the loss)
+  // Construction only: per output (index i + 1; 0: the model input), the blobs handed to its
+  // readers in order (the output itself, or the tops of its Split), and how many are handed out.
+  std::vector<std::vector<Blob*>> feeds_;
+  std::vector<std::size_t> fed_;
+  std::set<const Blob*> no_diff_;  // blobs that get no diff (labels; the input unless force_backward)
+  std::vector<std::vector<bool>> propagate_down_;  // per net layer, per bottom
   std::size_t loss_layer_ = 0;
   std::vector<NetParameter> parameters_;
   std::vector<NetState> state_;

@@ -8,8 +8,9 @@ void NllLossLayer::forward(const std::vector<Blob*>& bottom, const std::vector<B
   loss_ = backend_.nll_forward(bottom[0]->data(), bottom[1]->data());
 }
 
-void NllLossLayer::backward(const std::vector<Blob*>&, bool propagate_down, const std::vector<Blob*>& bottom) {
-  if (!propagate_down) return;
+void NllLossLayer::run_backward(const std::vector<Blob*>&, const std::vector<bool>& propagate_down,
+                                const std::vector<Blob*>& bottom) {
+  if (!propagate_down[0]) return;
   backend_.nll_backward(bottom[1]->data(), gradient_scale(*bottom[0]), bottom[0]->diff());
 }
 

@@ -11,7 +11,8 @@ class NllLossLayer final : public LossLayer {
   using LossLayer::LossLayer;
   const char* type() const override { return "NLLLoss"; }
   void forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top, const LayerContext& context) override;
-  void backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) override;
+  void run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                    const std::vector<Blob*>& bottom) override;
 };
 
 }  // namespace ablate::graph::layerwise

@@ -17,8 +17,9 @@ void SoftmaxWithLossLayer::forward(const std::vector<Blob*>& bottom, const std::
   loss_ = backend_.softmax_xent_forward(bottom[0]->data(), bottom[1]->data(), prob_.data());
 }
 
-void SoftmaxWithLossLayer::backward(const std::vector<Blob*>&, bool propagate_down, const std::vector<Blob*>& bottom) {
-  if (!propagate_down) return;
+void SoftmaxWithLossLayer::run_backward(const std::vector<Blob*>&, const std::vector<bool>& propagate_down,
+                                        const std::vector<Blob*>& bottom) {
+  if (!propagate_down[0]) return;
   backend_.softmax_xent_backward(prob_.data(), bottom[1]->data(), gradient_scale(*bottom[0]), bottom[0]->diff());
 }
 

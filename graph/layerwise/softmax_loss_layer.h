@@ -13,7 +13,8 @@ class SoftmaxWithLossLayer final : public LossLayer {
   const char* type() const override { return "SoftmaxWithLoss"; }
   void reshape(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top) override;
   void forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top, const LayerContext& context) override;
-  void backward(const std::vector<Blob*>& top, bool propagate_down, const std::vector<Blob*>& bottom) override;
+  void run_backward(const std::vector<Blob*>& top, const std::vector<bool>& propagate_down,
+                    const std::vector<Blob*>& bottom) override;
 
  private:
   Blob prob_;

@@ -128,12 +128,19 @@ TEST(LayerwiseEngine, F32InputFeedsAnF64Engine) {
   for (int t = 0; t < 2; ++t) EXPECT_EQ(from_f32->train_step(batch.x, batch.labels, t), from_f64->train_step(x64, batch.labels, t));
 }
 
-TEST(LayerwiseNet, RejectsBranchesAndUnknownInputs) {
+TEST(LayerwiseNet, SplitsABranchAndRejectsUnknownInputs) {
   auto backend = kernels::make_backend("reference");
+  // ip1 read by relu1 and ip2: Caffe's insert_splits puts a Split after ip1 (no longer an error).
   auto branched = testing::parse(testing::replaced(testing::tiny_lenet_text(), "layer ip2 inner_product",
                                                    "layer ip2 inner_product input=ip1"));
-  expect_error<std::invalid_argument>([&] { layerwise::Net(models::CheckedModel(branched), *backend, {}); },
-                                      {"test.model:10", "ip2", "already read by layer 'relu1'"});
+  const layerwise::Net split_net(models::CheckedModel(branched), *backend, {});
+  int splits = 0;
+  for (const auto& layer : split_net.layers())
+    if (std::string(layer->type()) == "Split") {
+      ++splits;
+      EXPECT_EQ(layer->name(), "ip1_ip1_0_split");
+    }
+  EXPECT_EQ(splits, 1);
   layerwise::NetOptions options;
   options.batch = 0;
   auto spec = testing::parse(testing::tiny_lenet_text());
