@@ -176,6 +176,17 @@ class Backend {
   // out[n] = argmax_k x[n, k] for x [N,K], out i32 [N] (ties: the lowest k)
   void argmax_rows(const Tensor& x, Tensor& out);
 
+  // --- concatenation along axis 1 (Caffe's Concat layer with its default axis 1, ONNX Concat
+  // with axis=1, torch.cat(xs, 1)): xs[k] [N, C_k, ...] with the same N and trailing
+  // dimensions D... (rank >= 2), y [N, C_0 + C_1 + ..., D...]; every tensor one float dtype.
+  // With inner = prod(D...) and offset_k = C_0 + ... + C_{k-1}:
+  //   y[n, offset_k + c, d] = xs[k][n, c, d]      for c in [0, C_k), d in [0, inner)
+  // i.e. per sample n, each input's C_k * inner contiguous elements placed side by side. One
+  // input is a copy. The backward is the split: dxs[k][n, c, d] = dy[n, offset_k + c, d],
+  // overwritten, not accumulated (Caffe's Concat backward). No output may alias an input.
+  void concat_forward(const std::vector<const Tensor*>& xs, Tensor& y);
+  void concat_backward(const Tensor& dy, const std::vector<Tensor*>& dxs);
+
   // --- optimizer updates on one parameter w with gradient g (g may be modified) ---------
   void caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p);
   void torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p);
@@ -240,6 +251,8 @@ class Backend {
   virtual double sum_impl(const Tensor& x) = 0;
   virtual double sum_squares_impl(const Tensor& x) = 0;
   virtual void argmax_rows_impl(const Tensor& x, Tensor& out) = 0;
+  virtual void concat_forward_impl(const std::vector<const Tensor*>& xs, Tensor& y) = 0;
+  virtual void concat_backward_impl(const Tensor& dy, const std::vector<Tensor*>& dxs) = 0;
   virtual void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) = 0;
   virtual void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) = 0;
   virtual void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) = 0;

@@ -24,6 +24,7 @@
   X(log_softmax_forward) X(log_softmax_backward) X(nll_forward) X(nll_backward)                         \
   X(fill) X(copy) X(scale) X(axpy) X(axpby) X(add) X(mul) X(fused_elementwise)                         \
   X(sum) X(sum_squares) X(argmax_rows)                                                                  \
+  X(concat_forward) X(concat_backward)                                                                  \
   X(caffe_sgd_update) X(torch_sgd_update) X(adam_update)
 
 namespace ablate::kernels {

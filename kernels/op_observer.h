@@ -19,12 +19,12 @@ namespace ablate::kernels {
 class Tensor;
 
 // The tensors an op writes: its outputs in the order of its arguments (dx, dw, dbias; the
-// updated weight and its slots), and the backend-private workspace it fills (pooling, LRN);
-// and the tensors it only reads (the first four; an optional bias that is empty stays an
-// empty tensor, so an observer sees whether a convolution added one). Null where the op has
-// fewer. They are valid from begin to end.
+// updated weight and its slots; a concat's split, the first four), and the backend-private
+// workspace it fills (pooling, LRN); and the tensors it only reads (the first four; an
+// optional bias that is empty stays an empty tensor, so an observer sees whether a
+// convolution added one). Null where the op has fewer. They are valid from begin to end.
 struct OpWrites {
-  std::array<const Tensor*, 3> outputs{};
+  std::array<const Tensor*, 4> outputs{};
   const Tensor* workspace = nullptr;
   std::array<const Tensor*, 4> inputs{};
 };

@@ -89,6 +89,8 @@ class CpuBackend : public Backend {
   double sum_impl(const Tensor& x) override;
   double sum_squares_impl(const Tensor& x) override;
   void argmax_rows_impl(const Tensor& x, Tensor& out) override;
+  void concat_forward_impl(const std::vector<const Tensor*>& xs, Tensor& y) override;
+  void concat_backward_impl(const Tensor& dy, const std::vector<Tensor*>& dxs) override;
   void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) override;
   void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) override;
   void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) override;

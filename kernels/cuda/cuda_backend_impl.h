@@ -2,7 +2,7 @@
 // shared by cuda_backend.cpp (identity, staging, BLAS, elementwise, losses, optimizers),
 // cuda_dnn.cpp (convolution, pooling, LRN, activations, softmax through cuDNN),
 // cuda_conv_map.cpp (Torch's connection-table convolution on our own kernels), cuda_gelu.cpp
-// and cuda_batch_norm.cpp (our own kernels too).
+// and cuda_batch_norm.cpp (our own kernels too), cuda_concat.cpp (strided device copies).
 // Tensors it creates live on the device (cuda_allocator()); an argument that is a host tensor
 // (the engine's batch, a test's input) is staged through a device copy (DeviceArg).
 #pragma once
@@ -122,6 +122,8 @@ class CudaBackend final : public Backend {
   double sum_impl(const Tensor& x) override;
   double sum_squares_impl(const Tensor& x) override;
   void argmax_rows_impl(const Tensor& x, Tensor& out) override;
+  void concat_forward_impl(const std::vector<const Tensor*>& xs, Tensor& y) override;
+  void concat_backward_impl(const Tensor& dy, const std::vector<Tensor*>& dxs) override;
   void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) override;
   void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) override;
   void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) override;

@@ -8,7 +8,7 @@
 // One op family per file: reference_gemm.cpp (gemm, linear), reference_conv.cpp (conv, bias),
 // reference_conv_map.cpp (Torch's connection-table convolution), reference_pool.cpp,
 // reference_activation.cpp (with GELU), reference_lrn.cpp, reference_batch_norm.cpp, reference_dropout.cpp,
-// reference_losses.cpp, reference_elementwise.cpp, reference_optim.cpp.
+// reference_losses.cpp, reference_elementwise.cpp, reference_concat.cpp, reference_optim.cpp.
 // Private to kernels/reference/: the rest of the code uses make_reference_backend().
 #pragma once
 
@@ -91,6 +91,8 @@ class ReferenceBackend final : public Backend {
   double sum_impl(const Tensor& x) override;
   double sum_squares_impl(const Tensor& x) override;
   void argmax_rows_impl(const Tensor& x, Tensor& out) override;
+  void concat_forward_impl(const std::vector<const Tensor*>& xs, Tensor& y) override;
+  void concat_backward_impl(const Tensor& dy, const std::vector<Tensor*>& dxs) override;
 
   void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) override;
   void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) override;

@@ -82,6 +82,7 @@ std::vector<Case> dropout_cases();
 std::vector<Case> loss_cases();
 std::vector<Case> elementwise_cases();
 std::vector<Case> fused_elementwise_cases();
+std::vector<Case> concat_cases();
 std::vector<Case> optimizer_cases();
 // Every case of the lists above, in their order.
 std::vector<Case> all_cases();

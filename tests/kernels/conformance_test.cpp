@@ -105,6 +105,7 @@ TEST_P(Conformance, Dropout) { check(dropout_cases()); }
 TEST_P(Conformance, Losses) { check(loss_cases()); }
 TEST_P(Conformance, ElementwiseAndBias) { check(elementwise_cases()); }
 TEST_P(Conformance, FusedElementwise) { check(fused_elementwise_cases()); }
+TEST_P(Conformance, Concat) { check(concat_cases()); }
 TEST_P(Conformance, Optimizers) { check(optimizer_cases()); }
 
 class LoweringConformance : public ConformanceBase {};

@@ -58,6 +58,57 @@ TEST(Contract, OneMessagePerViolationOnEveryBackend) {
   }
 }
 
+TEST(Contract, ConcatPartsAndWhole) {
+  for (auto& b : backends()) {
+    const std::string name = b->name();
+    Tensor a = ones({2, 3, 4, 4}), c = ones({2, 1, 4, 4}), y({2, 4, 4, 4}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_forward({}, y); }), name + " concat_forward: xs is empty, expected at least one tensor");
+    Tensor wide = ones({2, 1, 4, 5}), other_batch = ones({3, 1, 4, 4}), flat = ones({2, 16});
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_forward({&a, &wide}, y); }),
+              name + " concat_forward: xs[1] is f32[2, 1, 4, 5], expected shape [2, C, 4, 4] (xs[0]'s dimensions but axis 1)");
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_forward({&a, &other_batch}, y); }),
+              name + " concat_forward: xs[1] is f32[3, 1, 4, 4], expected shape [2, C, 4, 4] (xs[0]'s dimensions but axis 1)");
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_forward({&a, &flat}, y); }),
+              name + " concat_forward: xs[1] is f32[2, 16], expected shape [2, C, 4, 4] (xs[0]'s dimensions but axis 1)");
+    Tensor c64 = ones({2, 1, 4, 4}, DType::f64);
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_forward({&a, &c64}, y); }),
+              name + " concat_forward: xs[1] is f64[2, 1, 4, 4], expected dtype f32 like the first input");
+    Tensor labels({2, 1, 4, 4}, DType::i32);
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_forward({&labels, &c}, y); }),
+              name + " concat_forward: xs[0] is i32[2, 1, 4, 4], expected f32 or f64");
+    Tensor rank1 = ones({5});
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_forward({&rank1}, y); }),
+              name + " concat_forward: xs[0] is f32[5], expected rank >= 2 ([N, C, ...])");
+    Tensor y5({2, 5, 4, 4}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_forward({&a, &c}, y5); }),
+              name + " concat_forward: y is f32[2, 5, 4, 4], expected shape [2, 4, 4, 4]");
+    Tensor y64({2, 4, 4, 4}, DType::f64);
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_forward({&a, &c}, y64); }),
+              name + " concat_forward: y is f64[2, 4, 4, 4], expected dtype f32 like the first input");
+    Tensor y8({1, 8, 4, 4}, DType::f32);  // its halves as the parts: in place is refused
+    Tensor first_half = y8.reshaped({2, 4, 4, 4}).slice0(0, 1), second_half = y8.reshaped({2, 4, 4, 4}).slice0(1, 2);
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_forward({&first_half, &second_half}, y8); }),
+              name + " concat_forward: y shares memory with xs[0], expected separate tensors");
+
+    Tensor dy = ones({2, 4, 4, 4}), da({2, 3, 4, 4}, DType::f32), dc({2, 2, 4, 4}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_backward(dy, {&da, &dc}); }),
+              name + " concat_backward: dxs have 5 channels in all, dy f32[2, 4, 4, 4] has 4");
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_backward(dy, {}); }),
+              name + " concat_backward: dxs is empty, expected at least one tensor");
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_backward(dy, {&da, nullptr}); }),
+              name + " concat_backward: dxs[1] is null, expected a tensor");
+    Tensor dc64({2, 1, 4, 4}, DType::f64);
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_backward(dy, {&da, &dc64}); }),
+              name + " concat_backward: dxs[1] is f64[2, 1, 4, 4], expected dtype f32 like the first input");
+    EXPECT_EQ(invalid_argument_of([&] { b->concat_backward(dy, {&da, &wide}); }),
+              name + " concat_backward: dxs[1] is f32[2, 1, 4, 5], expected shape [2, C, 4, 4] (dy's dimensions but axis 1)");
+    // Rejected: nothing written.
+    da.set(0, 42.0);
+    EXPECT_THROW(b->concat_backward(dy, {&da, &dc}), std::invalid_argument) << name;
+    EXPECT_EQ(da.at(0), 42.0) << name;
+  }
+}
+
 // A rejected call writes nothing: the output keeps what it held.
 TEST(Contract, ARejectedCallWritesNothing) {
   for (auto& b : backends()) {

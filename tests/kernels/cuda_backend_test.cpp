@@ -121,6 +121,24 @@ TEST(CudaBackend, GemmConvPoolMatchReferenceOnDeviceTensors) {
   EXPECT_TRUE(all_near(to_host(*cuda, pdx_dev), pdx_ref, tolerance(DType::f32, 4)));
 }
 
+// Concatenation's strided copies with parts on the device and in host memory (staged), and
+// its split into a host and a device part.
+TEST(CudaBackend, ConcatMixesDeviceAndHostParts) {
+  REQUIRE_GPU(cuda);
+  auto ref = make_reference_backend();
+  Rng rng(11);
+  Tensor a = random_tensor({3, 2, 5, 3}, DType::f32, rng), c = random_tensor({3, 1, 5, 3}, DType::f32, rng);
+  Tensor y_ref({3, 3, 5, 3}), y_dev = to_device(*cuda, Tensor({3, 3, 5, 3}));
+  ref->concat_forward({&a, &c}, y_ref);
+  Tensor a_dev = to_device(*cuda, a);
+  cuda->concat_forward({&a_dev, &c}, y_dev);
+  EXPECT_TRUE(all_near(to_host(*cuda, y_dev), y_ref, 0.0));
+  Tensor da_dev = to_device(*cuda, Tensor({3, 2, 5, 3})), dc_host({3, 1, 5, 3});
+  cuda->concat_backward(y_dev, {&da_dev, &dc_host});
+  EXPECT_TRUE(all_near(to_host(*cuda, da_dev), a, 0.0));
+  EXPECT_TRUE(all_near(dc_host, c, 0.0));
+}
+
 TEST(CudaBackend, LossesDropoutAndAdamMatchReference) {
   REQUIRE_GPU(cuda);
   auto ref = make_reference_backend();

@@ -5,12 +5,14 @@
 // (L(x + h e_i) - L(x - h e_i)) / 2h with h = 1e-5, to 1e-6 relative to max(1, |dL/dx_i|).
 // Kinks are kept out of reach: relu inputs avoid 0 and max-pool inputs are distinct. GELU's
 // backward reads x; batch normalisation's is that of its training forward (batch statistics).
+// Concatenation's backward (the split) is checked against its forward the same way.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <functional>
 #include <numeric>
 #include <string>
+#include <vector>
 
 #include "kernels/op_params.h"
 #include "kernels/registry.h"
@@ -277,6 +279,27 @@ TEST_F(GradientCheck, Nll) {
 }
 
 // The check itself fails on a wrong gradient.
+// concat_backward against concat_forward: L = <concat(xs), R> has dL/dxs[k] = R's slice k.
+TEST_F(GradientCheck, Concat) {
+  for (Shape whole : {Shape{3, 6}, Shape{2, 6, 3, 2}}) {
+    const std::vector<std::int64_t> channels{2, 1, 3};
+    std::vector<Tensor> xs, dxs;
+    for (std::int64_t c : channels) {
+      Shape s = whole;
+      s[1] = c;
+      xs.push_back(random(s));
+      dxs.emplace_back(s, DType::f64);
+    }
+    Tensor R = random(whole), y(whole, DType::f64);
+    auto loss = [&] {
+      b->concat_forward({&xs[0], &xs[1], &xs[2]}, y);
+      return dot(y, R);
+    };
+    b->concat_backward(R, {&dxs[0], &dxs[1], &dxs[2]});
+    for (std::size_t k = 0; k < xs.size(); ++k) expect_gradient(("concat dxs[" + std::to_string(k) + "]").c_str(), xs[k], dxs[k], loss);
+  }
+}
+
 TEST_F(GradientCheck, CatchesAWrongGradient) {
   Tensor x = random({6});
   auto loss = [&] { return dot(x, x); };  // dL/dx = 2x

@@ -1,7 +1,7 @@
 // The reference backend on examples worked out by hand (the oracle needs its own oracle):
 // gemm, convolution with asymmetric padding and stride, the connection-table convolution,
 // the pooling conventions' windows and divisors, LRN, softmax and the losses, activations,
-// dropout, elementwise ops, and the entry checks' error messages.
+// dropout, elementwise ops, concatenation, and the entry checks' error messages.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -314,6 +314,23 @@ TEST_F(ReferenceOps, ElementwiseAndReductions) {
   expect_values(db, {11 + 12 + 15 + 16, 103 + 104 + 107 + 108}, "bias_backward");
   std::string what = invalid_argument_of([&] { b->add(x, make({4}, {1, 2, 3, 4}), out); });
   EXPECT_NE(what.find("reference add: b is f64[4] with 4 elements, expected 3"), std::string::npos) << what;
+}
+
+// Two samples, parts of 2 and 1 channels of 2 elements each: per sample, the first part's 4
+// values, then the second's 2.
+TEST_F(ReferenceOps, ConcatAlongChannels) {
+  Tensor a = make({2, 2, 1, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), c = make({2, 1, 1, 2}, {-1, -2, -3, -4});
+  Tensor y({2, 3, 1, 2}, DType::f64);
+  b->concat_forward({&a, &c}, y);
+  expect_values(y, {1, 2, 3, 4, -1, -2, 5, 6, 7, 8, -3, -4}, "concat_forward");
+  Tensor da = make({2, 2, 1, 2}, {9, 9, 9, 9, 9, 9, 9, 9}), dc = make({2, 1, 1, 2}, {9, 9, 9, 9});
+  Tensor dy = make({2, 3, 1, 2}, {10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21});
+  b->concat_backward(dy, {&da, &dc});  // overwritten, not accumulated
+  expect_values(da, {10, 11, 12, 13, 16, 17, 18, 19}, "concat_backward dxs[0]");
+  expect_values(dc, {14, 15, 20, 21}, "concat_backward dxs[1]");
+  Tensor rows = make({2, 1}, {1, 2}), y2({2, 2}, DType::f64);  // [N, C]: a column each
+  b->concat_forward({&rows, &rows}, y2);
+  expect_values(y2, {1, 1, 2, 2}, "concat_forward of [N, C]");
 }
 
 TEST_F(ReferenceOps, EntryChecksNameOpArgumentAndShapes) {
