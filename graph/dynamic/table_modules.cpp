@@ -11,6 +11,12 @@ Variable AddModule::forward(const std::vector<Variable>& xs, const ForwardContex
   return add(xs);
 }
 
+Variable ConcatModule::forward(const std::vector<Variable>& xs, const ForwardContext&) {
+  if (xs.size() < 2) fail("given " + std::to_string(xs.size()) + " inputs; it joins two or more");
+  return concat(xs);
+}
+
 ABLATE_DYNAMIC_MODULE(add, module_maker<AddModule>());
+ABLATE_DYNAMIC_MODULE(concat, module_maker<ConcatModule>());
 
 }  // namespace ablate::graph::dynamic

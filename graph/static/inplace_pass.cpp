@@ -1,10 +1,11 @@
 // In-place rewriting (see passes.h). An elementwise node (activation, activation_grad over
-// dy, bias_add, mul, add, add_n over its first input, scale, fused) may write its output over an operand v of its chain
-// slots when: v is an op's output (never a placeholder, variable or constant), of the same
-// type, not fetched, not already overwritten by another node, and this node is v's last
-// reader in the execution order. Like Theano's destroy handler, the rewrite adds orderings:
-// every other reader of v runs before the node (control edges), so the parallel executor
-// keeps it safe. The memory planner realises the alias (memory_plan.h).
+// dy, bias_add, mul, add, add_n over one of its first two inputs, scale, fused) may write
+// its output over an operand v of its chain slots when: v is an op's output (never a
+// placeholder, variable or constant), of the same type, not fetched, not already
+// overwritten by another node, and this node is v's last reader in the execution order (on
+// every branch: v's readers are all its readers). Like Theano's destroy handler, the rewrite
+// adds orderings: every other reader of v runs before the node (control edges), so the
+// parallel executor keeps it safe. The memory planner realises the alias (memory_plan.h).
 #include <algorithm>
 #include <set>
 

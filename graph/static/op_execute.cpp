@@ -151,7 +151,9 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
     case OpKind::lrn: b.lrn_forward(in(0), out(0), out(1), a.lrn); return;
     case OpKind::mul: b.mul(in(0), in(1), out(0)); return;
     case OpKind::add: b.add(in(0), in(1), out(0)); return;
-    case OpKind::add_n:  // ((x0 + x1) + x2) + ...; in place over x0 when aliased (inputs 1... are not x0)
+    case OpKind::concat: b.concat_forward({io.in.begin(), io.in.end()}, out(0)); return;
+    case OpKind::concat_grad: b.concat_backward(in(0), io.out); return;
+    case OpKind::add_n:  // ((x0 + x1) + x2) + ...; in place over x0 or x1 (then no later input is the same)
       b.add(in(0), in(1), out(0));
       for (std::size_t k = 2; k < io.in.size(); ++k) b.add(out(0), in(k), out(0));
       return;

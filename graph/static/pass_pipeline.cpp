@@ -112,7 +112,7 @@ std::vector<int> chain_slots(const Node& n) {
     case OpKind::mul:
     case OpKind::add: return {0, 1};
     case OpKind::axpby: return {1};  // y; not a fusion step
-    case OpKind::add_n: return {0};  // x0 only: inputs 1... are read after the first write; not a fusion step
+    case OpKind::add_n: return {0, 1};  // x0 + x1 is the first write; x2... are read after it. Not a fusion step
     default: return {};
   }
 }

@@ -81,6 +81,42 @@ TEST(StaticBranch, EveryPassOnTrainsAsEveryPassOff) {
   }
 }
 
+// After the rewriting passes on the residual and concat training graphs: no live node reads
+// what a pass killed (fusion took a producer only when nothing else read it), and every node
+// that writes over an input is that value's last reader, the other readers ordered before it
+// by control edges (the parallel executor keeps them first).
+TEST(StaticBranch, PassesKeepEveryBranchesValue) {
+  auto backend = kernels::make_backend("reference");
+  for (const std::string& text : branch_models()) {
+    const models::CheckedModel model(testing::parse(text));
+    SCOPED_TRACE(model.spec().name);
+    auto training = static_graph::build_training_graph(model, 2, testing::branch_options());
+    static_graph::Graph& g = training.graph;
+    const static_graph::PassReport report = static_graph::run_passes(g, {}, *backend);
+    const std::vector<int> order = g.execution_order();
+    std::vector<int> position(static_cast<std::size_t>(g.size()), -1);
+    for (std::size_t i = 0; i < order.size(); ++i) position[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
+    const auto uses = g.uses();
+    int inplace = 0;
+    for (int id : order) {
+      const static_graph::Node& n = g.node(id);
+      for (const Value& v : n.inputs) ASSERT_FALSE(g.node(v.node).dead) << n.name << " reads dead " << g.node(v.node).name;
+      if (n.inplace_input < 0) continue;
+      ++inplace;
+      const Value v = n.inputs[static_cast<std::size_t>(n.inplace_input)];
+      for (const static_graph::Use& u : uses[static_cast<std::size_t>(v.node)][static_cast<std::size_t>(v.output)]) {
+        if (u.node == id) continue;
+        EXPECT_LT(position[static_cast<std::size_t>(u.node)], position[static_cast<std::size_t>(id)])
+            << g.node(u.node).name << " reads " << g.describe(v) << " after " << n.name << " overwrote it";
+        EXPECT_NE(std::find(n.control.begin(), n.control.end(), u.node), n.control.end())
+            << g.node(u.node).name << " is not ordered before " << n.name;
+      }
+    }
+    EXPECT_GT(inplace, 0);
+    EXPECT_LT(report.nodes_after, report.nodes_before);
+  }
+}
+
 // The layer outputs read by two or more layers: where the gradients of several branches meet.
 // (The model input's readers give it partial gradients too, but no fetch asks for its sum.)
 int fan_outs(const models::CheckedModel& model) {
@@ -147,7 +183,8 @@ TEST(StaticBranch, TheCompiledGraphShowsOneAddN) {
 }
 
 // add_n sums in input order, ((a + b) + c) + d, exactly as the add chain it replaced; in place
-// over its first input when that is its last reader, but not when it reads that input again.
+// over its first input when that is its last reader, over its second when the first is read
+// later, but not over an input it reads again.
 TEST(StaticBranch, AddNSumsInOrderAndNeverOverwritesAnInputItReadsAgain) {
   auto backend = kernels::make_backend("reference");
   testing::GraphKit k(*backend);
@@ -158,13 +195,16 @@ TEST(StaticBranch, AddNSumsInOrderAndNeverOverwritesAnInputItReadsAgain) {
     return t;
   }());
   const Value tb = k.op(OpKind::scale, "tb", {b});
+  const Value tc = k.op(OpKind::scale, "tc", {c});
   const Value once = k.op(OpKind::add_n, "once", {ta, b, c, tb});
+  const Value second = k.op(OpKind::add_n, "second", {tb, tc});
   const Value twice = k.op(OpKind::add_n, "twice", {tb, c, tb});  // tb again after the first write
-  k.graph.fetches = {once, twice};
+  k.graph.fetches = {once, second, twice};
 
   static_graph::Graph g = k.graph;
-  EXPECT_EQ(static_graph::inplace_pass(g), 1);
-  EXPECT_EQ(g.node(once.node).inplace_input, 0);  // over ta, read by nothing else
+  EXPECT_EQ(static_graph::inplace_pass(g), 2);
+  EXPECT_EQ(g.node(once.node).inplace_input, 0);    // over ta, read by nothing else
+  EXPECT_EQ(g.node(second.node).inplace_input, 1);  // over tc: twice reads tb later
   EXPECT_EQ(g.node(twice.node).inplace_input, -1);
 
   auto on = k.session();
@@ -175,7 +215,8 @@ TEST(StaticBranch, AddNSumsInOrderAndNeverOverwritesAnInputItReadsAgain) {
   for (std::int64_t i = 0; i < 6; ++i) {
     const double x = std::tanh(av.at(i)), y = bv.at(i), z = cv.at(i);
     EXPECT_EQ(fetched[0].at(i), ((x + y) + z) + y) << i;
-    EXPECT_EQ(fetched[1].at(i), (y + z) + y) << i;
+    EXPECT_EQ(fetched[1].at(i), y + z) << i;
+    EXPECT_EQ(fetched[2].at(i), (y + z) + y) << i;
   }
   auto off = k.session(static_graph::pass_names());
   testing::expect_identical(fetched, testing::run_and_fetch(*off));
