@@ -1,7 +1,9 @@
-// Element-wise arithmetic and views on the tape: add (both inputs receive dy), mul (da = dy
+// Element-wise arithmetic and views on the tape: add of two or more inputs (every input
+// receives dy: Torch7's CAddTable, whose updateGradInput hands gradOutput to each), mul (da = dy
 // b, db = dy a), reshape and flatten (views of the same storage; the gradient is dy viewed in
 // the input's shape). Used twice, a value gets the sum of its gradients (node.h).
 #include <string>
+#include <vector>
 
 #include "graph/dynamic/op_record.h"
 #include "graph/dynamic/ops.h"
@@ -12,8 +14,7 @@ namespace {
 struct AddNode final : Node {
   const char* name() const override { return "add"; }
   void backward(const kernels::Tensor& dy, InputGrads& g) override {
-    g.pass(0, dy);
-    g.pass(1, dy);
+    for (std::size_t i = 0; i < edges.size(); ++i) g.pass(i, dy);
   }
 };
 
@@ -47,6 +48,21 @@ Variable add(const Variable& a, const Variable& b) {
   kernels::Tensor y = c.empty(a.shape(), a.dtype());
   c.backend().add(a.value(), b.value(), y);
   return op_output(c, std::move(y), {&a, &b}, [] { return std::make_shared<AddNode>(); });
+}
+
+// y = ((x0 + x1) + x2) + ...: the Backend's add in input order (the static graph's add chain
+// sums in the same order), recorded as one node of every input.
+Variable add(const std::vector<Variable>& xs) {
+  std::vector<const Variable*> inputs;
+  for (const Variable& x : xs) inputs.push_back(&x);
+  Context& c = op_context("add", inputs);
+  if (xs.size() < 2)
+    throw std::invalid_argument("add: given " + std::to_string(xs.size()) + " inputs; expected two or more");
+  for (std::size_t k = 1; k < xs.size(); ++k) check_same("add", xs[0], xs[k]);
+  kernels::Tensor y = c.empty(xs[0].shape(), xs[0].dtype());
+  c.backend().add(xs[0].value(), xs[1].value(), y);
+  for (std::size_t k = 2; k < xs.size(); ++k) c.backend().add(y, xs[k].value(), y);
+  return op_output(c, std::move(y), inputs, [] { return std::make_shared<AddNode>(); });
 }
 
 Variable mul(const Variable& a, const Variable& b) {

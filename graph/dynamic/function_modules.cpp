@@ -23,6 +23,15 @@ Variable PoolingModule::forward(const Variable& x, const ForwardContext&) {
   return pool2d(x, params_);
 }
 
+Variable GlobalAvgPoolModule::forward(const Variable& x, const ForwardContext&) {
+  if (x.value().ndim() != 4) fail("expects an input [N, C, H, W], got " + x.value().describe());
+  if (x.shape() != params_input_) {
+    params_ = models::global_pool_params(static_cast<int>(x.shape()[2]), static_cast<int>(x.shape()[3]));
+    params_input_ = x.shape();
+  }
+  return pool2d(x, params_);
+}
+
 ActivationModule::ActivationModule(const models::LayerSpec& spec, kernels::Activation activation,
                                    bool backward_from_input)
     : Module(spec, {}), activation_(activation), backward_from_input_(backward_from_input) {}
@@ -79,6 +88,7 @@ Variable LossModule::forward(const Variable& x, const ForwardContext& context) {
 }
 
 ABLATE_DYNAMIC_MODULE(pooling, module_maker<PoolingModule>());
+ABLATE_DYNAMIC_MODULE(global_avg_pool, module_maker<GlobalAvgPoolModule>());
 ABLATE_DYNAMIC_MODULE(lrn, module_maker<LrnModule>());
 ABLATE_DYNAMIC_MODULE(dropout, module_maker<DropoutModule>());
 ABLATE_DYNAMIC_MODULE(log_softmax, module_maker<LogSoftmaxModule>());

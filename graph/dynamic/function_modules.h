@@ -1,5 +1,7 @@
 // The modules without parameters, each registered for its layer type (module_factory.h):
 //   pooling       nn.SpatialMaxPooling / SpatialAveragePooling with the layer's padding rule
+//   global_avg_pool  nn.SpatialAveragePooling(W, H) over each whole plane: the pool op with
+//                 models::global_pool_params
 //   relu, tanh, sigmoid  nn.ReLU, nn.Tanh, nn.Sigmoid: every activation type
 //   lrn           nn.SpatialCrossMapLRN
 //   dropout       nn.Dropout (inverted; identity when evaluating)
@@ -17,6 +19,17 @@ class PoolingModule final : public Module {
  public:
   explicit PoolingModule(const models::LayerSpec& spec);
   const char* type() const override;
+  Variable forward(const Variable& x, const ForwardContext& context) override;
+
+ private:
+  kernels::Pool2dParams params_;
+  kernels::Shape params_input_;  // the input shape params_ was resolved for
+};
+
+class GlobalAvgPoolModule final : public Module {
+ public:
+  explicit GlobalAvgPoolModule(const models::LayerSpec& spec) : Module(spec, {}) {}
+  const char* type() const override { return "SpatialAveragePooling"; }
   Variable forward(const Variable& x, const ForwardContext& context) override;
 
  private:

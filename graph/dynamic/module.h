@@ -1,6 +1,8 @@
 // Module: one layer of a ModelSpec as an object that runs ops of the tape, as Torch7's nn
 // modules and torch.nn.Module: it holds its parameters (leaf Variables: weight, then bias)
-// and maps an input Variable to an output Variable in forward(); backward is the tape's.
+// and maps its input Variables to an output Variable in forward(); backward is the tape's.
+// Most modules read one input; the modules of several (add, concat) take them as Torch's
+// table modules take a table (nn.CAddTable, nn.JoinTable), in the order the layer names them.
 // ForwardContext carries what a forward needs beyond the input: train or evaluate (dropout),
 // the iteration and seed of the dropout masks, the labels for the loss modules, and in
 // Torch's one-sample-at-a-time mode the sample's place in its batch.
@@ -35,8 +37,13 @@ class Module {
   const std::string& name() const { return spec_.name; }
   const models::LayerSpec& spec() const { return spec_; }
   virtual const char* type() const = 0;  // the Torch class it mirrors: "SpatialConvolutionMM", ...
-  // Loss modules return the batch-mean loss (a host scalar) of x against context.labels.
-  virtual Variable forward(const Variable& x, const ForwardContext& context) = 0;
+  // Every input, in the order of the layer's input= (models::CheckedModel::inputs). By default
+  // the one-input forward of the only input (a count other than one is an error naming the
+  // layer); the modules of several inputs override this one.
+  virtual Variable forward(const std::vector<Variable>& xs, const ForwardContext& context);
+  // One input. Loss modules return the batch-mean loss (a host scalar) of x against
+  // context.labels. By default an error: a module of several inputs need not define it.
+  virtual Variable forward(const Variable& x, const ForwardContext& context);
   // Weight, then bias: the canonical order of models::make_initial_parameters.
   const std::vector<Variable>& parameters() const { return parameters_; }
   // "lenet.model:5: layer 'conv1' (convolution)", the prefix of every error about the layer.

@@ -30,9 +30,7 @@ kernels::Tensor& InputGrads::out(std::size_t i, const kernels::Shape& shape, ker
   bool first = false;
   kernels::Tensor& grad = target(i, shape, dtype, first);
   if (first) return grad;
-  if (pending_count_ == pending_.size())
-    throw std::logic_error(std::string("node '") + node_.name() + "': too many accumulated input gradients");
-  Pending& p = pending_[pending_count_++];
+  Pending& p = next_pending();
   p.target = &grad;
   p.temp = context_.empty(shape, dtype);
   return p.temp;
@@ -44,6 +42,14 @@ void InputGrads::pass(std::size_t i, const kernels::Tensor& g) {
   if (edge.node && edge.node->grad.empty() && !shared_) {
     edge.node->grad = g;  // no copy: g is this node's own gradient, which it will not read again
     shared_ = true;
+    shared_with_ = edge.node.get();
+    return;
+  }
+  if (edge.node && edge.node.get() == shared_with_) {  // an in-place sum would change g itself
+    kernels::Tensor sum = context_.empty(g.shape(), g.dtype());
+    backend().add(edge.node->grad, g, sum);
+    edge.node->grad = std::move(sum);
+    shared_with_ = nullptr;
     return;
   }
   bool first = false;
@@ -54,13 +60,20 @@ void InputGrads::pass(std::size_t i, const kernels::Tensor& g) {
     backend().add(grad, g, grad);
 }
 
+InputGrads::Pending& InputGrads::next_pending() {
+  if (pending_count_ < pending_.size()) return pending_[pending_count_++];
+  return overflow_.emplace_back();
+}
+
 void InputGrads::finish() {
-  for (std::size_t k = 0; k < pending_count_; ++k) {
-    Pending& p = pending_[k];
+  auto add = [&](Pending& p) {
     backend().add(*p.target, p.temp, *p.target);
     p.temp = {};
-  }
+  };
+  for (std::size_t k = 0; k < pending_count_; ++k) add(pending_[k]);
+  for (Pending& p : overflow_) add(p);
   pending_count_ = 0;
+  overflow_.clear();
 }
 
 }  // namespace ablate::graph::dynamic

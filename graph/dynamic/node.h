@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -42,7 +43,9 @@ class InputGrads {
   kernels::Tensor& out(std::size_t i, const kernels::Shape& shape, kernels::DType dtype);
   kernels::Tensor& out(std::size_t i, const kernels::Tensor& like) { return out(i, like.shape(), like.dtype()); }
   // Input i's gradient is `g` itself: shared when it is the input's first gradient (once per
-  // backward call, so that two inputs never share storage), else copied or added.
+  // backward call, so that two inputs never share storage), else copied or added. A later
+  // pass of g to the input that shares it (add(a, a)) sums into a new tensor, leaving g as it
+  // was for the inputs after it.
   void pass(std::size_t i, const kernels::Tensor& g);
   // Adds the temporaries of out() to their inputs' gradients (the tape calls it).
   void finish();
@@ -57,9 +60,14 @@ class InputGrads {
 
   Context& context_;
   Node& node_;
+  // The accumulations of one node's backward: the first four inline (no allocation on the
+  // tape's hot path), more (a concat of many inputs) in overflow_.
+  Pending& next_pending();
   std::array<Pending, 4> pending_;
   std::size_t pending_count_ = 0;
+  std::deque<Pending> overflow_;  // a deque: out() hands out references to its elements
   bool shared_ = false;
+  Node* shared_with_ = nullptr;  // the input node whose gradient is pass()'s g itself
 };
 
 class Node {

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "graph/dynamic/node.h"
 #include "graph/dynamic/variable.h"
@@ -17,7 +19,8 @@ namespace ablate::graph::dynamic {
 
 // The context of an op's inputs (the undefined ones, optional biases, are skipped); throws
 // naming the op when an input is missing or the inputs come from different contexts.
-inline Context& op_context(const char* op, std::initializer_list<const Variable*> inputs) {
+template <class Inputs>
+Context& op_context_of(const char* op, const Inputs& inputs) {
   Context* context = nullptr;
   for (const Variable* v : inputs) {
     if (!v->defined()) continue;
@@ -28,21 +31,31 @@ inline Context& op_context(const char* op, std::initializer_list<const Variable*
   if (!context) throw std::invalid_argument(std::string(op) + ": its input is an undefined Variable");
   return *context;
 }
+inline Context& op_context(const char* op, std::initializer_list<const Variable*> inputs) {
+  return op_context_of(op, inputs);
+}
+// The same for an op of any number of inputs (add of a list, concat).
+inline Context& op_context(const char* op, const std::vector<const Variable*>& inputs) {
+  return op_context_of(op, inputs);
+}
 
-inline bool should_record(const Context& context, std::initializer_list<const Variable*> inputs) {
+template <class Inputs>
+bool should_record_of(const Context& context, const Inputs& inputs) {
   if (!context.grad_enabled()) return false;
   for (const Variable* v : inputs)
     if (v->requires_grad()) return true;
   return false;
 }
+inline bool should_record(const Context& context, std::initializer_list<const Variable*> inputs) {
+  return should_record_of(context, inputs);
+}
 
 // The op's output: a plain value when nothing is recorded, else the output of `node`, whose
 // edges point at `inputs` (in argument order; an undefined or gradient-free input gets an
 // empty edge). `make_node` runs only when recording.
-template <class MakeNode>
-Variable op_output(Context& context, kernels::Tensor value, std::initializer_list<const Variable*> inputs,
-                   MakeNode&& make_node) {
-  if (!should_record(context, inputs)) return Variable(context, std::move(value));
+template <class Inputs, class MakeNode>
+Variable op_output_of(Context& context, kernels::Tensor value, const Inputs& inputs, MakeNode&& make_node) {
+  if (!should_record_of(context, inputs)) return Variable(context, std::move(value));
   std::shared_ptr<Node> node = make_node();
   node->edges.reserve(inputs.size());
   for (const Variable* v : inputs) {
@@ -58,6 +71,16 @@ Variable op_output(Context& context, kernels::Tensor value, std::initializer_lis
   node->sequence = context.next_sequence();
   node->layer = kernels::current_op_label().layer;
   return Variable::from_node(context, std::move(value), std::move(node));
+}
+template <class MakeNode>
+Variable op_output(Context& context, kernels::Tensor value, std::initializer_list<const Variable*> inputs,
+                   MakeNode&& make_node) {
+  return op_output_of(context, std::move(value), inputs, std::forward<MakeNode>(make_node));
+}
+template <class MakeNode>
+Variable op_output(Context& context, kernels::Tensor value, const std::vector<const Variable*>& inputs,
+                   MakeNode&& make_node) {
+  return op_output_of(context, std::move(value), inputs, std::forward<MakeNode>(make_node));
 }
 
 // An optional input's value, or an empty tensor (the Backend's "no bias").

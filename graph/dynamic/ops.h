@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "graph/dynamic/variable.h"
 #include "kernels/op_params.h"
@@ -55,6 +56,10 @@ Variable softmax_cross_entropy(const Variable& logits, const kernels::Tensor& la
 
 // --- elementwise, reductions and views -------------------------------------------------------
 Variable add(const Variable& a, const Variable& b);  // same shape
+Variable add(const std::vector<Variable>& xs);       // x0 + x1 + ..., two or more of one shape
+// xs [N, Ck, ...] side by side along axis 1 -> [N, C0 + C1 + ..., ...] (JoinTable(2), Caffe's
+// Concat); dxs[k] = dy's channel slice of input k
+Variable concat(const std::vector<Variable>& xs);
 Variable mul(const Variable& a, const Variable& b);  // same shape
 Variable sum(const Variable& x);                     // host scalar
 Variable reshape(const Variable& x, const kernels::Shape& shape);  // a view, same numel

@@ -52,10 +52,12 @@ void Sequential::make_parameters(Context& context, kernels::DType dtype, std::ui
 
 Sequential::Output Sequential::forward(const Variable& x, const ForwardContext& context) {
   std::vector<Variable> outputs(modules_.size());
+  std::vector<Variable> xs;
   for (std::size_t i = 0; i < modules_.size(); ++i) {
-    const int input = model_.input(i);
+    xs.clear();
+    for (const int input : model_.inputs(i)) xs.push_back(input < 0 ? x : outputs[static_cast<std::size_t>(input)]);
     const kernels::OpLabelScope label({"forward", model_.layer(i).name, model_.layer(i).type});
-    outputs[i] = modules_[i]->forward(input < 0 ? x : outputs[static_cast<std::size_t>(input)], context);
+    outputs[i] = modules_[i]->forward(xs, context);
   }
   const int scores = model_.input(modules_.size() - 1);
   return {outputs.back(), scores < 0 ? x : outputs[static_cast<std::size_t>(scores)]};

@@ -1,7 +1,12 @@
 // Sequential: a checked model as a container of modules run in file order, as Torch7's
-// nn.Sequential followed by its criterion. Each module reads the output of the layer its spec
-// names (input=; by default the previous layer, and the model input for the first), so an
-// output read by two layers is one Variable used twice and the tape adds its gradients. The
+// nn.Sequential followed by its criterion. Each module reads the outputs of the layers its
+// spec names (input=a,b; by default the previous layer, and the model input for the first),
+// all of them, in that order (Module::forward of a list). A branching model needs no container
+// of its own: Torch7 wrote a residual block as nn.ConcatTable (the input handed to two
+// branches) followed by nn.CAddTable, whose backward sums the branches' gradInputs; here an
+// output read by two layers is one Variable used twice, and the tape sums its gradients
+// where they meet (InputGrads, node.h: the first gradient written in place, every later one
+// added with Backend::add, as PyTorch's InputBuffer), so ConcatTable's sum is the tape's. The
 // last layer is the loss. The parameters are leaf Variables on the backend's device that
 // start from models::make_initial_parameters (the values every strategy starts from), each with
 // a gradient tensor of its own that backward writes and the optimizer reads; the state tensors

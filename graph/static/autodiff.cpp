@@ -37,15 +37,18 @@ std::vector<Value> add_gradients(Graph& g, Value loss, const std::vector<Value>&
   one.set(0, 1.0);
   partial[loss].push_back(g.out(g.add_constant("grad/seed", one, true)));
 
-  // The sum of the partial gradients at v (an add chain when v is read more than once).
+  // The sum of the partial gradients at v: one add_n node when v is read more than once (TF's
+  // AddN in the gradients of a fan-out), the partials in the order they were made (the
+  // readers of v latest first), so the sum is ((p0 + p1) + p2) + ... in a fixed order.
   auto total = [&](Value v) -> Value {
     auto it = partial.find(v);
     if (it == partial.end() || it->second.empty()) return {};
-    Value sum = it->second[0];
-    for (std::size_t i = 1; i < it->second.size(); ++i)
-      sum = g.out(g.add(OpKind::add, "grad/" + g.node(v.node).name + "/sum", {sum, it->second[i]}));
-    it->second = {sum};
-    return sum;
+    if (it->second.size() > 1) {
+      std::string name = "grad/" + g.node(v.node).name;
+      if (g.node(v.node).outputs.size() > 1) name += ":" + std::to_string(v.output);
+      it->second = {g.out(g.add(OpKind::add_n, name + "/add_n", it->second))};
+    }
+    return it->second[0];
   };
 
   const std::vector<int> order = g.execution_order();

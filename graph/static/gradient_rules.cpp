@@ -118,7 +118,8 @@ std::vector<Value> Rule::run() {
       if (want(1)) grads_[1] = emit(OpKind::mul, {dy(), x(0)});
       break;
     case OpKind::add:
-      grads_[0] = grads_[1] = dy();
+    case OpKind::add_n:
+      for (Value& g : grads_) g = dy();
       break;
     case OpKind::scale: grads_[0] = emit(OpKind::scale, {dy()}, n_.attrs); break;
     case OpKind::scalar_scale: grads_[0] = emit(OpKind::scalar_scale, {dy()}, n_.attrs); break;
@@ -132,6 +133,13 @@ std::vector<Value> Rule::run() {
       break;
     }
     case OpKind::gemm: gemm(); break;
+    case OpKind::concat: {
+      Attrs a;
+      for (const Value& v : n_.inputs) a.sizes.push_back(g_.type(v).shape[1]);
+      const int id = g_.add(OpKind::concat_grad, "grad/" + n_.name + "/concat_grad", {dy()}, a);
+      for (std::size_t k = 0; k < grads_.size(); ++k) grads_[k] = g_.out(id, static_cast<int>(k));
+      break;
+    }
     case OpKind::sum: grads_[0] = emit(OpKind::broadcast, {dy()}, with_shape(x(0))); break;
     case OpKind::sum_squares: {  // d sum(x^2) = 2 g x
       Attrs twice;

@@ -6,7 +6,7 @@
 //   bias_add(x, b)         dx = dy; db = bias_grad(dy)
 //   pool2d, lrn            dx = *_grad(x, y, dy, workspace)
 //   activation             dx = activation_grad(y, dy)     (reads the output, as Caffe)
-//   mul(a, b)              da = dy * b; db = dy * a;  add: da = db = dy;  scale: dx = a dy
+//   mul(a, b)              da = dy * b; db = dy * a;  add, add_n: every input dy;  scale: dx = a dy
 //   softmax_xent, nll      the loss is a batch mean: g' = g / N (scalar_scale, TF's Mean
 //                          gradient), then dlogits = softmax_xent_grad(prob, labels, g'),
 //                          nll: dlogp = nll_grad(labels, g')
@@ -15,6 +15,7 @@
 //                          statistics are outputs 1 and 2; their own gradients are not built)
 //   gemm                   dA = alpha dC op(B)^T, dB = alpha op(A)^T dC (transposed back as
 //                          the flags say), dC0 = beta dC;  axpby: dx = alpha dy, dy = beta dy
+//   concat(x0, x1, ...)    dx0, dx1, ... = concat_grad(dy): one node, a channel slice each
 //   copy                   dx = dy;  sum: dx = broadcast(g);  sum_squares: dx = x * broadcast(2g)
 //   broadcast              dg = sum(dy);  scalar_scale: dg = a g'
 //   softmax                none: the Backend has no softmax backward

@@ -65,6 +65,7 @@ struct Attrs {
   std::string key;                 // variable: its store name; dropout_mask: the layer of its seed
   double lr_mult = 1.0, decay_mult = 1.0;      // apply_*: the parameter's multipliers
   std::vector<FusedStep> steps;    // fused_elementwise
+  std::vector<std::int64_t> sizes; // concat_grad: the channels of each input of the concat (its outputs)
   kernels::Tensor value;           // constant: the host value
 };
 

@@ -1,10 +1,11 @@
 // In-place rewriting (see passes.h). An elementwise node (activation, activation_grad over
-// dy, bias_add, mul, add, scale, fused) may write its output over an operand v of its chain
-// slots when: v is an op's output (never a placeholder, variable or constant), of the same
-// type, not fetched, not already overwritten by another node, and this node is v's last
-// reader in the execution order. Like Theano's destroy handler, the rewrite adds orderings:
-// every other reader of v runs before the node (control edges), so the parallel executor
-// keeps it safe. The memory planner realises the alias (memory_plan.h).
+// dy, bias_add, mul, add, add_n over one of its first two inputs, scale, fused) may write
+// its output over an operand v of its chain slots when: v is an op's output (never a
+// placeholder, variable or constant), of the same type, not fetched, not already
+// overwritten by another node, and this node is v's last reader in the execution order (on
+// every branch: v's readers are all its readers). Like Theano's destroy handler, the rewrite
+// adds orderings: every other reader of v runs before the node (control edges), so the
+// parallel executor keeps it safe. The memory planner realises the alias (memory_plan.h).
 #include <algorithm>
 #include <set>
 
@@ -29,8 +30,8 @@ int inplace_pass(Graph& g) {
       if (p.op == OpKind::placeholder || p.op == OpKind::variable || p.op == OpKind::constant) continue;
       if (t.host || t.opaque || t.shape != n.outputs[0].shape || t.dtype != n.outputs[0].dtype) continue;
       if (fetched.count(v) || overwritten.count(v)) continue;
-      // A fused chain reads its other operands after its first step has written: none may be v.
-      if (n.op == OpKind::fused_elementwise &&
+      // A fused chain, and add_n, read their other operands after the first write: none may be v.
+      if ((n.op == OpKind::fused_elementwise || n.op == OpKind::add_n) &&
           std::count(n.inputs.begin(), n.inputs.end(), v) > 1)
         continue;
       const auto& readers = uses[static_cast<std::size_t>(v.node)][static_cast<std::size_t>(v.output)];

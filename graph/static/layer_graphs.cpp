@@ -5,6 +5,7 @@
 //   pooling        pool2d                     lrn       lrn
 //   global_avg_pool  pool2d, one window over each whole plane
 //   add            add (a chain of adds for more than two inputs)
+//   concat         concat along the channel axis (gradient: one concat_grad of a slice per input)
 //   dropout        x * dropout_mask in training; the identity when testing (inverted dropout)
 //   batch_norm     batch_norm + batch_norm_update of the running statistics in training;
 //                  batch_norm_inference on batch_norm_statistics when testing
@@ -82,6 +83,11 @@ Value add(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std:
   for (std::size_t k = 1; k < xs.size(); ++k)
     sum = b.op(OpKind::add, l, {sum, xs[k]}, {}, k + 1 == xs.size() ? nullptr : ("add_" + std::to_string(k)).c_str());
   return sum;
+}
+
+// concat: the inputs side by side along the channel axis (tf.concat(axis=3) in TF's NHWC, axis 1 here).
+Value concat(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
+  return b.op(OpKind::concat, l, xs);
 }
 
 Value lrn(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, const std::vector<Value>& xs) {
@@ -164,6 +170,7 @@ ABLATE_STATIC_LAYER(bias, bias);
 ABLATE_STATIC_LAYER(pooling, pooling);
 ABLATE_STATIC_LAYER(global_avg_pool, global_avg_pool);
 ABLATE_STATIC_LAYER(add, add);
+ABLATE_STATIC_LAYER(concat, concat);
 ABLATE_STATIC_LAYER(lrn, lrn);
 ABLATE_STATIC_LAYER(dropout, dropout);
 ABLATE_STATIC_LAYER(batch_norm, batch_norm);

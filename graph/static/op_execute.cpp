@@ -47,6 +47,10 @@ void run_host(const Node& n, NodeIO& io) {
   double out = x;
   switch (n.op) {
     case OpKind::add: out = x + y; break;
+    case OpKind::add_n:
+      out = x + y;
+      for (std::size_t k = 2; k < io.in.size(); ++k) out += io.in[k]->at(0);
+      break;
     case OpKind::mul: out = x * y; break;
     case OpKind::scale:
     case OpKind::scalar_scale: out = n.attrs.alpha * x; break;
@@ -147,6 +151,12 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
     case OpKind::lrn: b.lrn_forward(in(0), out(0), out(1), a.lrn); return;
     case OpKind::mul: b.mul(in(0), in(1), out(0)); return;
     case OpKind::add: b.add(in(0), in(1), out(0)); return;
+    case OpKind::concat: b.concat_forward({io.in.begin(), io.in.end()}, out(0)); return;
+    case OpKind::concat_grad: b.concat_backward(in(0), io.out); return;
+    case OpKind::add_n:  // ((x0 + x1) + x2) + ...; in place over x0 or x1 (then no later input is the same)
+      b.add(in(0), in(1), out(0));
+      for (std::size_t k = 2; k < io.in.size(); ++k) b.add(out(0), in(k), out(0));
+      return;
     case OpKind::scale:
       if (!io.aliased) b.copy(in(0), out(0));
       b.scale(out(0), a.alpha);

@@ -26,6 +26,9 @@ const char* op_name(OpKind op) {
     case OpKind::lrn: return "lrn";
     case OpKind::mul: return "mul";
     case OpKind::add: return "add";
+    case OpKind::add_n: return "add_n";
+    case OpKind::concat: return "concat";
+    case OpKind::concat_grad: return "concat_grad";
     case OpKind::scale: return "scale";
     case OpKind::softmax_xent: return "softmax_xent";
     case OpKind::log_softmax: return "log_softmax";

@@ -20,6 +20,11 @@ enum class OpKind {
   fill,          // every element the constant attrs.alpha (Backend::fill), written at every run
   // forward ops
   conv2d, conv2d_map, linear, bias_add, pool2d, activation, lrn, mul, add, scale,
+  concat,        // (x0, x1, ...) [N, Ck, ...] -> [N, C0 + C1 + ..., ...] side by side along axis 1
+                 // (Backend::concat_forward; TF's ConcatV2 on the channel axis, Caffe's Concat)
+  add_n,         // x0 + x1 + ... of one shape (TF's AddN: the gradient's sum where a value has
+                 // several readers): Backend::add pairwise into the output, in input order.
+                 // Not a fusion step: TF 1.x kept AddN a node of its own
   gemm,          // c = alpha op(a) op(b) + beta c0 (Backend::gemm; c0 read only when beta != 0)
   axpby,         // out = alpha x + beta y (Backend::axpy when beta is 1, else axpby)
   copy,          // out = x (Backend::copy)
@@ -40,6 +45,8 @@ enum class OpKind {
   conv2d_grad_input, conv2d_grad_filter, conv2d_map_grad_input, conv2d_map_grad_filter,
   linear_grad_input, linear_grad_weight, bias_grad, pool2d_grad, activation_grad, lrn_grad,
   softmax_xent_grad, log_softmax_grad, nll_grad,
+  concat_grad,   // (dy) -> dx0, dx1, ...: dy's channel slices of attrs.sizes channels each
+                 // (Backend::concat_backward; TF's gradient of ConcatV2: a Slice per input)
   batch_norm_grad,  // (x, dy, mean, var[, weight]) -> dx[, dweight, dbias]: FusedBatchNormGrad
   scalar_scale,  // host scalar times a constant factor (the gradient of a batch mean)
   // TF's CheckNumerics on the loss: throws "loss is nan at iteration N" before any update runs

@@ -200,6 +200,42 @@ std::vector<TensorType> batch_norm(const Checker& c, const Node& n) {
   }
 }
 
+// (x0, x1, ...) [N, Ck, ...], equal but in axis 1 -> [N, C0 + C1 + ..., ...]
+std::vector<TensorType> concat(const Checker& c, const Node& n) {
+  if (n.inputs.size() < 2) c.arity(2, 2);
+  Shape out = c.shape(0);
+  if (out.size() < 2) c.fail(c.desc(0) + " is not [N, C, ...]");
+  for (std::size_t k = 1; k < n.inputs.size(); ++k) {
+    c.dtype(k, c.in(0).dtype);
+    Shape s = c.shape(k);
+    if (s.size() < 2) c.fail(c.desc(k) + " is not [N, C, ...]");
+    const std::int64_t channels = s[1];
+    s[1] = out[1];
+    if (s != out || c.in(k).host || c.in(k).opaque)
+      c.fail(c.desc(k) + " does not fit " + c.desc(0) + " (concat joins along axis 1; every other dimension must agree)");
+    out[1] += channels;
+  }
+  return {c.like(0, out)};
+}
+
+// (dy) -> one slice per entry of attrs.sizes, [N, sizes[k], ...]
+std::vector<TensorType> concat_grad(const Checker& c, const Node& n) {
+  c.arity(1, 1);
+  const Shape& dy = c.shape(0);
+  std::int64_t total = 0;
+  for (std::int64_t k : n.attrs.sizes) total += k > 0 ? k : 0;
+  if (dy.size() < 2 || n.attrs.sizes.size() < 2 || total != dy[1])
+    c.fail(c.desc(0) + " is not split by attrs.sizes into two or more positive channel counts");
+  std::vector<TensorType> out;
+  for (std::int64_t k : n.attrs.sizes) {
+    if (k <= 0) c.fail("attrs.sizes has a channel count " + std::to_string(k));
+    Shape s = dy;
+    s[1] = k;
+    out.push_back(c.like(0, s));
+  }
+  return out;
+}
+
 std::vector<TensorType> update(const Checker& c, const Node& n) {
   const std::size_t count = n.op == OpKind::apply_adam ? 4 : 3;
   c.arity(count, count);
@@ -275,6 +311,15 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
     case OpKind::add:
       c.arity(2, 2);
       c.same(0, 1);
+      return {c.like(0, c.shape(0))};
+    case OpKind::concat: return concat(c, n);
+    case OpKind::concat_grad: return concat_grad(c, n);
+    case OpKind::add_n:
+      if (n.inputs.size() < 2) c.arity(2, 2);
+      for (std::size_t k = 1; k < n.inputs.size(); ++k) {
+        c.same(0, k);
+        if (c.in(k).host != c.in(0).host) c.fail(c.desc(k) + " and " + c.desc(0) + " are not both host scalars or both tensors");
+      }
       return {c.like(0, c.shape(0))};
     case OpKind::softmax_xent:
     case OpKind::nll:

@@ -88,6 +88,10 @@ std::string attribute_signature(const Node& n) {
   s += "|outputs " + std::to_string(a.outputs) + "|bias " + std::to_string(a.bias);
   s += "|shape " + kernels::shape_string(a.shape) + kernels::dtype_name(a.dtype) + "|key " + a.key;
   s += "|mult " + number(a.lr_mult) + "," + number(a.decay_mult);
+  if (!a.sizes.empty()) {
+    s += "|sizes";
+    for (std::int64_t k : a.sizes) s += " " + std::to_string(k);
+  }
   for (const FusedStep& f : a.steps)
     s += "|step " + std::string(op_name(f.op)) + "," + kernels::activation_name(f.activation) + "," + number(f.alpha) +
          "," + std::to_string(f.extra);
@@ -108,6 +112,7 @@ std::vector<int> chain_slots(const Node& n) {
     case OpKind::mul:
     case OpKind::add: return {0, 1};
     case OpKind::axpby: return {1};  // y; not a fusion step
+    case OpKind::add_n: return {0, 1};  // x0 + x1 is the first write; x2... are read after it. Not a fusion step
     default: return {};
   }
 }
