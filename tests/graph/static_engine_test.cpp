@@ -223,6 +223,9 @@ TEST(StaticEngine, EveryLayerTypeOfTheCatalogBuildsATrainingGraph) {
       "layer n1 lrn size=3\n"
       "layer bn1 batch_norm\n"
       "layer g1 gelu\n"
+      "layer sum add input=g1,bn1\n"
+      "layer cat concat input=sum,p1\n"
+      "layer gap global_avg_pool\n"
       "layer ip1 inner_product outputs=5\n"
       "layer d1 dropout keep=0.5\n"
       "layer ip2 inner_product outputs=3\n"
@@ -238,7 +241,8 @@ TEST(StaticEngine, EveryLayerTypeOfTheCatalogBuildsATrainingGraph) {
   std::set<static_graph::OpKind> ops;
   for (int id = 0; id < tg.graph.size(); ++id) ops.insert(tg.graph.node(id).op);
   for (auto op : {static_graph::OpKind::conv2d_map_grad_filter, static_graph::OpKind::batch_norm_grad,
-                  static_graph::OpKind::batch_norm_update})
+                  static_graph::OpKind::batch_norm_update, static_graph::OpKind::concat_grad,
+                  static_graph::OpKind::add_n})
     EXPECT_TRUE(ops.count(op)) << static_graph::op_name(op);
 }
 

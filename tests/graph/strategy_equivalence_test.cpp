@@ -11,7 +11,12 @@
 //   torch-mnist  Torch7's MNIST model (the zoo), Torch's solver: torch_sgd lr 0.05, lr decay 5e-7
 //   lenet-bn-gelu  LeNet with batch_norm and GELU (the zoo), Torch's solver; the running
 //                statistics and a test batch's evaluation (which reads them) agree as well
+//   resnet20     He et al.'s ResNet-20 (the zoo): fan-outs at every shortcut (Caffe's Split
+//                layers, the tape's accumulation, the static gradient's add_n), adds, batch_norm,
+//                global average pooling; Torch's solver
+//   docs/models/inception-block.model  a fan-out of three joined by concat
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -64,7 +69,8 @@ void PrintTo(const Row& row, std::ostream* out) {
 std::string row_name(const ::testing::TestParamInfo<Row>& info) {
   std::string name = std::string(info.param.model) + "_" + info.param.backend + "_" +
                      kernels::dtype_name(info.param.dtype) + "_" + std::to_string(info.param.steps) + "_steps";
-  std::replace(name.begin(), name.end(), '-', '_');
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return name;
 }
 
@@ -131,7 +137,10 @@ TEST_P(StrategyEquivalence, LossesAndWeightsAgree) {
   } catch (const std::exception& e) {
     GTEST_SKIP() << "backend '" << row.backend << "' cannot run here: " << e.what();
   }
-  const models::ModelSpec spec = models::load_model(row.model);
+  // A row's model is a zoo name, or a file under docs/models/ (a path with a '/').
+  const std::string model = row.model;
+  const models::ModelSpec spec =
+      models::load_model(model.find('/') == std::string::npos ? model : std::string(ABLATE_SOURCE_DIR) + "/" + model);
   EngineOptions options;
   options.dtype = row.dtype;
   options.batch = kBatch;
@@ -183,7 +192,15 @@ INSTANTIATE_TEST_SUITE_P(Rows, StrategyEquivalence,
                                            Row{"lenet-bn-gelu", "openblas", kernels::DType::f64, 1e-9, 100},
                                            Row{"lenet-bn-gelu", "eigen", kernels::DType::f32, 1e-3, 100},
                                            Row{"lenet-bn-gelu", "onednn", kernels::DType::f32, 1e-3, 100},
-                                           Row{"lenet-bn-gelu", "cuda", kernels::DType::f32, 1e-3, 200}),
+                                           Row{"lenet-bn-gelu", "cuda", kernels::DType::f32, 1e-3, 200},
+                                           Row{"resnet20", "reference", kernels::DType::f64, 1e-9, 3},
+                                           Row{"resnet20", "openblas", kernels::DType::f64, 1e-9, 20},
+                                           Row{"resnet20", "eigen", kernels::DType::f32, 1e-3, 20},
+                                           Row{"resnet20", "onednn", kernels::DType::f32, 1e-3, 20},
+                                           Row{"resnet20", "cuda", kernels::DType::f32, 1e-3, 20},
+                                           Row{"docs/models/inception-block.model", "reference", kernels::DType::f64, 1e-9, 10},
+                                           Row{"docs/models/inception-block.model", "openblas", kernels::DType::f64, 1e-9, 100},
+                                           Row{"docs/models/inception-block.model", "onednn", kernels::DType::f32, 1e-3, 100}),
                          row_name);
 
 // The zoo's lenet-bn-gelu with Caffe's momentum convention and no affine part (its batch_norm
