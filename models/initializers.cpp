@@ -1,4 +1,4 @@
-// The initializer rules of Caffe (constant, gaussian, xavier FAN_IN), Torch (uniform
+// The initializer rules of Caffe (constant, gaussian, xavier FAN_IN, msra FAN_IN), Torch (uniform
 // +-1/sqrt(fan_in), its modules' reset()), Theano's tutorials (glorot uniform) and
 // TensorFlow (truncated_normal), drawn from one std::mt19937_64 with library-independent
 // transforms (see initializers.h).
@@ -23,6 +23,7 @@ struct Rule {
 const Rule kRules[] = {
     {"constant", "V", false},  {"gaussian", "STD", true}, {"xavier", nullptr, false},
     {"uniform_fan_in", nullptr, false}, {"glorot", nullptr, false}, {"truncated_normal", "STD", true},
+    {"msra", nullptr, false},
 };
 
 struct ParsedSpec {
@@ -132,6 +133,8 @@ void initialize(kernels::Tensor& t, const std::string& spec, std::mt19937_64& rn
     };
   } else if (name == "xavier") {
     draw = uniform(std::sqrt(3.0 / fan_in));
+  } else if (name == "msra") {  // Caffe's MSRAFiller (He et al. 2015), variance_norm FAN_IN
+    draw = [&normal, std = std::sqrt(2.0 / fan_in)] { return std * normal.next(); };
   } else if (name == "uniform_fan_in") {
     draw = uniform(1.0 / std::sqrt(fan_in));
   } else {  // glorot

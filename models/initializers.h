@@ -2,6 +2,7 @@
 //   constant:V               every value V
 //   gaussian:STD             N(0, STD^2)                      (Caffe "gaussian")
 //   xavier                   U(-a, a), a = sqrt(3 / fan_in)   (Caffe's XavierFiller, FAN_IN)
+//   msra                     N(0, 2 / fan_in)                 (Caffe's MSRAFiller, FAN_IN; He et al. 2015)
 //   uniform_fan_in           U(-1/sqrt(fan_in), 1/sqrt(fan_in))  (Torch's reset())
 //   glorot                   U(-a, a), a = sqrt(6 / (fan_in + fan_out))  (Theano tutorials)
 //   truncated_normal:STD     N(0, STD^2) redrawn beyond 2 STD (TensorFlow)

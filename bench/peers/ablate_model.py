@@ -1,7 +1,9 @@
 """An ablate model file (models/README.md) as a torch.nn model, with ablate's initializer
 rules and per-parameter lr/decay multipliers, so PyTorch starts from the same kind of weights.
 
-Layers map to torch.nn as PyTorch users would write them: Caffe's ceil-rounded pooling is
+The model may branch (`input=a,b`): Graph runs each layer's module on the outputs it names;
+add is a sum of its inputs, concat torch.cat on the channel axis, global_avg_pool
+nn.AdaptiveAvgPool2d(1). Layers map to torch.nn as PyTorch users would write them: Caffe's ceil-rounded pooling is
 ceil_mode=True, TF's SAME pooling pads with -inf, Theano's bias after pooling is ChannelBias,
 softmax_loss is CrossEntropyLoss, log_softmax + nll_loss is LogSoftmax + NLLLoss, gelu is
 nn.GELU(approximate=...), batch_norm (momentum_style=torch) is BatchNorm2d / BatchNorm1d with
@@ -16,7 +18,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from peer_common import NotComparable, parse_model  # noqa: F401 (parse_model: used by the scripts)
+from peer_common import NotComparable, layer_inputs, parse_model  # noqa: F401 (parse_model: used by the scripts)
 
 
 class TfSamePool(nn.Module):
@@ -71,12 +73,49 @@ def init_tensor(t, rule, fan_in, fan_out, gen):
                 z[bad] = torch.randn(int(bad.sum()), generator=gen, dtype=torch.float64)
                 bad = z.abs() > 2.0
             t.copy_(z * float(arg))
+        elif name == "msra":  # Caffe's MSRAFiller: N(0, 2 / fan_in)
+            t.normal_(0.0, math.sqrt(2.0 / fan_in), generator=gen)
         elif name in ("xavier", "uniform_fan_in", "glorot"):
             a = {"xavier": math.sqrt(3.0 / fan_in), "uniform_fan_in": 1.0 / math.sqrt(fan_in),
                  "glorot": math.sqrt(6.0 / (fan_in + fan_out))}[name]
             t.uniform_(-a, a, generator=gen)
         else:
             raise NotComparable(f"initializer rule '{rule}' is not known to the PyTorch script")
+
+
+class Graph(nn.Module):
+    """The model file's layers as one module: each layer's module reads the outputs its inputs
+    name (`input=a,b`; the layer before by default, the model input `data` for the first), in
+    file order, as ablate's strategies walk it; the output is the loss layer's input (the
+    scores). A chain is the nn.Sequential it replaces: the same modules in the same order."""
+
+    def __init__(self, modules, inputs, output):
+        super().__init__()
+        self.layers = nn.ModuleList(modules)
+        self.inputs, self.output = inputs, output  # indices into the outputs; -1: the model input
+
+    def forward(self, x):
+        outputs = []
+        for module, inputs in zip(self.layers, self.inputs):
+            outputs.append(module(*[x if i < 0 else outputs[i] for i in inputs]))
+        return x if self.output < 0 else outputs[self.output]
+
+
+class Add(nn.Module):
+    """ablate's add (Caffe's Eltwise SUM, nn.CAddTable): the sum of every input."""
+
+    def forward(self, *xs):
+        out = xs[0]
+        for x in xs[1:]:
+            out = out + x
+        return out
+
+
+class Concat(nn.Module):
+    """ablate's concat: the inputs side by side along the channel axis (torch.cat(dim=1))."""
+
+    def forward(self, *xs):
+        return torch.cat(xs, dim=1)
 
 
 class Built:
@@ -90,9 +129,15 @@ class Built:
 
 def build(shape, classes, layers, seed=1):
     gen = torch.Generator().manual_seed(seed)
-    c, h, w = shape
-    modules, params, names = [], [], []
-    flat = None
+    inputs = layer_inputs(layers)
+    index = {"data": -1}
+    readers = {}  # layer name -> how many layers read its output
+    for names_in in inputs:
+        for n in names_in:
+            readers[n] = readers.get(n, 0) + 1
+    shapes = {"data": tuple(shape)}  # (C, H, W), or (F,) once flattened
+    modules, wiring, params, names = [], [], [], []
+    output = -1
 
     def add_params(name, layer, p, weight_fans=None, weight_init="xavier"):
         if getattr(layer, "weight", None) is not None and weight_fans is not None:
@@ -107,7 +152,19 @@ def build(shape, classes, layers, seed=1):
             params.append((b, float(p.get("bias_lr_mult", 1)), float(p.get("bias_decay_mult", 1))))
             names.append(name + ".bias")
 
+    def first_reader(name):
+        for (_, kind, p), names_in in zip(layers, inputs):
+            if name in names_in:
+                return kind, p
+        return None, {}
+
     for i, (name, kind, p) in enumerate(layers):
+        ins = inputs[i]
+        src = shapes[ins[0]]
+        flat = len(src) == 1
+        c, h, w = (src[0], 1, 1) if flat else src
+        out_shape = src
+        module = None
         if kind == "convolution":
             k, s, pad = int(p.get("kernel", 1)), int(p.get("stride", 1)), int(p.get("pad", 0))
             out, bias = int(p["outputs"]), p.get("bias", "true") == "true"
@@ -115,74 +172,82 @@ def build(shape, classes, layers, seed=1):
             if padding == "same":
                 if s != 1:
                     raise NotComparable("SAME convolution with stride > 1")
-                conv = nn.Conv2d(c, out, k, 1, padding="same", bias=bias)
+                module = nn.Conv2d(c, out, k, 1, padding="same", bias=bias)
             else:
                 pad = 0 if padding == "valid" else pad
-                conv = nn.Conv2d(c, out, k, s, pad, bias=bias)
+                module = nn.Conv2d(c, out, k, s, pad, bias=bias)
                 h, w = (h + 2 * pad - k) // s + 1, (w + 2 * pad - k) // s + 1
             fan_in, fan_out = c * k * k, out * k * k
-            nxt = layers[i + 1] if i + 1 < len(layers) else None
-            if nxt is not None and nxt[1] == "pooling":
-                pk = int(nxt[2].get("kernel", 2))
+            reader, rp = first_reader(name)
+            if reader == "pooling":
+                pk = int(rp.get("kernel", 2))
                 fan_out = out * k * k / (pk * pk)
-            add_params(name, conv, p, (fan_in, fan_out))
-            modules.append(conv)
-            c = out
+            add_params(name, module, p, (fan_in, fan_out))
+            out_shape = (out, h, w)
         elif kind == "pooling":
             k, s, pad = int(p.get("kernel", 2)), int(p.get("stride", p.get("kernel", 2))), int(p.get("pad", 0))
             padding = p.get("padding", "valid")
             if padding == "tf_same":
                 if p.get("mode", "max") != "max":
                     raise NotComparable("tf_same average pooling")
-                modules.append(TfSamePool(k, s, h, w))
-                h, w = -(-h // s), -(-w // s)
-                continue
-            ceil = padding == "caffe_ceil"
-            if p.get("mode", "max") == "max":
-                modules.append(nn.MaxPool2d(k, s, pad, ceil_mode=ceil))
+                module = TfSamePool(k, s, h, w)
+                out_shape = (c, -(-h // s), -(-w // s))
             else:
-                modules.append(nn.AvgPool2d(k, s, pad, ceil_mode=ceil, count_include_pad=True))
-            h, w = pooling_output(h, k, s, pad, padding), pooling_output(w, k, s, pad, padding)
+                ceil = padding == "caffe_ceil"
+                if p.get("mode", "max") == "max":
+                    module = nn.MaxPool2d(k, s, pad, ceil_mode=ceil)
+                else:
+                    module = nn.AvgPool2d(k, s, pad, ceil_mode=ceil, count_include_pad=True)
+                out_shape = (c, pooling_output(h, k, s, pad, padding), pooling_output(w, k, s, pad, padding))
+        elif kind == "global_avg_pool":
+            module = nn.AdaptiveAvgPool2d(1)
+            out_shape = (c, 1, 1)
         elif kind == "inner_product":
-            if flat is None:
-                modules.append(nn.Flatten())
-                flat = c * h * w
+            features = c * h * w
             out = int(p["outputs"])
-            fc = nn.Linear(flat, out, bias=p.get("bias", "true") == "true")
-            add_params(name, fc, p, (flat, out))
-            modules.append(fc)
-            flat = out
+            fc = nn.Linear(features, out, bias=p.get("bias", "true") == "true")
+            add_params(name, fc, p, (features, out))
+            module = fc if flat else nn.Sequential(nn.Flatten(), fc)
+            out_shape = (out,)
         elif kind == "bias":
-            cb = ChannelBias(c if flat is None else flat)
-            add_params(name, cb, p)
-            modules.append(cb)
+            module = ChannelBias(c)
+            add_params(name, module, p)
+        elif kind == "add":
+            module = Add()
+        elif kind == "concat":
+            module = Concat()
+            out_shape = (sum(shapes[n][0] for n in ins),) + tuple(src[1:])
         elif kind == "relu":
-            modules.append(nn.ReLU(inplace=True))
+            # in place only where nothing else reads the input (a fan-out's other readers need it)
+            module = nn.ReLU(inplace=ins[0] != "data" and readers.get(ins[0], 0) == 1)
         elif kind == "tanh":
-            modules.append(nn.Tanh())
+            module = nn.Tanh()
         elif kind == "sigmoid":
-            modules.append(nn.Sigmoid())
+            module = nn.Sigmoid()
         elif kind == "gelu":
-            modules.append(nn.GELU(approximate=p.get("approximate", "none")))
+            module = nn.GELU(approximate=p.get("approximate", "none"))
         elif kind == "batch_norm":
             if p.get("momentum_style", "torch") != "torch":
                 raise NotComparable("batch_norm momentum_style=caffe (Caffe's scale-factor averaging has no torch.nn form)")
-            features = c if flat is None else flat
-            norm = nn.BatchNorm2d if flat is None else nn.BatchNorm1d
-            bn = norm(features, eps=float(p.get("eps", 1e-5)), momentum=float(p.get("momentum", 0.1)),
-                      affine=p.get("affine", "true") == "true")
-            add_params(name, bn, p, (1, features), weight_init="constant:1")  # a [C] tensor's own fans
-            modules.append(bn)
+            norm = nn.BatchNorm1d if flat else nn.BatchNorm2d
+            module = norm(c, eps=float(p.get("eps", 1e-5)), momentum=float(p.get("momentum", 0.1)),
+                          affine=p.get("affine", "true") == "true")
+            add_params(name, module, p, (1, c), weight_init="constant:1")  # a [C] tensor's own fans
         elif kind == "lrn":
-            modules.append(nn.LocalResponseNorm(int(p.get("size", 5)), float(p.get("alpha", 1e-4)),
-                                                float(p.get("beta", 0.75)), float(p.get("k", 1.0))))
+            module = nn.LocalResponseNorm(int(p.get("size", 5)), float(p.get("alpha", 1e-4)),
+                                          float(p.get("beta", 0.75)), float(p.get("k", 1.0)))
         elif kind == "dropout":
-            modules.append(nn.Dropout(1.0 - float(p.get("keep", 0.5))))
+            module = nn.Dropout(1.0 - float(p.get("keep", 0.5)))
         elif kind in ("softmax_loss", "nll_loss"):
-            pass
+            output = index[ins[0]]
+            continue
         elif kind == "log_softmax":
-            modules.append(nn.LogSoftmax(dim=1))
+            module = nn.LogSoftmax(dim=1)
         else:
             raise NotComparable(f"layer type {kind}")
+        index[name] = len(modules)
+        shapes[name] = out_shape
+        modules.append(module)
+        wiring.append([index[n] for n in ins])
     loss = nn.NLLLoss() if layers[-1][1] == "nll_loss" else nn.CrossEntropyLoss()
-    return Built(nn.Sequential(*modules), loss, params, names)
+    return Built(Graph(modules, wiring, output), loss, params, names)

@@ -41,12 +41,25 @@ def model_header(path):
             elif line[0] == "classes":
                 classes = int(line[1])
             elif line[0] == "layer":
-                params = dict(kv.split("=", 1) for kv in line[3:])
-                if "input" in params and layers and params["input"] != layers[-1][0]:
-                    raise NotComparable(f"layer {line[1]} reads {params['input']}, not the layer before it "
-                                        "(only sequential models)")
-                layers.append((line[1], line[2], params))
+                layers.append((line[1], line[2], dict(kv.split("=", 1) for kv in line[3:])))
     return name, shape, classes, layers
+
+
+def layer_inputs(layers):
+    """Each layer's inputs as names, in order: its `input=a,b` or the layer before it ("data",
+    the model input, for the first), as models/README.md reads them."""
+    return [p["input"].split(",") if "input" in p else [layers[i - 1][0] if i else "data"]
+            for i, (_, _, p) in enumerate(layers)]
+
+
+def require_chain(layers):
+    """Raises NotComparable unless every layer reads the one before it (a runner that builds
+    only sequential networks)."""
+    for i, (inputs, (name, _, _)) in enumerate(zip(layer_inputs(layers), layers)):
+        expected = layers[i - 1][0] if i else "data"
+        if inputs != [expected]:
+            raise NotComparable(f"layer {name} reads {','.join(inputs)}, not the layer before it "
+                                "(only sequential models)")
 
 
 def parse_model(path):

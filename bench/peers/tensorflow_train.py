@@ -111,6 +111,7 @@ def run(args, tf):
     tf1.set_random_seed(args.seed)  # the scripts set none; fixed here to repeat runs
     peer_training.check_recipe(args, ("adam", "gd", "torch_sgd", "caffe_sgd"))
     shape, classes, layers = pc.parse_model(args.model)
+    pc.require_chain(layers)  # the tutorials' graphs are sequential
     dtype = tf.float64 if peer_training.run_dtype(args) == np.float64 else tf.float32
     graph = build(tf1, args, layers, dtype)  # a model it lacks: before reading any data
     own = graph.transforms is not None  # the graph preprocesses raw pixels itself

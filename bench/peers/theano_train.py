@@ -81,6 +81,7 @@ def run(args):
     if args.weight_average > 0:
         raise pc.NotComparable("evaluation with moving-average weights (no Theano recipe has it)")
     shape, classes, layers = pc.parse_model(args.model)
+    pc.require_chain(layers)  # the tutorials' graphs are sequential
     dtype = peer_training.run_dtype(args)
     if np.dtype(theano.config.floatX) != dtype:
         raise SystemExit(f"peer: THEANO_FLAGS sets floatX={theano.config.floatX}; --precision {args.precision} needs "

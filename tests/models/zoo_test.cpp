@@ -55,7 +55,17 @@ INSTANTIATE_TEST_SUITE_P(
         ZooCase{"theano-lenet5", {1, 28, 28}, "hidden", 800, 20 * 25 + 20 + 50 * 20 * 25 + 50 + 800 * 500 + 500 + 5010},
         ZooCase{"theano-cifar10", {3, 32, 32}, "fc1", 128, 4 * 27 + 4 + 8 * 4 * 9 + 8 + 128 * 100 + 100 + 1010},
         // LeNet without convolution biases, a scale and a shift per channel in each batch_norm
-        ZooCase{"lenet-bn-gelu", {1, 28, 28}, "ip1", 800, 20 * 25 + 2 * 20 + 50 * 20 * 25 + 2 * 50 + 800 * 500 + 500 + 5010}),
+        ZooCase{"lenet-bn-gelu", {1, 28, 28}, "ip1", 800, 20 * 25 + 2 * 20 + 50 * 20 * 25 + 2 * 50 + 800 * 500 + 500 + 5010},
+        // He et al. 2016: the stem, 3 stages of 3 basic blocks (two 3x3 convolutions without bias,
+        // each with a batch_norm scale and shift), 1x1 projections where stages 2 and 3 begin, fc
+        ZooCase{"resnet20", {3, 32, 32}, "fc", 64,
+                (16 * 3 * 9 + 32) + 3 * 2 * (16 * 16 * 9 + 32) +                         // stem, stage 1
+                    (32 * 16 * 9 + 32 * 32 * 9 + 2 * 64 + 32 * 16 + 64) + 2 * 2 * (32 * 32 * 9 + 64) +  // stage 2
+                    (64 * 32 * 9 + 64 * 64 * 9 + 2 * 128 + 64 * 32 + 128) + 2 * 2 * (64 * 64 * 9 + 128) +  // stage 3
+                    64 * 10 + 10},
+        ZooCase{"resnet8-mnist", {1, 28, 28}, "fc", 64,
+                (16 * 1 * 9 + 32) + 2 * (16 * 16 * 9 + 32) + (32 * 16 * 9 + 32 * 32 * 9 + 2 * 64 + 32 * 16 + 64) +
+                    (64 * 32 * 9 + 64 * 64 * 9 + 2 * 128 + 64 * 32 + 128) + 64 * 10 + 10}),
     [](const ::testing::TestParamInfo<ZooCase>& info) {
       std::string name = info.param.name;
       for (char& ch : name)
