@@ -86,6 +86,14 @@ TEST(Initializers, GaussianMeanAndVariance) {
   EXPECT_GT(s.max, 0.035);
 }
 
+// Caffe's MSRAFiller (variance_norm FAN_IN): N(0, 2 / fan_in); a [64, 16, 3, 3] weight has fan_in 144.
+TEST(Initializers, MsraIsHesNormalOverFanIn) {
+  const Stats s = stats_of(filled({64, 16, 3, 3}, "msra"));
+  const double variance = 2.0 / 144.0;
+  EXPECT_NEAR(s.mean, 0.0, 0.05 * std::sqrt(variance));
+  EXPECT_NEAR(s.variance, variance, 0.05 * variance);
+}
+
 TEST(Initializers, TruncatedNormalNeverBeyondTwoSigma) {
   const double sigma = 0.1;
   for (kernels::DType dtype : {kernels::DType::f64, kernels::DType::f32}) {
@@ -138,7 +146,7 @@ TEST(Initializers, UnknownOrMalformedRulesListTheKnownOnes) {
   std::mt19937_64 rng(1);
   expect_error([&] { initialize(t, "he_normal", rng); },
                {"'he_normal'", "unknown rule", "constant:V", "gaussian:STD", "xavier", "uniform_fan_in", "glorot",
-                "truncated_normal:STD"});
+                "truncated_normal:STD", "msra"});
   expect_error([&] { initialize(t, "gaussian", rng); }, {"gaussian", "needs an argument STD"});
   expect_error([&] { initialize(t, "gaussian:-1", rng); }, {"STD must be positive"});
   expect_error([&] { initialize(t, "constant:abc", rng); }, {"'abc' is not a number"});
@@ -146,7 +154,7 @@ TEST(Initializers, UnknownOrMalformedRulesListTheKnownOnes) {
   kernels::Tensor ints({4}, kernels::DType::i32);
   expect_error([&] { initialize(ints, "constant:1", rng); }, {"i32", "f32 or f64"});
   EXPECT_NO_THROW(validate_initializer("truncated_normal:0.05"));
-  EXPECT_EQ(initializer_forms().size(), 6u);
+  EXPECT_EQ(initializer_forms().size(), 7u);
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ TEST(ModelErrors, InputMustNameAnEarlierLayer) {
   expect_model_error(model_text("layer c1 convolution outputs=2 kernel=3 input=r1\n"
                                 "layer r1 relu\n" +
                                 std::string(kTail)),
-                     {"bad.model:4:", "input 'r1'", "not a layer defined before"});
+                     {"bad.model:4:", "input 'r1'", "is defined after it, at line 5", "a layer reads only layers defined before it"});
   expect_model_error(model_text("layer c1 convolution outputs=2 kernel=3\n"
                                 "layer r1 relu input=nowhere\n" +
                                 std::string(kTail)),
