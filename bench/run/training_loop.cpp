@@ -393,6 +393,7 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
                 run->validation.count() > 0
                     ? (", " + std::to_string(run->validation.count()) + " images held out for validation").c_str()
                     : "");
+    if (!run->spec.note.empty()) std::printf("model %s: %s\n", run->spec.source.c_str(), run->spec.note.c_str());
     std::fflush(stdout);
   }
 
