@@ -54,7 +54,7 @@ void link_layers(ModelSpec& spec) {
     const bool last = i + 1 == spec.layers.size();
     const bool loss = type.loss;
     if (loss && !last) layer.fail("a loss layer must be the last layer");
-    if (!loss && last)
+    if (!loss && last && !spec.forward_only)
       layer.fail("the last layer must be a loss (model '" + spec.name + "' must end with a loss layer: " +
                  loss_type_names() + ")");
     defined[layer.name] = i;
@@ -64,8 +64,8 @@ void link_layers(ModelSpec& spec) {
 CheckedModel::CheckedModel(ModelSpec spec) : spec_(std::move(spec)) {
   const std::string model = "model '" + spec_.name + "' (" + spec_.source + ")";
   if (spec_.input_shape.size() != 3) throw std::invalid_argument(model + " needs an input shape C H W");
-  if (spec_.classes < 1)
-    throw std::invalid_argument(model + " has classes " + std::to_string(spec_.classes) + "; expected at least 1");
+  if (spec_.classes < (spec_.forward_only ? 0 : 1))
+    throw std::invalid_argument(model + " has classes " + std::to_string(spec_.classes) + "; expected at least " + (spec_.forward_only ? "0" : "1"));
   if (spec_.layers.empty()) throw std::invalid_argument(model + " has no layers");
   for (const LayerSpec& layer : spec_.layers) {
     types_.push_back(&layer_type_of(layer));

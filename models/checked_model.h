@@ -7,7 +7,8 @@
 //   spec built in code); names are unique; every input names a layer defined before it (or
 //   `data`, the model input), so the layers in file order are a topological order and the
 //   model is a DAG; each layer reads as many inputs as its type takes;
-//   the last layer, and only the last, is a loss;
+//   the last layer, and only the last, is a loss (a forward-only model, ModelSpec::forward_only,
+//   need not end in one, and may have 0 classes);
 //   every layer's shape rule accepts its input (shape inference at batch 1, so geometry and
 //   the loss's [N, classes] input are checked before any strategy builds anything).
 // The parser runs the same structural checks (link_layers), so a model file and a spec built

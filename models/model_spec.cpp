@@ -10,6 +10,7 @@
 #include "models/checked_model.h"
 #include "models/layer_catalog.h"
 #include "models/number_parse.h"
+#include "models/onnx/onnx_import.h"
 #include "models/source_resolver.h"
 #include "models/text_lines.h"
 
@@ -192,6 +193,11 @@ ModelSpec parse_model(const std::string& text, const std::string& source) {
 }
 
 ModelSpec load_model(const std::string& path_or_name) {
+  if (onnx_import::is_onnx_path(path_or_name)) {
+    onnx_import::ImportResult imported = onnx_import::import_file(path_or_name);
+    imported.spec.note = imported.note;
+    return std::move(imported.spec);
+  }
   SourceText found = resolve_source(path_or_name, "zoo", ".model", "model");
   return parse_model(found.text, found.source);
 }

@@ -66,6 +66,13 @@ struct ModelSpec {
   std::vector<LayerSpec> layers;
   // Initial values by tensor name (empty: every tensor drawn by its initializer).
   std::map<std::string, GivenValues> given;
+  // A model that only runs forward (an imported ONNX operator graph without a loss): the
+  // last layer need not be a loss and classes may be 0 (CheckedModel); no engine trains it
+  // (graph::make_engine refuses it), graph/static/forward_runner.h runs it.
+  bool forward_only = false;
+  // What an importer changed ("" for a model file): "the model ends in logits [N, 10]:
+  // softmax_loss appended for training". The caller prints it.
+  std::string note;
 
   const LayerSpec& layer(const std::string& name) const;  // throws if absent
 };
@@ -75,7 +82,9 @@ const std::map<std::string, std::vector<std::string>>& layer_types();
 
 // Parses model text; `source` names it in errors ("lenet.model:12: unknown layer type 'conv'").
 ModelSpec parse_model(const std::string& text, const std::string& source);
-// Reads a file, or a zoo model by name ("lenet") when `path_or_name` is not a file.
+// Reads a file, or a zoo model by name ("lenet") when `path_or_name` is not a file. A path
+// ending in ".onnx" is an ONNX model, imported (models/onnx/onnx_import.h) with the loss
+// appended; ModelSpec::note says what the import changed, for the caller to print.
 ModelSpec load_model(const std::string& path_or_name);
 
 }  // namespace ablate::models

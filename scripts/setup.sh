@@ -19,6 +19,9 @@ packages=(
   libcli11-dev           # the ablate command line: subcommands, options and --help (bench/cli)
   python3-matplotlib     # ablate report: PNG plots (bench/report/plots.py, run with /usr/bin/python3)
   strace                 # tests/bench: counts ablate's one re-execution for its threads' wait policy
+  libonnx-dev libprotobuf-dev  # ONNX import (models/onnx): onnx::ModelProto and the protobuf headers it includes
+  libonnx-testdata       # ONNX's operator tests (tests/graph/onnx_node_cases_test.cpp)
+  python3-onnx           # to inspect .onnx files by hand; no test needs it
 )
 # The PyTorch yardstick (bench/peers) is optional and large: ABLATE_WITH_PEERS=1 adds it.
 if [ "${ABLATE_WITH_PEERS:-0}" = 1 ]; then packages+=(python3-torch python3-numpy); fi
