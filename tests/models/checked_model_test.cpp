@@ -43,7 +43,7 @@ TEST(CheckedModel, TheParsersMessagesForSpecsBuiltInCode) {
   duplicate.layers[2].name = "c1";
   expect_error([&] { CheckedModel{duplicate}; }, {"tiny.model:6:", "duplicate layer name 'c1'", "used twice"});
   auto dangling = lenet();
-  dangling.layers[3].input = "c9";
+  dangling.layers[3].inputs = {"c9"};
   expect_error([&] { CheckedModel{dangling}; }, {"tiny.model:7:", "'f1'", "input 'c9'", "not a layer defined before"});
   auto no_loss = lenet();
   no_loss.layers.pop_back();

@@ -24,7 +24,7 @@ TEST(ModelSpec, LenetFromTheZooMatchesCaffesPrototxt) {
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(spec.layers[i].name, expected[i].first);
     EXPECT_EQ(spec.layers[i].type, expected[i].second);
-    EXPECT_EQ(spec.layers[i].input, i == 0 ? "" : expected[i - 1].first) << spec.layers[i].name;
+    EXPECT_EQ(spec.layers[i].inputs, std::vector<std::string>{i == 0 ? std::string(kModelInput) : expected[i - 1].first}) << spec.layers[i].name;
   }
   const LayerSpec& conv1 = spec.layer("conv1");
   EXPECT_EQ(conv1.get_int("outputs", 0), 20);
