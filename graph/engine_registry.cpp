@@ -81,6 +81,11 @@ namespace {
 
 std::unique_ptr<Engine> build_engine(const StrategyInfo& info, const models::CheckedModel& model,
                                      kernels::Backend& backend, const EngineOptions& options) {
+  if (model.spec().forward_only)
+    throw std::invalid_argument("model '" + model.name() + "' (" + model.spec().source +
+                                ") runs forward only (an imported operator graph without a loss): the " + info.name +
+                                " strategy trains, and there is nothing to train it on; run it with "
+                                "graph/static/forward_runner.h, or import it with its loss");
   if (const auto missing = info.missing_builders(); !missing.empty())
     throw std::logic_error("this build of the " + info.name + " strategy has no builder for layer types " +
                            join(missing) + " (a registration left out of the link?)");

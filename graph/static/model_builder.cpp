@@ -13,7 +13,7 @@ LayerRegistry<LayerGraph>& layer_graph_registry() {
 
 ModelGraphBuilder::ModelGraphBuilder(const models::CheckedModel& model, std::int64_t batch, kernels::DType dtype,
                                      Phase phase)
-    : model_(model), phase_(phase), m_{Graph(dtype), {}, {}, {}, {}, {}, {}, {}} {
+    : model_(model), phase_(phase), m_{Graph(dtype), {}, {}, {}, {}, {}, {}, {}, {}} {
   m_.x = source(OpKind::placeholder, "x", model.input_shape(batch), dtype);
   m_.labels = source(OpKind::placeholder, "labels", {batch}, kernels::DType::i32);
 }
@@ -65,6 +65,7 @@ ModelGraph ModelGraphBuilder::build() {
     for (const int input : model_.inputs(i)) x.push_back(input < 0 ? m_.x : outputs[static_cast<std::size_t>(input)]);
     outputs[i] = layer_graph_registry().at(l)(*this, l, model_.type(i), x);
   }
+  m_.output = outputs.back();
   return std::move(m_);
 }
 

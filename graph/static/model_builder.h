@@ -39,6 +39,7 @@ struct ModelGraph {
   Value x, labels;  // placeholders "x" and "labels"
   Value scores;     // the loss layer's input [N, classes]
   Value loss;       // host scalar: the batch mean of the loss
+  Value output;     // the last layer's output (the loss for a model that ends in one)
   std::vector<GraphParameter> parameters;
   std::vector<GraphState> state;
   // Train phase: the nodes that update state variables (batch_norm_update), for the training

@@ -20,8 +20,10 @@ OnnxValue flattened(const OnnxValue& x) {
 void flatten(NodeContext& c) {
   c.refuse_unknown_attributes({"axis"});
   const OnnxValue& x = c.activation(0);
-  const std::int64_t axis = c.get_int("axis", 1);
-  if (normalized_axis(c, "axis", axis, x.shape.size() + 1) != 1)
+  const std::int64_t axis = c.get_int("axis", 1), rank = static_cast<std::int64_t>(x.shape.size());
+  if (axis < -rank || axis > rank)
+    c.refuse("axis", "= " + std::to_string(axis) + " is outside [-" + std::to_string(rank) + ", " + std::to_string(rank) + "]");
+  if ((axis < 0 ? axis + rank : axis) != 1)  // Flatten's axis may be the rank itself: [-r, r]
     c.refuse("axis", "= " + std::to_string(axis) + " is not supported (axis 1: [N, features], as inner_product flattens)");
   c.set_output(0, flattened(x));
 }
