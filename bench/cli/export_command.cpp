@@ -113,7 +113,8 @@ int export_main(const run::Flags& args) {
   const models::ModelSpec spec = models::load_model(args.get("model"));
   const auto values = model_values(spec, args);
   const std::string from = args.has("checkpoint") ? "the checkpoint " + args.get("checkpoint")
-                                                  : "the initial weights of seed " + args.get("seed", "1");
+                           : spec.given.empty()    ? "the initial weights of seed " + args.get("seed", "1")
+                                                   : "the initial weights the model gives (an imported file's initializers)";
   const auto result = models::onnx_export::export_model(spec, values, "exported by ablate from " + spec.source + " with " + from);
   std::string bytes;
   if (!result.model.SerializeToString(&bytes)) throw std::invalid_argument("--onnx: the model cannot be serialized");
