@@ -4,8 +4,9 @@
 #   tensorflow  tensorflow-cpu 2.21  (runs bench/peers/tensorflow_train.py)
 #   theano      theano 1.0.5 with the numpy and scipy of its time (bench/peers/theano_train.py)
 #   pytorch     torch 2.x            (bench/peers/pytorch_train.py, beside Debian's torch 1.13)
+#   onnxruntime ONNX Runtime          (tests/peers/test_onnx_runtime.py: runs what `ablate export` writes)
 #
-#   scripts/setup-peers.sh                      all three
+#   scripts/setup-peers.sh                      all four
 #   scripts/setup-peers.sh tensorflow theano    those only
 #
 # Each goes to ${ABLATE_PEERS_DIR:-<repo>/.peers}/<framework>/ (git-ignored) and is independent
@@ -18,7 +19,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 requirements="$repo/bench/peers/requirements"
 peers_dir="${ABLATE_PEERS_DIR:-$repo/.peers}"
 python=/usr/bin/python3   # Debian's interpreter: its venv module is the python3-venv package
-all=(tensorflow theano pytorch)
+all=(tensorflow theano pytorch onnxruntime)
 torch_cpu_index=https://download.pytorch.org/whl/cpu
 
 usage() { echo "usage: $0 [${all[*]}]... (default: all; ABLATE_PEERS_DIR sets where, now $peers_dir)"; }
@@ -71,6 +72,7 @@ smoke_test() {
     theano) THEANO_FLAGS="base_compiledir=$env/theano-compile,blas.ldflags=-lopenblas" \
               "$env/bin/python" -c 'import theano; print("theano", theano.__version__)' ;;
     pytorch) "$env/bin/python" -c 'import torch; print("torch", torch.__version__)' ;;
+    onnxruntime) "$env/bin/python" -c 'import onnxruntime as ort; print("onnxruntime", ort.__version__)' ;;
   esac
 }
 

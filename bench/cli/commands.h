@@ -19,6 +19,7 @@ Command allreduce_bench_command();  // ablate allreduce-bench: MPI all-reduce ti
 Command sweep_command();            // ablate sweep: a resumable grid over run flags
 Command paper_command();            // ablate paper: the study's experiment families
 Command report_command();           // ablate report: Markdown tables and PNG plots of a results file
+Command export_command();           // ablate export: a model's inference graph as an ONNX file
 
 // Every command, in the order `ablate --help` lists them.
 std::vector<Command> all_commands();
