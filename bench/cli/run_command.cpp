@@ -47,9 +47,12 @@ int run_main(const run::Flags& args) {
   }
   std::printf("  test accuracy     %.4f\n", m.accuracy);
   const run::TimeToAccuracy& t = m.time_to_accuracy;
-  if (t.target > 0 && t.reached)
+  if (t.target > 0 && t.reached && m.has_framework_timing)
     std::printf("  time to %-9g %.2f s of training (iteration %lld; framework timing %.2f s)\n", t.target, t.train_s,
                 static_cast<long long>(t.iteration), t.framework_train_s);
+  else if (t.target > 0 && t.reached)  // a recipe without a timing rule of its own (he): one figure
+    std::printf("  time to %-9g %.2f s of training (iteration %lld)\n", t.target, t.train_s,
+                static_cast<long long>(t.iteration));
   else if (t.target > 0)
     std::printf("  time to %-9g never reached\n", t.target);
   if (m.early_stopping) {
