@@ -8,14 +8,6 @@ namespace ablate::kernels::cuda {
 
 // --- pooling (own kernels) -------------------------------------------------------------------
 
-namespace {
-// x [N,C,H,W] pooled with p (checked by the contract), as our kernels take it.
-PoolGeometry pool_geometry(const Pool2dParams& p, const Shape& x) {
-  return {x[0] * x[1], x[2], x[3], p.out_h, p.out_w, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_top,
-          p.pad_left, p.pad_bottom_limit, p.pad_right_limit, p.kind == PoolKind::max, p.avg_count_padding};
-}
-}  // namespace
-
 void CudaBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
   PoolGeometry g = pool_geometry(p, x.shape());
   const Shape& ys = y.shape();
