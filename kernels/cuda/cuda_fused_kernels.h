@@ -36,10 +36,8 @@ inline DeviceChain device_chain(const std::vector<ChainStep>& steps, const Shape
     chain.alpha[k] = steps[k].alpha;
     chain.operand[k] = steps[k].operand;
   }
-  std::int64_t numel = 1;
-  for (std::int64_t d : first) numel *= d;
   chain.channels = first.size() >= 2 ? first[1] : 1;
-  chain.inner = numel / ((first.size() >= 1 ? first[0] : 1) * chain.channels);
+  chain.inner = shape_numel(first) / ((first.size() >= 1 ? first[0] : 1) * chain.channels);
   return chain;
 }
 
