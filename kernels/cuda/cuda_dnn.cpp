@@ -43,12 +43,24 @@ void CudaBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const T
 // --- activations -------------------------------------------------------------------------------
 
 namespace {
+// cuDNN's mode of the activations whose gradient reads y; the GELUs run as gelu_forward and
+// gelu_backward (Backend::activation_*), so one here is an error, never another activation.
+cudnnActivationMode_t activation_mode(Activation a) {
+  switch (a) {
+    case Activation::relu: return CUDNN_ACTIVATION_RELU;
+    case Activation::tanh: return CUDNN_ACTIVATION_TANH;
+    case Activation::sigmoid: return CUDNN_ACTIVATION_SIGMOID;
+    case Activation::gelu:
+    case Activation::gelu_tanh: break;
+  }
+  throw std::invalid_argument(std::string("backend 'cuda': activation ") + activation_name(a) +
+                              ": expected relu, tanh or sigmoid (GELU runs as gelu_forward/gelu_backward)");
+}
+
 struct ActivationDesc {
   cudnnActivationDescriptor_t d = nullptr;
   explicit ActivationDesc(Activation a) {
-    cudnnActivationMode_t mode = a == Activation::relu   ? CUDNN_ACTIVATION_RELU
-                                 : a == Activation::tanh ? CUDNN_ACTIVATION_TANH
-                                                         : CUDNN_ACTIVATION_SIGMOID;
+    const cudnnActivationMode_t mode = activation_mode(a);
     ABLATE_CUDA_CHECK(cudnnCreateActivationDescriptor(&d));
     ABLATE_CUDA_CHECK(cudnnSetActivationDescriptor(d, mode, CUDNN_PROPAGATE_NAN, 0.0));
   }
