@@ -92,31 +92,32 @@ template <class T> struct GeluBackwardKernel {
 
 // NCHW planes [planes, H, W] placed at (top, left) in zero planes [planes, HP, WP], and the
 // inverse crop.
-template <class T> struct Pad2dKernel {
-  const T* x;
+struct PadGeometry {
   std::int64_t planes, H, W;
   int top, left;
   std::int64_t HP, WP;
+};
+template <class T> struct Pad2dKernel {
+  PadGeometry g;
+  const T* x;
   T* xp;
-  Grid grid() const { return grid_stride_grid(planes * HP * WP); }
+  Grid grid() const { return grid_stride_grid(g.planes * g.HP * g.WP); }
   ABLATE_HOST_DEVICE void operator()(const ThreadIndex& t) const {
-    ABLATE_GRID_LOOP(i, planes * HP * WP, t) {
-      const std::int64_t w = i % WP - left, h = (i / WP) % HP - top, plane = i / (WP * HP);
-      xp[i] = (h >= 0 && h < H && w >= 0 && w < W) ? x[(plane * H + h) * W + w] : T(0);
+    ABLATE_GRID_LOOP(i, g.planes * g.HP * g.WP, t) {
+      const std::int64_t w = i % g.WP - g.left, h = (i / g.WP) % g.HP - g.top, plane = i / (g.WP * g.HP);
+      xp[i] = (h >= 0 && h < g.H && w >= 0 && w < g.W) ? x[(plane * g.H + h) * g.W + w] : T(0);
     }
   }
 };
 template <class T> struct Crop2dKernel {
+  PadGeometry g;
   const T* xp;
-  std::int64_t planes, H, W;
-  int top, left;
-  std::int64_t HP, WP;
   T* x;
-  Grid grid() const { return grid_stride_grid(planes * H * W); }
+  Grid grid() const { return grid_stride_grid(g.planes * g.H * g.W); }
   ABLATE_HOST_DEVICE void operator()(const ThreadIndex& t) const {
-    ABLATE_GRID_LOOP(i, planes * H * W, t) {
-      const std::int64_t w = i % W, h = (i / W) % H, plane = i / (W * H);
-      x[i] = xp[(plane * HP + h + top) * WP + w + left];
+    ABLATE_GRID_LOOP(i, g.planes * g.H * g.W, t) {
+      const std::int64_t w = i % g.W, h = (i / g.W) % g.H, plane = i / (g.W * g.H);
+      x[i] = xp[(plane * g.HP + h + g.top) * g.WP + w + g.left];
     }
   }
 };

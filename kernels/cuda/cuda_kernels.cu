@@ -54,12 +54,12 @@ void launch_pool_backward(const PoolGeometry& g, const T* x, const T* y, const T
 template <class T>
 void launch_pad2d(const T* x, std::int64_t planes, std::int64_t H, std::int64_t W, int top, int left, std::int64_t HP,
                   std::int64_t WP, T* xp) {
-  launch_grid(Pad2dKernel<T>{x, planes, H, W, top, left, HP, WP, xp});
+  launch_grid(Pad2dKernel<T>{{planes, H, W, top, left, HP, WP}, x, xp});
 }
 template <class T>
 void launch_crop2d(const T* xp, std::int64_t planes, std::int64_t H, std::int64_t W, int top, int left, std::int64_t HP,
                    std::int64_t WP, T* x) {
-  launch_grid(Crop2dKernel<T>{xp, planes, H, W, top, left, HP, WP, x});
+  launch_grid(Crop2dKernel<T>{{planes, H, W, top, left, HP, WP}, xp, x});
 }
 template <class T> void launch_gelu_forward(const T* x, T* y, std::int64_t n, GeluApprox approx) {
   launch_grid(GeluForwardKernel<T>{x, y, n, approx});

@@ -9,15 +9,22 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "kernels/backend.h"
 #include "kernels/cuda/cuda_host_launch.h"
+#include "kernels/reference/reference_backend.h"
 #include "kernels/tensor.h"
 #include "test_tensors.h"
 
 namespace ablate::kernels::test {
+
+using cuda::HostOrder;
+using cuda::run_block_sums_on_host;
+using cuda::run_grid_on_host;
 
 // Elements of canary on each side of a guarded buffer: more than one block's stride is not
 // needed, a bound mistake is off by a few elements.
@@ -90,17 +97,39 @@ void expect_output(const char* name, const Guarded<T>& out, const Tensor& expect
   EXPECT_TRUE(all_near(actual, expected, exact ? 0.0 : tolerance(dtype, reduction))) << name;
 }
 
-// Runs f(T{}, order) for T = float and double and both grid orders, each under a trace.
-template <class F> void for_each_setting(F&& f) {
-  for (cuda::HostOrder order : {cuda::HostOrder::forward, cuda::HostOrder::reverse}) {
-    SCOPED_TRACE(order == cuda::HostOrder::forward ? "grid walked forwards" : "grid walked backwards");
+// A random tensor of T's dtype.
+template <class T> Tensor random_of(const Shape& shape, Rng& rng, double lo = -1.0, double hi = 1.0) {
+  return random_tensor(shape, dtype_of<T>(), rng, lo, hi);
+}
+
+// Checks the partial results of a kernel (per block, per row) as the backend finishes them on
+// the host: their sum in order, divided by `divisor`, within tolerance(precision, reduction) of
+// the reference's scalar; and their canaries.
+inline void expect_total(const char* name, const Guarded<double>& parts, double divisor, double expected,
+                         DType precision, double reduction) {
+  EXPECT_TRUE(parts.canaries_intact()) << name;
+  Tensor total({1}, DType::f64), want({1}, DType::f64);
+  for (std::int64_t i = 0; i < parts.size(); ++i) total.data<double>()[0] += parts.ptr()[i];
+  total.data<double>()[0] /= divisor;
+  want.data<double>()[0] = expected;
+  EXPECT_TRUE(all_near(total, want, tolerance(precision, reduction))) << name;
+}
+
+// Runs f(T{}, order, reference, rng) for T = float and double and both grid orders, each
+// under a trace, with the reference backend and an Rng seeded with `seed` afresh each time.
+template <class F> void for_each_setting(std::uint64_t seed, F&& f) {
+  const std::unique_ptr<Backend> reference = make_reference_backend();
+  for (HostOrder order : {HostOrder::forward, HostOrder::reverse}) {
+    SCOPED_TRACE(order == HostOrder::forward ? "grid walked forwards" : "grid walked backwards");
     {
       SCOPED_TRACE("f32");
-      f(float{}, order);
+      Rng rng(seed);
+      f(float{}, order, *reference, rng);
     }
     {
       SCOPED_TRACE("f64");
-      f(double{}, order);
+      Rng rng(seed);
+      f(double{}, order, *reference, rng);
     }
   }
 }

@@ -22,14 +22,6 @@
 namespace ablate::kernels::test {
 namespace {
 
-using cuda::HostOrder;
-using cuda::run_block_sums_on_host;
-using cuda::run_grid_on_host;
-
-template <class T> Tensor random_of(const Shape& shape, Rng& rng, double lo = -1.0, double hi = 1.0) {
-  return random_tensor(shape, dtype_of<T>(), rng, lo, hi);
-}
-
 // The harness itself: a kernel that writes one element past its data (i <= n) is caught.
 template <class T> struct OffByOneFill {
   T* x;
@@ -49,14 +41,13 @@ TEST(CudaHostKernels, HarnessCatchesAWriteOnePastTheEnd) {
 }
 
 TEST(CudaHostKernels, Fill) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(0, [&](auto tag, HostOrder order, Backend& ref, Rng&) {
     using T = decltype(tag);
     for (std::int64_t n : bound_sizes()) {
       Guarded<T> x(n);
       run_grid_on_host(cuda::FillKernel<T>{x.ptr(), n, T(0.375)}, order);
       Tensor expected({n}, dtype_of<T>());
-      ref->fill(expected, 0.375);
+      ref.fill(expected, 0.375);
       expect_output("x", x, expected);
     }
   });
@@ -74,10 +65,8 @@ TEST(CudaHostKernels, FillPastTheGridCap) {
 }
 
 TEST(CudaHostKernels, Elementwise) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(11, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(11);
     for (std::int64_t n : bound_sizes()) {
       SCOPED_TRACE(n);
       const Tensor x = random_of<T>({n}, rng), y = random_of<T>({n}, rng);
@@ -87,21 +76,21 @@ TEST(CudaHostKernels, Elementwise) {
         run_grid_on_host(
             cuda::ElementwiseKernel<T>{cuda::Elementwise::axpby, n, 1.25, gx.ptr(), beta, nullptr, out.ptr()}, order);
         Tensor expected = y.clone();
-        ref->axpby(1.25, x, beta, expected);
+        ref.axpby(1.25, x, beta, expected);
         expect_output("axpby", out, expected);
       }
       Guarded<T> scaled(x);
       run_grid_on_host(
           cuda::ElementwiseKernel<T>{cuda::Elementwise::axpby, n, -3.0, scaled.ptr(), 0.0, nullptr, scaled.ptr()}, order);
       Tensor expected = x.clone();
-      ref->scale(expected, -3.0);
+      ref.scale(expected, -3.0);
       expect_output("scale", scaled, expected);
       for (cuda::Elementwise op : {cuda::Elementwise::add, cuda::Elementwise::mul}) {
         Guarded<T> gx(x), gy(y), out(n);
         run_grid_on_host(cuda::ElementwiseKernel<T>{op, n, 1.0, gx.ptr(), 0.0, gy.ptr(), out.ptr()}, order);
         Tensor e({n}, dtype_of<T>());
-        if (op == cuda::Elementwise::add) ref->add(x, y, e);
-        else ref->mul(x, y, e);
+        if (op == cuda::Elementwise::add) ref.add(x, y, e);
+        else ref.mul(x, y, e);
         expect_output(op == cuda::Elementwise::add ? "add" : "mul", out, e);
       }
     }
@@ -109,10 +98,8 @@ TEST(CudaHostKernels, Elementwise) {
 }
 
 TEST(CudaHostKernels, BiasAdd) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(12, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(12);
     for (const Shape& s : {Shape{1, 3}, Shape{5, 7}, Shape{1, 4, 5, 7}, Shape{3, 5, 11, 13}, Shape{2, 1, 16, 16}}) {
       SCOPED_TRACE(shape_string(s));
       const Tensor y = random_of<T>(s, rng), bias = random_of<T>({s[1]}, rng);
@@ -120,44 +107,41 @@ TEST(CudaHostKernels, BiasAdd) {
       const std::int64_t inner = y.numel() / (s[0] * s[1]);
       run_grid_on_host(cuda::BiasAddKernel<T>{gy.ptr(), gb.ptr(), s[0], s[1], inner}, order);
       Tensor expected = y.clone();
-      ref->bias_add(expected, bias);
+      ref.bias_add(expected, bias);
       expect_output("y", gy, expected);
     }
   });
 }
 
 TEST(CudaHostKernels, Dropout) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(0, [&](auto tag, HostOrder order, Backend& ref, Rng&) {
     using T = decltype(tag);
     for (std::int64_t n : bound_sizes())
       for (double keep : {0.5, 0.8}) {
         Guarded<T> mask(n);
         run_grid_on_host(cuda::DropoutKernel<T>{mask.ptr(), n, keep, 1234, 77}, order);
         Tensor expected({n}, dtype_of<T>());
-        ref->dropout_mask(expected, keep, 1234, 77);
+        ref.dropout_mask(expected, keep, 1234, 77);
         expect_output("mask", mask, expected, 1, true);
       }
   });
 }
 
 TEST(CudaHostKernels, Gelu) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(13, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(13);
     for (std::int64_t n : bound_sizes())
       for (GeluApprox approx : {GeluApprox::exact, GeluApprox::tanh}) {
         const Tensor x = random_of<T>({n}, rng, -4, 4), dy = random_of<T>({n}, rng);
         Guarded<T> gx(x), y(n), gdy(dy);
         run_grid_on_host(cuda::GeluForwardKernel<T>{gx.ptr(), y.ptr(), n, approx}, order);
         Tensor ey({n}, dtype_of<T>());
-        ref->gelu_forward(x, ey, approx);
+        ref.gelu_forward(x, ey, approx);
         expect_output("y", y, ey);
         // dx in place on dy, as the backend allows
         run_grid_on_host(cuda::GeluBackwardKernel<T>{gx.ptr(), gdy.ptr(), gdy.ptr(), n, approx}, order);
         Tensor edx({n}, dtype_of<T>());
-        ref->gelu_backward(x, dy, edx, approx);
+        ref.gelu_backward(x, dy, edx, approx);
         expect_output("dx", gdy, edx);
       }
   });
@@ -165,10 +149,8 @@ TEST(CudaHostKernels, Gelu) {
 
 // PartialSumsKernel's blocks, added in order on the host as CudaBackend::reduce does.
 TEST(CudaHostKernels, PartialSums) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(14, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(14);
     std::vector<std::int64_t> sizes = bound_sizes();
     sizes.push_back(256 * 256 * 2 + 13);  // past the 256-block cap: threads walk three times
     for (std::int64_t n : sizes)
@@ -179,20 +161,14 @@ TEST(CudaHostKernels, PartialSums) {
         Guarded<T> gx(x);
         Guarded<double> partials(blocks);
         run_block_sums_on_host(cuda::PartialSumsKernel<T>{gx.ptr(), n, squares, partials.ptr()}, order);
-        Tensor sum({1}, DType::f64), expected({1}, DType::f64);
-        for (std::int64_t b = 0; b < blocks; ++b) sum.data<double>()[0] += partials.ptr()[b];
-        expected.data<double>()[0] = squares ? ref->sum_squares(x) : ref->sum(x);
-        EXPECT_TRUE(partials.canaries_intact());
-        EXPECT_TRUE(all_near(sum, expected, tolerance(DType::f64, double(n))));
+        expect_total("sum", partials, 1.0, squares ? ref.sum_squares(x) : ref.sum(x), DType::f64, double(n));
       }
   });
 }
 
 TEST(CudaHostKernels, ArgmaxRowsWithTies) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(15, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(15);
     for (std::int64_t rows : {1, 3, 300})
       for (std::int64_t cols : {1, 5, 10}) {
         Tensor x({rows, cols}, dtype_of<T>());
@@ -201,17 +177,15 @@ TEST(CudaHostKernels, ArgmaxRowsWithTies) {
         Guarded<std::int32_t> out(rows);
         run_grid_on_host(cuda::ArgmaxRowsKernel<T>{gx.ptr(), rows, cols, out.ptr()}, order);
         Tensor expected({rows}, DType::i32);
-        ref->argmax_rows(x, expected);
+        ref.argmax_rows(x, expected);
         expect_output("argmax", out, expected, 1, true);
       }
   });
 }
 
 TEST(CudaHostKernels, BiasBackward) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(16, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(16);
     // N * inner below, at and above the block of 256 threads
     for (const Shape& s : {Shape{1, 3}, Shape{7, 5}, Shape{1, 4, 16, 16}, Shape{3, 5, 11, 13}, Shape{2, 1, 1, 1}}) {
       SCOPED_TRACE(shape_string(s));
@@ -220,7 +194,7 @@ TEST(CudaHostKernels, BiasBackward) {
       Guarded<T> gdy(dy), db(s[1]);
       run_block_sums_on_host(cuda::BiasBackwardKernel<T>{gdy.ptr(), db.ptr(), s[0], s[1], inner}, order);
       Tensor expected({s[1]}, dtype_of<T>());
-      ref->bias_backward(dy, expected);
+      ref.bias_backward(dy, expected);
       expect_output("dbias", db, expected, double(s[0] * inner));
     }
   });
@@ -228,10 +202,8 @@ TEST(CudaHostKernels, BiasBackward) {
 
 // Row losses averaged as CudaBackend does; the gradient from the reference's probabilities.
 TEST(CudaHostKernels, SoftmaxCrossEntropy) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(17, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(17);
     for (std::int64_t N : {1, 7, 300})
       for (std::int64_t K : {1, 10, 13}) {
         SCOPED_TRACE(std::to_string(N) + " x " + std::to_string(K));
@@ -240,26 +212,22 @@ TEST(CudaHostKernels, SoftmaxCrossEntropy) {
         Guarded<std::int32_t> gl(labels);
         Guarded<double> rows(N);
         run_grid_on_host(cuda::XentRowsKernel<T>{gx.ptr(), gl.ptr(), N, K, rows.ptr()}, order);
-        Tensor prob({N, K}, dtype_of<T>()), loss({1}, DType::f64), expected({1}, DType::f64);
-        expected.data<double>()[0] = ref->softmax_xent_forward(x, labels, prob);
-        for (std::int64_t n = 0; n < N; ++n) loss.data<double>()[0] += rows.ptr()[n] / double(N);
-        EXPECT_TRUE(rows.canaries_intact());
-        EXPECT_TRUE(all_near(loss, expected, tolerance(dtype_of<T>(), double(K))));
+        Tensor prob({N, K}, dtype_of<T>());
+        const double expected = ref.softmax_xent_forward(x, labels, prob);
+        expect_total("loss", rows, double(N), expected, dtype_of<T>(), double(K));
 
         Guarded<T> gp(prob), d(N * K);
         run_grid_on_host(cuda::XentBackwardKernel<T>{gp.ptr(), gl.ptr(), N, K, 0.25, d.ptr()}, order);
         Tensor ed({N, K}, dtype_of<T>());
-        ref->softmax_xent_backward(prob, labels, 0.25, ed);
+        ref.softmax_xent_backward(prob, labels, 0.25, ed);
         expect_output("dlogits", d, ed);
       }
   });
 }
 
 TEST(CudaHostKernels, NegativeLogLikelihood) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(18, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(18);
     for (std::int64_t N : {1, 7, 300})
       for (std::int64_t K : {1, 10, 13}) {
         const Tensor logp = random_of<T>({N, K}, rng, -6, 0), labels = random_labels(N, K, rng);
@@ -267,16 +235,12 @@ TEST(CudaHostKernels, NegativeLogLikelihood) {
         Guarded<std::int32_t> gl(labels);
         Guarded<double> rows(N);
         run_grid_on_host(cuda::NllRowsKernel<T>{gp.ptr(), gl.ptr(), N, K, rows.ptr()}, order);
-        Tensor loss({1}, DType::f64), expected({1}, DType::f64);
-        expected.data<double>()[0] = ref->nll_forward(logp, labels);
-        for (std::int64_t n = 0; n < N; ++n) loss.data<double>()[0] += rows.ptr()[n] / double(N);
-        EXPECT_TRUE(rows.canaries_intact());
-        EXPECT_TRUE(all_near(loss, expected, tolerance(dtype_of<T>(), double(N))));
+        expect_total("loss", rows, double(N), ref.nll_forward(logp, labels), dtype_of<T>(), double(N));
 
         Guarded<T> d(N * K);
         run_grid_on_host(cuda::NllBackwardKernel<T>{gl.ptr(), N, K, 0.5, d.ptr()}, order);
         Tensor ed({N, K}, dtype_of<T>());
-        ref->nll_backward(labels, 0.5, ed);
+        ref.nll_backward(labels, 0.5, ed);
         expect_output("dlogp", d, ed);
       }
   });
@@ -294,10 +258,8 @@ TEST(CudaHostKernels, FusedElementwise) {
       {step(O::activation_grad, 1, A::tanh), step(O::scale, -1, A::relu, -0.75)},
       {step(O::scale, -1, A::relu, 1.5), step(O::add, 1), step(O::activation, -1, A::sigmoid), step(O::mul, 2),
        step(O::bias_add, 3), step(O::activation_grad, 1, A::sigmoid), step(O::add, 2), step(O::activation, -1, A::tanh)}};
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(19, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(19);
     for (const Shape& s : {Shape{1, 3}, Shape{7, 13}, Shape{1, 3, 9, 9}, Shape{2, 5, 7, 11}})
       for (const std::vector<ChainStep>& steps : chains) {
         SCOPED_TRACE(shape_string(s) + ", " + std::to_string(steps.size()) + " steps");
@@ -317,71 +279,71 @@ TEST(CudaHostKernels, FusedElementwise) {
         std::vector<const Tensor*> inputs;
         for (const Tensor& t : held) inputs.push_back(&t);
         Tensor expected(s, dtype_of<T>());
-        ref->fused_elementwise(inputs, steps, expected);
+        ref.fused_elementwise(inputs, steps, expected);
         expect_output("out", guarded[0], expected);
       }
   });
 }
 
+// One optimizer update over `state` (w, g, then its buffers; names[k] null: not compared): the
+// kernel that make(pointers to guarded copies) builds runs on the host, update(state) on the
+// reference, and each named state tensor is compared.
+template <class T, class Make, class Update>
+void check_update(std::vector<Tensor> state, const std::vector<const char*>& names, HostOrder order, Make&& make,
+                  Update&& update) {
+  std::vector<Guarded<T>> guarded(state.begin(), state.end());
+  std::vector<T*> p;
+  for (Guarded<T>& g : guarded) p.push_back(g.ptr());
+  run_grid_on_host(make(p), order);
+  update(state);
+  for (std::size_t k = 0; k < state.size(); ++k)
+    if (names[k]) expect_output(names[k], guarded[k], state[k]);
+}
+
 TEST(CudaHostKernels, CaffeSgd) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(20, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(20);
-    for (std::int64_t n : bound_sizes()) {
-      const CaffeSgdParams p{0.05, 0.9, 5e-4};
-      Tensor w = random_of<T>({n}, rng), g = random_of<T>({n}, rng), h = random_of<T>({n}, rng);
-      Guarded<T> gw(w), gg(g), gh(h);
-      run_grid_on_host(cuda::CaffeSgdKernel<T>{gw.ptr(), gg.ptr(), gh.ptr(), n, p.lr, p.momentum, p.weight_decay}, order);
-      ref->caffe_sgd_update(w, g, h, p);
-      expect_output("w", gw, w);
-      expect_output("g", gg, g);
-      expect_output("history", gh, h);
-    }
+    const CaffeSgdParams c{0.05, 0.9, 5e-4};
+    for (std::int64_t n : bound_sizes())
+      check_update<T>(
+          {random_of<T>({n}, rng), random_of<T>({n}, rng), random_of<T>({n}, rng)}, {"w", "g", "history"}, order,
+          [&](const std::vector<T*>& p) {
+            return cuda::CaffeSgdKernel<T>{p[0], p[1], p[2], n, c.lr, c.momentum, c.weight_decay};
+          },
+          [&](std::vector<Tensor>& s) { ref.caffe_sgd_update(s[0], s[1], s[2], c); });
   });
 }
 
 TEST(CudaHostKernels, TorchSgd) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(21, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(21);
     const std::vector<TorchSgdParams> settings{
         {0.1, 0.0, 0.0, 1e-4, false, false}, {0.1, 0.9, 0.1, 5e-4, false, true}, {0.1, 0.9, 0.0, 0.0, true, false}};
     for (std::int64_t n : bound_sizes())
-      for (const TorchSgdParams& p : settings) {
-        Tensor w = random_of<T>({n}, rng), g = random_of<T>({n}, rng), v = random_of<T>({n}, rng);
-        Guarded<T> gw(w), gg(g), gv(v);
-        run_grid_on_host(cuda::TorchSgdKernel<T>{gw.ptr(), gg.ptr(), gv.ptr(), n, p.lr, p.momentum, p.dampening,
-                                                 p.weight_decay, p.nesterov, p.first_step},
-                         order);
-        ref->torch_sgd_update(w, g, v, p);
-        expect_output("w", gw, w);
-        expect_output("g", gg, g);
-        expect_output("velocity", gv, v);
-      }
+      for (const TorchSgdParams& c : settings)
+        check_update<T>(
+            {random_of<T>({n}, rng), random_of<T>({n}, rng), random_of<T>({n}, rng)}, {"w", "g", "velocity"}, order,
+            [&](const std::vector<T*>& p) {
+              return cuda::TorchSgdKernel<T>{p[0], p[1], p[2], n, c.lr, c.momentum, c.dampening, c.weight_decay,
+                                             c.nesterov, c.first_step};
+            },
+            [&](std::vector<Tensor>& s) { ref.torch_sgd_update(s[0], s[1], s[2], c); });
   });
 }
 
 TEST(CudaHostKernels, Adam) {
-  auto ref = make_reference_backend();
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(22, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(22);
     for (std::int64_t n : bound_sizes())
       for (std::int64_t step : {1, 7}) {
-        const AdamParams p{1e-3, 0.9, 0.999, 1e-8, step};
-        Tensor w = random_of<T>({n}, rng), g = random_of<T>({n}, rng), m = random_of<T>({n}, rng),
-               v = random_of<T>({n}, rng, 0, 1);
-        Guarded<T> gw(w), gg(g), gm(m), gv(v);
-        run_grid_on_host(
-            cuda::AdamKernel<T>{gw.ptr(), gg.ptr(), gm.ptr(), gv.ptr(), n, cuda::adam_step_size(p), p.beta1, p.beta2,
-                                p.epsilon},
-            order);
-        ref->adam_update(w, g, m, v, p);
-        expect_output("w", gw, w);
-        expect_output("m", gm, m);
-        expect_output("v", gv, v);
+        const AdamParams c{1e-3, 0.9, 0.999, 1e-8, step};
+        check_update<T>(
+            {random_of<T>({n}, rng), random_of<T>({n}, rng), random_of<T>({n}, rng), random_of<T>({n}, rng, 0, 1)},
+            {"w", nullptr, "m", "v"}, order,
+            [&](const std::vector<T*>& p) {
+              return cuda::AdamKernel<T>{p[0], p[1], p[2], p[3], n, cuda::adam_step_size(c), c.beta1, c.beta2, c.epsilon};
+            },
+            [&](std::vector<Tensor>& s) { ref.adam_update(s[0], s[1], s[2], s[3], c); });
       }
   });
 }

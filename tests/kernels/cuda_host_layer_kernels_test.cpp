@@ -20,14 +20,6 @@
 namespace ablate::kernels::test {
 namespace {
 
-using cuda::HostOrder;
-using cuda::run_block_sums_on_host;
-using cuda::run_grid_on_host;
-
-template <class T> Tensor random_of(const Shape& shape, Rng& rng, double lo = -1.0, double hi = 1.0) {
-  return random_tensor(shape, dtype_of<T>(), rng, lo, hi);
-}
-
 // Small integers: max pooling windows full of ties.
 template <class T> Tensor tied_values(const Shape& shape, Rng& rng) {
   Tensor t(shape, dtype_of<T>());
@@ -50,13 +42,11 @@ bool pool_params(PoolKind kind, const PoolWindowCase& w, PoolPadding padding, co
 }
 
 TEST(CudaHostKernels, Pooling) {
-  auto ref = make_reference_backend();
   auto ref_all = make_reference_backend();
   ref_all->set_pool_gradient(PoolGradient::all);
   int checked = 0;
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(30, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(30);
     for (PoolPadding padding : {PoolPadding::caffe_ceil, PoolPadding::tf_same, PoolPadding::valid})
       for (PoolKind kind : {PoolKind::max, PoolKind::avg})
         for (PoolWindowCase w : {PoolWindowCase{2, 2, 0}, {3, 2, 1}, {3, 1, 1}, {2, 1, 0}, {3, 3, 0}})
@@ -75,7 +65,7 @@ TEST(CudaHostKernels, Pooling) {
             Guarded<std::int32_t> argmax(shape_numel(ys));
             run_grid_on_host(cuda::PoolForwardKernel<T>{g, gx.ptr(), y.ptr(), max ? argmax.ptr() : nullptr}, order);
             Tensor ey(ys, dtype_of<T>()), workspace;
-            ref->pool2d_forward(x, ey, workspace, p);
+            ref.pool2d_forward(x, ey, workspace, p);
             const double window = double(w.kernel) * w.kernel;
             expect_output("y", y, ey, window);
             if (max) expect_output("argmax", argmax, workspace, 1, true);
@@ -89,7 +79,7 @@ TEST(CudaHostKernels, Pooling) {
                                                            max && !g.all_maxima ? argmax.ptr() : nullptr, dx.ptr()},
                                order);
               Tensor edx(s, dtype_of<T>());
-              (g.all_maxima ? *ref_all : *ref).pool2d_backward(x, ey, dy, workspace, edx, p);
+              (g.all_maxima ? *ref_all : ref).pool2d_backward(x, ey, dy, workspace, edx, p);
               expect_output(g.all_maxima ? "dx (all maxima)" : "dx", dx, edx, window);
             }
           }
@@ -101,7 +91,6 @@ TEST(CudaHostKernels, Pooling) {
 // TF SAME's odd padding. Checked through the reference: the unpadded convolution of the
 // padded x is the padded convolution of x, and the crop of the unpadded backward is its dx.
 TEST(CudaHostKernels, PadAndCropOfAsymmetricConvolution) {
-  auto ref = make_reference_backend();
   struct ConvCase {
     Shape x;
     std::int64_t K, KH, KW;
@@ -110,9 +99,8 @@ TEST(CudaHostKernels, PadAndCropOfAsymmetricConvolution) {
   const std::vector<ConvCase> cases{{{1, 2, 5, 7}, 3, 3, 3, {1, 1, 1, 0, 2, 1}},
                                     {{2, 3, 8, 9}, 2, 2, 2, {2, 2, 0, 0, 1, 1}},
                                     {{2, 1, 17, 16}, 4, 5, 3, {2, 1, 2, 1, 3, 1}}};
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(31, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(31);
     for (const ConvCase& c : cases) {
       SCOPED_TRACE(shape_string(c.x));
       const Conv2dParams& p = c.p;
@@ -123,26 +111,26 @@ TEST(CudaHostKernels, PadAndCropOfAsymmetricConvolution) {
       const Conv2dParams unpadded{p.stride_h, p.stride_w, 0, 0, 0, 0};
       const Tensor x = random_of<T>(c.x, rng), w = random_of<T>({c.K, C, c.KH, c.KW}, rng), dy = random_of<T>(ys, rng);
 
+      const cuda::PadGeometry g{N * C, H, W, p.pad_top, p.pad_left, HP, WP};
       Guarded<T> gx(x), xp(N * C * HP * WP);
-      run_grid_on_host(cuda::Pad2dKernel<T>{gx.ptr(), N * C, H, W, p.pad_top, p.pad_left, HP, WP, xp.ptr()}, order);
+      run_grid_on_host(cuda::Pad2dKernel<T>{g, gx.ptr(), xp.ptr()}, order);
       EXPECT_TRUE(xp.canaries_intact()) << "xp";
       Tensor y(ys, dtype_of<T>()), ey(ys, dtype_of<T>());
-      ref->conv2d_forward(xp.tensor({N, C, HP, WP}), w, Tensor(), y, unpadded);
-      ref->conv2d_forward(x, w, Tensor(), ey, p);
+      ref.conv2d_forward(xp.tensor({N, C, HP, WP}), w, Tensor(), y, unpadded);
+      ref.conv2d_forward(x, w, Tensor(), ey, p);
       EXPECT_TRUE(all_near(y, ey, tolerance(dtype_of<T>(), double(C * c.KH * c.KW)))) << "y through the padded x";
 
       Tensor dxp({N, C, HP, WP}, dtype_of<T>()), edx(c.x, dtype_of<T>());
-      ref->conv2d_backward_data(dy, w, dxp, unpadded);
-      ref->conv2d_backward_data(dy, w, edx, p);
+      ref.conv2d_backward_data(dy, w, dxp, unpadded);
+      ref.conv2d_backward_data(dy, w, edx, p);
       Guarded<T> gdxp(dxp), dx(N * C * H * W);
-      run_grid_on_host(cuda::Crop2dKernel<T>{gdxp.ptr(), N * C, H, W, p.pad_top, p.pad_left, HP, WP, dx.ptr()}, order);
+      run_grid_on_host(cuda::Crop2dKernel<T>{g, gdxp.ptr(), dx.ptr()}, order);
       expect_output("dx", dx, edx, double(c.K * c.KH * c.KW));
     }
   });
 }
 
 TEST(CudaHostKernels, ConnectionTableConvolution) {
-  auto ref = make_reference_backend();
   struct MapCase {
     Shape x;
     std::int64_t K, KH, KW;
@@ -158,9 +146,8 @@ TEST(CudaHostKernels, ConnectionTableConvolution) {
       // N * OH * OW = 578 > 256: the weights' threads walk three times
       {{2, 2, 17, 17}, 2, 5, 5, {1, 1, 2, 2, 2, 2}, {0, 0, 1, 0, 1, 1}, true},
       {{1, 1, 1, 1}, 1, 1, 1, {}, {0, 0}, true}};
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(32, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(32);
     for (const MapCase& c : cases) {
       SCOPED_TRACE(shape_string(c.x));
       const std::int64_t T_ = static_cast<std::int64_t>(c.table.size() / 2);
@@ -187,30 +174,28 @@ TEST(CudaHostKernels, ConnectionTableConvolution) {
                                                      gtable.ptr(), cuda::map_groups_of(by_output.ptr(), c.K), y.ptr()},
                        order);
       Tensor ey(ys, dtype_of<T>());
-      ref->conv2d_map_forward(x, w, bias, table, ey, c.p);
+      ref.conv2d_map_forward(x, w, bias, table, ey, c.p);
       expect_output("y", y, ey, double(T_ * c.KH * c.KW));
 
       run_grid_on_host(cuda::ConvMapBackwardDataKernel<T>{g, gdy.ptr(), gw.ptr(), gtable.ptr(),
                                                           cuda::map_groups_of(by_input.ptr(), c.x[1]), dx.ptr()},
                        order);
       Tensor edx(c.x, dtype_of<T>());
-      ref->conv2d_map_backward_data(dy, w, table, edx, c.p);
+      ref.conv2d_map_backward_data(dy, w, table, edx, c.p);
       expect_output("dx", dx, edx, double(T_ * c.KH * c.KW));
 
       run_block_sums_on_host(cuda::ConvMapBackwardWeightsKernel<T>{g, gx.ptr(), gdy.ptr(), gtable.ptr(), dw.ptr()}, order);
       Tensor edw(ws, dtype_of<T>()), no_bias;
-      ref->conv2d_map_backward_weights(x, dy, table, edw, no_bias, c.p);
+      ref.conv2d_map_backward_weights(x, dy, table, edw, no_bias, c.p);
       expect_output("dw", dw, edw, double(ys[0] * ys[2] * ys[3]));
     }
   });
 }
 
 TEST(CudaHostKernels, BatchNorm) {
-  auto ref = make_reference_backend();
   const double eps = 1e-5;
-  for_each_setting([&](auto tag, HostOrder order) {
+  for_each_setting(33, [&](auto tag, HostOrder order, Backend& ref, Rng& rng) {
     using T = decltype(tag);
-    Rng rng(33);
     // M = N * S: 1, below, above and at twice the block of 256 threads
     for (const Shape& s : {Shape{1, 3}, Shape{7, 5}, Shape{1, 4, 5, 7}, Shape{3, 5, 11, 13}, Shape{2, 3, 16, 16}})
       for (bool affine : {true, false}) {
@@ -236,7 +221,7 @@ TEST(CudaHostKernels, BatchNorm) {
         run_grid_on_host(cuda::BatchNormApplyKernel<T>{g, affine ? gx.ptr() : in_place.ptr(), channel.ptr(), out.ptr()},
                          order);
         Tensor ey(s, dtype_of<T>()), emean({C}, dtype_of<T>()), evar({C}, dtype_of<T>());
-        ref->batch_norm_forward_training(x, gamma, beta, eps, ey, emean, evar);
+        ref.batch_norm_forward_training(x, gamma, beta, eps, ey, emean, evar);
         expect_output("mean", mean, emean, M);
         expect_output("var", var, evar, M);
         expect_output("y", out, ey, M);
@@ -251,7 +236,7 @@ TEST(CudaHostKernels, BatchNorm) {
         EXPECT_TRUE(channel_i.canaries_intact());
         run_grid_on_host(cuda::BatchNormApplyKernel<T>{g, gx.ptr(), channel_i.ptr(), yi.ptr()}, order);
         Tensor eyi(s, dtype_of<T>());
-        ref->batch_norm_forward_inference(x, gamma, beta, rmean, rvar, eps, eyi);
+        ref.batch_norm_forward_inference(x, gamma, beta, rmean, rvar, eps, eyi);
         expect_output("y (inference)", yi, eyi);
 
         // backward from the reference's batch statistics
@@ -265,7 +250,7 @@ TEST(CudaHostKernels, BatchNorm) {
                                                               eps, sums.ptr(), dx.ptr()},
                          order);
         Tensor edx(s, dtype_of<T>()), edgamma({C}, dtype_of<T>()), edbeta({C}, dtype_of<T>());
-        ref->batch_norm_backward(x, dy, gamma, emean, evar, eps, edx, edgamma, edbeta);
+        ref.batch_norm_backward(x, dy, gamma, emean, evar, eps, edx, edgamma, edbeta);
         expect_output("dx", dx, edx, M);
         expect_output("dgamma", dgamma, edgamma, M);
         expect_output("dbeta", dbeta, edbeta, M);
