@@ -4,14 +4,18 @@
 // through the reference's convolution: padded then unpadded equals padded by the op), the
 // connection-table convolution (forward, data, weights) and batch normalisation (statistics,
 // inference affine, apply, backward sums and data), each over its whole device grid on
-// canary-fenced buffers against the reference backend, f32 and f64, both grid orders.
+// canary-fenced buffers against the reference backend, f32 and f64, both grid orders; and
+// concatenation's strided copies (no kernel: cudaMemcpy2DAsync's arguments, copied here by a
+// host copy of the same meaning).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
 #include "cuda_host_harness.h"
 #include "kernels/cuda/cuda_batch_norm_bodies.h"
+#include "kernels/cuda/cuda_concat_copies.h"
 #include "kernels/cuda/cuda_conv_map_bodies.h"
 #include "kernels/cuda/cuda_elementwise_bodies.h"
 #include "kernels/cuda/cuda_pool_bodies.h"
@@ -255,6 +259,62 @@ TEST(CudaHostKernels, BatchNorm) {
         expect_output("dgamma", dgamma, edgamma, M);
         expect_output("dbeta", dbeta, edbeta, M);
       }
+  });
+}
+
+// cudaMemcpy2D's meaning on the host: height rows of width bytes, spitch and dpitch bytes apart.
+void copy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width, std::size_t height) {
+  for (std::size_t r = 0; r < height; ++r)
+    std::memcpy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
+}
+
+TEST(CudaHostKernels, ConcatCopies) {
+  const std::vector<std::vector<Shape>> cases{{{3, 2, 5, 7}, {3, 1, 5, 7}, {3, 4, 5, 7}},
+                                              {{1, 3}, {1, 5}},
+                                              {{2, 1, 1, 1}, {2, 2, 1, 1}, {2, 1, 1, 1}},
+                                              {{4, 3, 2}}};
+  for_each_setting(34, [&](auto tag, HostOrder, Backend& ref, Rng& rng) {
+    using T = decltype(tag);
+    for (const std::vector<Shape>& shapes : cases) {
+      SCOPED_TRACE(shape_string(shapes[0]) + " and " + std::to_string(shapes.size() - 1) + " more");
+      Shape ws = shapes[0];
+      ws[1] = 0;
+      std::vector<Tensor> xs;
+      std::vector<std::size_t> part_bytes;
+      for (const Shape& s : shapes) {
+        xs.push_back(random_of<T>(s, rng));
+        ws[1] += s[1];
+        part_bytes.push_back(static_cast<std::size_t>(shape_numel(s) / s[0]) * sizeof(T));
+      }
+      const std::size_t N = static_cast<std::size_t>(ws[0]);
+      const std::vector<cuda::ConcatCopy> copies =
+          cuda::concat_copies(part_bytes, static_cast<std::size_t>(shape_numel(ws) / ws[0]) * sizeof(T), N);
+      ASSERT_EQ(copies.size(), xs.size());
+
+      Guarded<T> whole(shape_numel(ws));
+      std::vector<const Tensor*> inputs;
+      for (std::size_t k = 0; k < xs.size(); ++k) {
+        const Guarded<T> part(xs[k]);
+        const cuda::ConcatCopy& c = copies[k];
+        copy_2d(reinterpret_cast<char*>(whole.ptr()) + c.offset, c.pitch, part.ptr(), c.width, c.width, c.rows);
+        inputs.push_back(&xs[k]);
+      }
+      Tensor y(ws, dtype_of<T>());
+      ref.concat_forward(inputs, y);
+      expect_output("y", whole, y);
+
+      std::vector<Tensor> dxs;
+      std::vector<Tensor*> outputs;
+      for (const Shape& s : shapes) dxs.emplace_back(s, dtype_of<T>());
+      for (Tensor& d : dxs) outputs.push_back(&d);
+      ref.concat_backward(y, outputs);
+      for (std::size_t k = 0; k < xs.size(); ++k) {
+        Guarded<T> part(xs[k].numel());
+        const cuda::ConcatCopy& c = copies[k];
+        copy_2d(part.ptr(), c.width, reinterpret_cast<const char*>(whole.ptr()) + c.offset, c.pitch, c.width, c.rows);
+        expect_output("dx", part, dxs[k]);
+      }
+    }
   });
 }
 
