@@ -1,8 +1,8 @@
 // The harness of the host run of the CUDA backend's own kernels (cuda_host_*_test.cpp): host
 // buffers fenced by canaries, so that a kernel that writes past either end of its data (or
-// before it) breaks a canary, and one that reads past it reads a value far from the data
-// that spoils its result; and the settings every kernel runs in (f32 and f64, the grid walked forwards and
-// backwards, as the device promises no order of blocks or threads).
+// before it) breaks a canary, and one that reads past it reads a value far from the data that
+// spoils its result; and the settings every kernel runs in (f32 and f64, the grid walked
+// forwards and backwards, as the device promises no order of blocks or threads).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -26,8 +26,8 @@ using cuda::HostOrder;
 using cuda::run_block_sums_on_host;
 using cuda::run_grid_on_host;
 
-// Elements of canary on each side of a guarded buffer: more than one block's stride is not
-// needed, a bound mistake is off by a few elements.
+// Elements of canary on each side of a guarded buffer: a bound mistake is off by a few
+// elements (or a row); a read further out is ASan's to see (scripts/sanitize.sh).
 constexpr std::int64_t kCanaryElements = 67;
 
 // Buffer k's canary: for floats a value of its own, 777 + k/8, far from the data (within a few
