@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/op_params.h"
 
@@ -25,7 +27,8 @@ template <class T, class Loop> void for_activation(Activation a, Loop&& loop) {
     case Activation::tanh: loop([](T x) { return tanh_value(x); }); break;
     case Activation::sigmoid: loop([](T x) { return sigmoid_value(x); }); break;
     case Activation::gelu:
-    case Activation::gelu_tanh: break;  // run as gelu_forward by Backend::activation_forward
+    case Activation::gelu_tanh:  // run as gelu_forward by Backend::activation_forward
+      throw std::invalid_argument(std::string("activation ") + activation_name(a) + ": expected relu, tanh or sigmoid");
   }
 }
 
@@ -36,7 +39,8 @@ template <class T, class Loop> void for_activation_grad(Activation a, Loop&& loo
     case Activation::tanh: loop([](T y, T dy) { return tanh_grad(y, dy); }); break;
     case Activation::sigmoid: loop([](T y, T dy) { return sigmoid_grad(y, dy); }); break;
     case Activation::gelu:
-    case Activation::gelu_tanh: break;  // run as gelu_backward, from x
+    case Activation::gelu_tanh:  // run as gelu_backward by Backend::activation_backward
+      throw std::invalid_argument(std::string("activation ") + activation_name(a) + ": expected relu, tanh or sigmoid");
   }
 }
 

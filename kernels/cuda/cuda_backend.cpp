@@ -8,6 +8,7 @@
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/cuda_backend_impl.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cuda_optimizer_bodies.h"
 
 namespace ablate::kernels {
 
@@ -285,16 +286,16 @@ void CudaBackend::mul_impl(const Tensor& a, const Tensor& b, Tensor& out) {
 
 double CudaBackend::reduce(const Tensor& x, bool squares) {
   if (x.numel() == 0) return 0.0;
-  int blocks = int(std::min<std::int64_t>(256, (x.numel() + 255) / 256));
+  const std::int64_t blocks = partial_sums_grid(x.numel()).blocks_x;
   Tensor partials = device_tensor({blocks}, DType::f64);
   DeviceArg dx(x, false);
   with_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    launch_partial_sums<T>(dx.as<T>(), x.numel(), squares, static_cast<double*>(partials.raw_data()), blocks);
+    launch_partial_sums<T>(dx.as<T>(), x.numel(), squares, static_cast<double*>(partials.raw_data()));
   });
   Tensor h = to_host(partials);
   double s = 0;
-  for (int i = 0; i < blocks; ++i) s += h.data<double>()[i];
+  for (std::int64_t i = 0; i < blocks; ++i) s += h.data<double>()[i];
   return s;
 }
 
@@ -336,8 +337,7 @@ void CudaBackend::torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, 
 }
 
 void CudaBackend::adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) {
-  double t = static_cast<double>(p.t);
-  double lr_t = p.lr * std::sqrt(1 - std::pow(p.beta2, t)) / (1 - std::pow(p.beta1, t));
+  const double lr_t = adam_step_size(p);
   if (w.numel() == 0) return;
   DeviceArg dw(w, true), dg(g, false), dm(m, true), dv(v, true);
   with_float(w.dtype(), [&](auto tag) {

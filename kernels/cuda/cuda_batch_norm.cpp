@@ -9,8 +9,6 @@
 namespace ablate::kernels::cuda {
 namespace {
 
-BatchGeometry geometry_of(const Tensor& x) { return {x.dim(0), x.dim(1), x.numel() / (x.dim(0) * x.dim(1))}; }
-
 // A device scratch of `count` per-channel affines.
 Tensor affine_scratch(CudaBackend& backend, std::int64_t count) {
   return backend.device_tensor({count * std::int64_t(sizeof(ChannelAffine))}, DType::u8);
@@ -20,7 +18,7 @@ Tensor affine_scratch(CudaBackend& backend, std::int64_t count) {
 
 void CudaBackend::batch_norm_forward_training_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                                    double epsilon, Tensor& y, Tensor& mean, Tensor& var) {
-  const BatchGeometry g = geometry_of(x);
+  const BatchGeometry g = batch_geometry(x.shape());
   Tensor affine = affine_scratch(*this, g.C);
   auto* a = static_cast<ChannelAffine*>(affine.raw_data());
   DeviceArg dx(x, false), dgamma(gamma, false), dbeta(beta, false), dy(y, true), dmean(mean, true), dvar(var, true);
@@ -34,7 +32,7 @@ void CudaBackend::batch_norm_forward_training_impl(const Tensor& x, const Tensor
 
 void CudaBackend::batch_norm_forward_inference_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                                     const Tensor& mean, const Tensor& var, double epsilon, Tensor& y) {
-  const BatchGeometry g = geometry_of(x);
+  const BatchGeometry g = batch_geometry(x.shape());
   Tensor affine = affine_scratch(*this, g.C);
   auto* a = static_cast<ChannelAffine*>(affine.raw_data());
   DeviceArg dx(x, false), dgamma(gamma, false), dbeta(beta, false), dmean(mean, false), dvar(var, false), dy(y, true);
@@ -49,7 +47,7 @@ void CudaBackend::batch_norm_forward_inference_impl(const Tensor& x, const Tenso
 void CudaBackend::batch_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
                                            const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma,
                                            Tensor& dbeta) {
-  const BatchGeometry g = geometry_of(x);
+  const BatchGeometry g = batch_geometry(x.shape());
   Tensor sums = device_tensor({2 * g.C}, DType::f64);
   auto* s = static_cast<double*>(sums.raw_data());
   DeviceArg dxv(x, false), ddy(dy, false), dgam(gamma, false), dmean(mean, false), dvar(var, false);

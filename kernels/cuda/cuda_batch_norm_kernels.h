@@ -7,11 +7,15 @@
 
 #include <cstdint>
 
+#include "kernels/tensor.h"
+
 namespace ablate::kernels::cuda {
 
 struct BatchGeometry {
   std::int64_t N, C, S;
 };
+// x [N, C, ...] as [N, C, S] (N * C > 0).
+inline BatchGeometry batch_geometry(const Shape& x) { return {x[0], x[1], shape_numel(x) / (x[0] * x[1])}; }
 
 // The per-channel normalisation, in double, that the apply kernel uses: y = (x - mean) scale + shift.
 struct ChannelAffine {

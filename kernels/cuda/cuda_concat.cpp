@@ -1,11 +1,13 @@
 // Concatenation along axis 1 on the CUDA backend (Caffe's ConcatLayer::Forward_gpu and
 // Backward_gpu copy the same blocks with a kernel). Viewed as [N, C, inner], part k is, in the
 // whole, N rows of C_k * inner contiguous elements spaced one sample of the whole apart: one
-// strided device-to-device copy (cudaMemcpy2DAsync) per part, on the default stream that the
-// backend's kernels, cuBLAS and cuDNN run on. Host tensors are staged (DeviceArg).
+// strided device-to-device copy (cudaMemcpy2DAsync; the geometry in cuda_concat_copies.h) per
+// part, on the default stream that the backend's kernels, cuBLAS and cuDNN run on. Host
+// tensors are staged (DeviceArg).
 #include <vector>
 
 #include "kernels/cuda/cuda_backend_impl.h"
+#include "kernels/cuda/cuda_concat_copies.h"
 
 namespace ablate::kernels::cuda {
 namespace {
@@ -13,23 +15,22 @@ namespace {
 // The bytes of one sample of a [N, C, ...] tensor.
 std::size_t sample_bytes(const Tensor& t) { return t.dim(0) == 0 ? 0 : t.bytes() / static_cast<std::size_t>(t.dim(0)); }
 
-// Copies each part's N blocks into the whole (join) or out of it (split). The part tensors
-// `parts` are staged in `args`, the whole in `whole`.
+// Copies each part's N blocks into the whole (join) or out of it (split), as concat_copies
+// says. The part tensors `parts` are staged in `args`, the whole in `whole`.
 template <class Part>
 void copy_parts(DeviceArg& whole, const Tensor& whole_tensor, const std::vector<Part*>& parts,
                 std::vector<DeviceArg>& args, bool split) {
-  const std::size_t row = sample_bytes(whole_tensor);
-  const auto samples = static_cast<std::size_t>(whole_tensor.dim(0));
-  std::size_t offset = 0;
+  std::vector<std::size_t> widths;
+  for (const Part* part : parts) widths.push_back(sample_bytes(*part));
+  const std::vector<ConcatCopy> copies =
+      concat_copies(widths, sample_bytes(whole_tensor), static_cast<std::size_t>(whole_tensor.dim(0)));
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    const std::size_t width = sample_bytes(*parts[k]);
-    if (width > 0 && samples > 0) {
-      char* w = whole.as<char>() + offset;
-      char* p = args[k].as<char>();
-      if (split) ABLATE_CUDA_CHECK(cudaMemcpy2DAsync(p, width, w, row, width, samples, cudaMemcpyDeviceToDevice, 0));
-      else ABLATE_CUDA_CHECK(cudaMemcpy2DAsync(w, row, p, width, width, samples, cudaMemcpyDeviceToDevice, 0));
-    }
-    offset += width;
+    const ConcatCopy& c = copies[k];
+    if (c.rows == 0) continue;
+    char* w = whole.as<char>() + c.offset;
+    char* p = args[k].as<char>();
+    if (split) ABLATE_CUDA_CHECK(cudaMemcpy2DAsync(p, c.width, w, c.pitch, c.width, c.rows, cudaMemcpyDeviceToDevice, 0));
+    else ABLATE_CUDA_CHECK(cudaMemcpy2DAsync(w, c.pitch, p, c.width, c.width, c.rows, cudaMemcpyDeviceToDevice, 0));
   }
 }
 

@@ -25,11 +25,9 @@ struct MapCall {
 // checks host tables only).
 MapCall map_call(const OpCheck& check, const Tensor& image, const Tensor& kernels, const Tensor& out,
                  const Tensor& table, const Conv2dParams& p) {
-  const Shape& x = image.shape();
   const std::int64_t T = kernels.dim(0), K = out.dim(1);
   MapCall c;
-  c.g = {x[0], x[1], x[2], x[3], K, kernels.dim(1), kernels.dim(2), out.dim(2), out.dim(3), T,
-         p.stride_h, p.stride_w, p.pad_top, p.pad_left};
+  c.g = map_geometry(image.shape(), kernels.shape(), out.shape(), p);
   c.table.resize(static_cast<std::size_t>(2 * T));
   if (T > 0)
     ABLATE_CUDA_CHECK(cudaMemcpy(c.table.data(), table.raw_data(), table.bytes(),
@@ -41,18 +39,10 @@ MapCall map_call(const OpCheck& check, const Tensor& image, const Tensor& kernel
 // The connections grouped by the plane in `column` (0: input, 1: output) as MapGroups' one
 // i32 array, offsets [planes + 1] then order [T], uploaded into `storage`.
 MapGroups upload_groups(CudaBackend& backend, const MapCall& c, int column, std::int64_t planes, Tensor& storage) {
-  const std::int64_t T = c.g.T;
-  std::vector<std::int32_t> host(static_cast<std::size_t>(planes + 1 + T), 0);
-  std::int32_t* offsets = host.data();
-  std::int32_t* order = host.data() + planes + 1;
-  for (std::int64_t t = 0; t < T; ++t) ++offsets[c.table[2 * t + column] + 1];
-  for (std::int64_t q = 0; q < planes; ++q) offsets[q + 1] += offsets[q];
-  std::vector<std::int32_t> next(offsets, offsets + planes);
-  for (std::int64_t t = 0; t < T; ++t) order[next[c.table[2 * t + column]]++] = static_cast<std::int32_t>(t);
+  const std::vector<std::int32_t> host = map_groups_array(c.table, c.g.T, column, planes);
   storage = backend.device_tensor({static_cast<std::int64_t>(host.size())}, DType::i32);
   ABLATE_CUDA_CHECK(cudaMemcpy(storage.raw_data(), host.data(), storage.bytes(), cudaMemcpyHostToDevice));
-  const std::int32_t* base = static_cast<const std::int32_t*>(storage.raw_data());
-  return {base, base + planes + 1};
+  return map_groups_of(static_cast<const std::int32_t*>(storage.raw_data()), planes);
 }
 
 }  // namespace

@@ -8,14 +8,6 @@ namespace ablate::kernels::cuda {
 
 // --- pooling (own kernels) -------------------------------------------------------------------
 
-namespace {
-// x [N,C,H,W] pooled with p (checked by the contract), as our kernels take it.
-PoolGeometry pool_geometry(const Pool2dParams& p, const Shape& x) {
-  return {x[0] * x[1], x[2], x[3], p.out_h, p.out_w, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_top,
-          p.pad_left, p.pad_bottom_limit, p.pad_right_limit, p.kind == PoolKind::max, p.avg_count_padding};
-}
-}  // namespace
-
 void CudaBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
   PoolGeometry g = pool_geometry(p, x.shape());
   const Shape& ys = y.shape();
@@ -51,12 +43,24 @@ void CudaBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const T
 // --- activations -------------------------------------------------------------------------------
 
 namespace {
+// cuDNN's mode of the activations whose gradient reads y; the GELUs run as gelu_forward and
+// gelu_backward (Backend::activation_*), so one here is an error, never another activation.
+cudnnActivationMode_t activation_mode(Activation a) {
+  switch (a) {
+    case Activation::relu: return CUDNN_ACTIVATION_RELU;
+    case Activation::tanh: return CUDNN_ACTIVATION_TANH;
+    case Activation::sigmoid: return CUDNN_ACTIVATION_SIGMOID;
+    case Activation::gelu:
+    case Activation::gelu_tanh: break;
+  }
+  throw std::invalid_argument(std::string("backend 'cuda': activation ") + activation_name(a) +
+                              ": expected relu, tanh or sigmoid (GELU runs as gelu_forward/gelu_backward)");
+}
+
 struct ActivationDesc {
   cudnnActivationDescriptor_t d = nullptr;
   explicit ActivationDesc(Activation a) {
-    cudnnActivationMode_t mode = a == Activation::relu   ? CUDNN_ACTIVATION_RELU
-                                 : a == Activation::tanh ? CUDNN_ACTIVATION_TANH
-                                                         : CUDNN_ACTIVATION_SIGMOID;
+    const cudnnActivationMode_t mode = activation_mode(a);
     ABLATE_CUDA_CHECK(cudnnCreateActivationDescriptor(&d));
     ABLATE_CUDA_CHECK(cudnnSetActivationDescriptor(d, mode, CUDNN_PROPAGATE_NAN, 0.0));
   }

@@ -1,5 +1,5 @@
 // The fused elementwise chain on the CUDA backend: the chain is packed into a DeviceChain and
-// run by one templated kernel (cuda_fused.cu), one launch for the whole chain.
+// run by one templated kernel (cuda_fused_bodies.h), one launch for the whole chain.
 #include <string>
 
 #include "kernels/contract/op_check.h"
@@ -17,16 +17,7 @@ void CudaBackend::fused_elementwise_impl(const std::vector<const Tensor*>& input
                std::to_string(kMaxChainInputs) + " inputs (one kernel parameter)");
   const Tensor& first = *inputs[0];
   if (first.numel() == 0) return;
-  DeviceChain chain;
-  chain.steps = static_cast<int>(steps.size());
-  for (std::size_t k = 0; k < steps.size(); ++k) {
-    chain.op[k] = steps[k].op;
-    chain.activation[k] = steps[k].activation;
-    chain.alpha[k] = steps[k].alpha;
-    chain.operand[k] = steps[k].operand;
-  }
-  chain.channels = first.ndim() >= 2 ? first.dim(1) : 1;
-  chain.inner = first.numel() / ((first.ndim() >= 1 ? first.dim(0) : 1) * chain.channels);
+  DeviceChain chain = device_chain(steps, first.shape());
   std::vector<DeviceArg> args;
   args.reserve(inputs.size());
   for (const Tensor* t : inputs) args.emplace_back(*t, false);

@@ -1,24 +1,26 @@
 // Launchers of the CUDA backend's own kernels: the ops with no cuBLAS or cuDNN call
 // (elementwise, reductions, bias, losses with labels, dropout masks, pooling with the
 // frameworks' size rules, optimizer updates). T is float or double; all launch on the
-// default stream. Shapes as in kernels/backend.h; every pointer is a device pointer.
+// default stream. Shapes as in kernels/backend.h; every pointer is a device pointer. The
+// kernels themselves, and their grids, are the structs of the cuda_*_bodies.h headers.
 #pragma once
 
 #include <cstdint>
 
+#include "kernels/cuda/cuda_elementwise_bodies.h"
+#include "kernels/cuda/cuda_pool_bodies.h"
+#include "kernels/cuda/cuda_reduce_bodies.h"
 #include "kernels/op_params.h"
 
 namespace ablate::kernels::cuda {
-
-enum class Elementwise { axpby, add, mul };  // out = a x + b out | out = x + y | out = x * y
 
 template <class T> void launch_fill(T* x, std::int64_t n, double value);
 // axpby: out = alpha * x + beta * out (beta == 0 ignores out, as BLAS does); add/mul read x, y.
 template <class T>
 void launch_elementwise(Elementwise op, std::int64_t n, double alpha, const T* x, double beta, const T* y, T* out);
-// Writes `blocks` partial sums (in double) of x[i] (or x[i]^2) to partials; summed on the host
-// in a fixed order, so the result is deterministic.
-template <class T> void launch_partial_sums(const T* x, std::int64_t n, bool squares, double* partials, int blocks);
+// Writes partial_sums_grid(n).blocks_x partial sums (in double) of x[i] (or x[i]^2) to
+// partials; summed on the host in a fixed order, so the result is deterministic.
+template <class T> void launch_partial_sums(const T* x, std::int64_t n, bool squares, double* partials);
 template <class T> void launch_argmax_rows(const T* x, std::int64_t rows, std::int64_t cols, std::int32_t* out);
 // y[n, c, i] += bias[c]; dbias[c] = sum over n, i of dy[n, c, i]  (inner = trailing numel)
 template <class T> void launch_bias_add(T* y, const T* bias, std::int64_t N, std::int64_t C, std::int64_t inner);
@@ -37,13 +39,7 @@ void launch_nll_rows(const T* logp, const std::int32_t* labels, std::int64_t N, 
 template <class T>
 void launch_nll_backward(const std::int32_t* labels, std::int64_t N, std::int64_t K, double scale, T* d);
 
-// Pooling with Pool2dParams's geometry (see kernels/reference/reference_pool.cpp).
-struct PoolGeometry {
-  std::int64_t planes, H, W, out_h, out_w;
-  int kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left, pad_bottom_limit, pad_right_limit;
-  bool max, avg_count_padding;
-  bool all_maxima = false;  // max backward: every cell equal to the window's maximum (PoolGradient::all)
-};
+// Pooling with Pool2dParams's geometry (PoolGeometry, cuda_pool_bodies.h).
 template <class T> void launch_pool_forward(const PoolGeometry& g, const T* x, T* y, std::int32_t* argmax);
 // Gathers, for each input cell, the windows that cover it (no atomics: deterministic). Max
 // pooling reads argmax, or x and y when g.all_maxima.

@@ -6,6 +6,8 @@
 // (conv_layout.h), its cache entry holding the reordered copies when that is not NCHW.
 // Geometry: OH = (H + pad_top + pad_bottom - KH) / stride_h + 1.
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
@@ -41,9 +43,16 @@ struct ConvShape {
 // the biased sum in f32 (relu, tanh, logistic; the contract refuses any other).
 dnnl::primitive_attr with_epilogue(dnnl::primitive_attr attr, std::optional<Activation> activation) {
   if (!activation) return attr;
-  const algorithm alg = *activation == Activation::relu   ? algorithm::eltwise_relu
-                        : *activation == Activation::tanh ? algorithm::eltwise_tanh
-                                                          : algorithm::eltwise_logistic;
+  algorithm alg = algorithm::eltwise_relu;
+  switch (*activation) {
+    case Activation::relu: alg = algorithm::eltwise_relu; break;
+    case Activation::tanh: alg = algorithm::eltwise_tanh; break;
+    case Activation::sigmoid: alg = algorithm::eltwise_logistic; break;
+    case Activation::gelu:
+    case Activation::gelu_tanh:
+      throw std::invalid_argument(std::string("backend 'onednn': convolution epilogue ") + activation_name(*activation) +
+                                  ": expected relu, tanh or sigmoid");
+  }
   dnnl::post_ops ops;
   ops.append_eltwise(1.f, alg, 0.f, 0.f);
   attr.set_post_ops(ops);

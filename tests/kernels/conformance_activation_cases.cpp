@@ -1,4 +1,5 @@
-// Conformance cases of the activations (relu, tanh, sigmoid) and GELU (exact and tanh),
+// Conformance cases of every activation of kernels/activation_list.h: relu, tanh and sigmoid
+// through activation_forward/backward, GELU (exact and tanh) through gelu_forward/backward,
 // forward and backward, out of place and in place (y aliasing x, dx aliasing dy, as Caffe's
 // in-place layers call them), and of dropout masks, which must match the reference bit for bit.
 #include <functional>
@@ -6,6 +7,7 @@
 #include <string>
 
 #include "conformance.h"
+#include "kernels/activation_list.h"
 #include "kernels/op_params.h"
 
 namespace ablate::kernels::test {
@@ -70,7 +72,8 @@ std::vector<Case> activation_cases() {
   std::vector<Case> cases;
   Rng rng(0xAC7);
   std::uint64_t seed = 4000;
-  for (Activation a : {Activation::relu, Activation::tanh, Activation::sigmoid}) {
+  for (Activation a : kActivations) {
+    if (is_gelu(a)) continue;  // below, as gelu_forward/backward
     const Pointwise p{"activation_forward", "activation_backward", -4.0, 4.0,
                       [a](Backend& b, const Tensor& x, Tensor& y) { b.activation_forward(a, x, y); },
                       [a](OpRun& r, const Shape& shape) { return activation_output(r, a, shape); },
@@ -82,7 +85,9 @@ std::vector<Case> activation_cases() {
       add_pointwise_cases(cases, p, std::string(activation_name(a)) + " " + shape_string(shape), shape, seed);
     }
   }
-  for (GeluApprox approx : {GeluApprox::exact, GeluApprox::tanh}) {
+  for (Activation a : kActivations) {
+    if (!is_gelu(a)) continue;
+    const GeluApprox approx = gelu_approx_of(a);
     const Pointwise p{"gelu_forward", "gelu_backward", -5.0, 5.0,
                       [approx](Backend& b, const Tensor& x, Tensor& y) { b.gelu_forward(x, y, approx); },
                       [](OpRun& r, const Shape& shape) { return r.input(shape, -5.0, 5.0); },
@@ -91,8 +96,7 @@ std::vector<Case> activation_cases() {
                       }};
     for (int i = 0; i < 6; ++i) {
       Shape shape = random_activation_shape(rng);
-      add_pointwise_cases(cases, p, std::string("gelu ") + gelu_approx_name(approx) + " " + shape_string(shape), shape,
-                          seed);
+      add_pointwise_cases(cases, p, std::string(activation_name(a)) + " " + shape_string(shape), shape, seed);
     }
   }
   return cases;

@@ -1,13 +1,17 @@
 // The op list (kernels/op_list.h) against the conformance cases: every Backend op has at least
 // one case, every case names an op of the list, and each case really calls the op it names
 // (seen by an observer on the reference backend). A new op without a conformance case fails here.
+// Likewise the activation list (kernels/activation_list.h): every named Activation is listed
+// and has forward and backward cases.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 
 #include "conformance.h"
+#include "kernels/activation_list.h"
 #include "kernels/op_list.h"
 #include "kernels/registry.h"
 
@@ -44,6 +48,28 @@ TEST(OpCoverage, EachCaseCallsTheOpItNames) {
     c.body(run);
     reference->set_observer(nullptr);
     EXPECT_TRUE(recorder.ops.count(*op)) << "case '" << c.op << " (" << c.shape << ")' never calls " << c.op;
+  }
+}
+
+// Every Activation value with a name (activation_name gives "?" past the last) is in
+// kActivations, and each has cases of its forward and backward ops named after it.
+TEST(OpCoverage, EveryActivationIsListedAndHasConformanceCases) {
+  std::size_t named = 0;
+  for (int k = 0; std::string(activation_name(static_cast<Activation>(k))) != "?"; ++k, ++named) {
+    const Activation a = static_cast<Activation>(k);
+    EXPECT_NE(std::find(kActivations.begin(), kActivations.end(), a), kActivations.end())
+        << "activation '" << activation_name(a) << "' is missing from kernels/activation_list.h";
+  }
+  EXPECT_EQ(named, kActivations.size());
+  const std::vector<Case> cases = all_cases();
+  for (Activation a : kActivations) {
+    const std::string forward = is_gelu(a) ? "gelu_forward" : "activation_forward";
+    const std::string backward = is_gelu(a) ? "gelu_backward" : "activation_backward";
+    const std::string prefix = std::string(activation_name(a)) + " ";
+    for (const std::string& op : {forward, backward})
+      EXPECT_TRUE(std::any_of(cases.begin(), cases.end(),
+                              [&](const Case& c) { return c.op == op && c.shape.rfind(prefix, 0) == 0; }))
+          << "activation '" << activation_name(a) << "' has no " << op << " conformance case";
   }
 }
 
