@@ -242,7 +242,20 @@ MetricAnalysis analyse_metric(const DesignSpec& spec, const DesignPlan& plan, co
   };
   const std::vector<double> means = cell_means(cells);
   const std::vector<double> point = statistic(means);
-  const std::vector<Interval> intervals = bootstrap_intervals(cells, statistic, options);
+  // The bootstrap draws over the cells sorted by their text, so that the order in which the
+  // factors were named changes no interval either.
+  std::vector<std::size_t> sorted(cells.size());
+  for (std::size_t c = 0; c < sorted.size(); ++c) sorted[c] = c;
+  std::sort(sorted.begin(), sorted.end(),
+            [&](std::size_t x, std::size_t y) { return cell_text(plan.cells[x]) < cell_text(plan.cells[y]); });
+  Cells sorted_cells;
+  for (std::size_t c : sorted) sorted_cells.push_back(cells[c]);
+  const Statistic sorted_statistic = [&](const std::vector<double>& sorted_means) {
+    std::vector<double> m(sorted_means.size());
+    for (std::size_t i = 0; i < sorted.size(); ++i) m[sorted[i]] = sorted_means[i];
+    return statistic(m);
+  };
+  const std::vector<Interval> intervals = bootstrap_intervals(sorted_cells, sorted_statistic, options);
   std::size_t at = 0;
   for (auto& row : a.main) row.value = point[at++];
   for (auto& row : a.interactions) row.value = point[at++];
