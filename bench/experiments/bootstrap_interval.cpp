@@ -60,6 +60,21 @@ std::vector<Interval> bootstrap_intervals(const Cells& cells, const Statistic& s
   return out;
 }
 
+std::vector<Interval> bootstrap_intervals_ordered(const Cells& cells, const Statistic& statistic,
+                                                  const std::vector<std::size_t>& order, const BootstrapOptions& options) {
+  Cells ordered;
+  for (std::size_t i : order) ordered.push_back(cells.at(i));
+  if (ordered.size() != cells.size()) throw std::invalid_argument("a bootstrap order that is not a permutation of the cells");
+  return bootstrap_intervals(
+      ordered,
+      [&](const std::vector<double>& ordered_means) {
+        std::vector<double> m(ordered_means.size());
+        for (std::size_t i = 0; i < order.size(); ++i) m[order[i]] = ordered_means[i];
+        return statistic(m);
+      },
+      options);
+}
+
 double run_to_run_spread(const Cells& cells) {
   double ss = 0;
   std::size_t df = 0;

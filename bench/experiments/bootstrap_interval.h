@@ -43,6 +43,12 @@ struct BootstrapOptions {
 std::vector<Interval> bootstrap_intervals(const Cells& cells, const Statistic& statistic,
                                           const BootstrapOptions& options = {});
 
+// The same, drawing over the cells in `order` (a permutation of their indices): callers whose
+// cells come in an arbitrary order (the order the factors were named in) sort them by what they
+// measure first, so that the intervals do not depend on it.
+std::vector<Interval> bootstrap_intervals_ordered(const Cells& cells, const Statistic& statistic,
+                                                  const std::vector<std::size_t>& order, const BootstrapOptions& options = {});
+
 // The pooled within-cell standard deviation; 0 with no cell of two repeats.
 double run_to_run_spread(const Cells& cells);
 

@@ -61,6 +61,33 @@ void settle(std::vector<EffectRow>& rows, const std::vector<Interval>& intervals
 
 }  // namespace
 
+std::vector<double> plan_shapley(const DesignPlan& plan, const std::vector<double>& means) {
+  const int k = static_cast<int>(plan.canonical.size());
+  const std::map<std::uint64_t, std::size_t> cell_of_mask = cells_by_mask(plan);
+  const auto v = [&](std::uint64_t mask) { return means[cell_of_mask.at(mask)]; };
+  std::vector<double> canonical;
+  if (plan.kind == DesignKind::shapley_orders) {
+    canonical = shapley_sampled(k, plan.orders, v).value;
+  } else {
+    std::vector<double> table(std::size_t{1} << k);
+    for (std::uint64_t m = 0; m < table.size(); ++m) table[m] = v(m);
+    canonical = shapley_exact(table, k);
+  }
+  std::vector<double> given(static_cast<std::size_t>(k));  // back to the order given
+  for (std::size_t i = 0; i < canonical.size(); ++i) given[static_cast<std::size_t>(plan.canonical[i])] = canonical[i];
+  return given;
+}
+
+std::vector<double> plan_shapley_errors(const DesignPlan& plan, const std::vector<double>& means) {
+  const int k = static_cast<int>(plan.canonical.size());
+  std::vector<double> se(static_cast<std::size_t>(k), -1);
+  if (plan.kind != DesignKind::shapley_orders) return se;
+  const std::map<std::uint64_t, std::size_t> cell_of_mask = cells_by_mask(plan);
+  const ShapleyEstimate e = shapley_sampled(k, plan.orders, [&](std::uint64_t mask) { return means[cell_of_mask.at(mask)]; });
+  for (std::size_t i = 0; i < e.standard_error.size(); ++i) se[static_cast<std::size_t>(plan.canonical[i])] = e.standard_error[i];
+  return se;
+}
+
 std::vector<DesignMetric> design_metrics(const std::string& list) {
   static const std::vector<DesignMetric> known = {
       {"time", "training time", "s", "metrics.train_time_s", 1},
@@ -129,26 +156,10 @@ MetricAnalysis analyse_metric(const DesignSpec& spec, const DesignPlan& plan, co
   a.spread = run_to_run_spread(cells);
   const int k = static_cast<int>(spec.factors.size());
 
-  // Shapley over the canonical factors: v(mask) is the mean of the cell with that mask.
-  std::map<std::uint64_t, std::size_t> cell_of_mask;
   const bool shapley = spec.shapley;
-  if (shapley)
-    for (std::size_t c = 0; c < plan.cells.size(); ++c) cell_of_mask[mask_of_levels(plan, plan.cells[c].level)] = c;
+  const std::map<std::uint64_t, std::size_t> cell_of_mask = shapley ? cells_by_mask(plan) : std::map<std::uint64_t, std::size_t>{};
   const std::uint64_t all = k >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << k) - 1;
-  auto shapley_values = [&](const std::vector<double>& means) {
-    const auto v = [&](std::uint64_t mask) { return means[cell_of_mask.at(mask)]; };
-    std::vector<double> canonical;
-    if (plan.kind == DesignKind::shapley_orders) {
-      canonical = shapley_sampled(k, plan.orders, v).value;
-    } else {
-      std::vector<double> table(std::size_t{1} << k);
-      for (std::uint64_t m = 0; m < table.size(); ++m) table[m] = v(m);
-      canonical = shapley_exact(table, k);
-    }
-    std::vector<double> given(static_cast<std::size_t>(k));  // back to the order given
-    for (std::size_t i = 0; i < canonical.size(); ++i) given[static_cast<std::size_t>(plan.canonical[i])] = canonical[i];
-    return given;
-  };
+  auto shapley_values = [&](const std::vector<double>& means) { return plan_shapley(plan, means); };
 
   std::vector<std::uint64_t> two_level_terms;
   FullFactorial multi;
@@ -248,14 +259,7 @@ MetricAnalysis analyse_metric(const DesignSpec& spec, const DesignPlan& plan, co
   for (std::size_t c = 0; c < sorted.size(); ++c) sorted[c] = c;
   std::sort(sorted.begin(), sorted.end(),
             [&](std::size_t x, std::size_t y) { return cell_text(plan.cells[x]) < cell_text(plan.cells[y]); });
-  Cells sorted_cells;
-  for (std::size_t c : sorted) sorted_cells.push_back(cells[c]);
-  const Statistic sorted_statistic = [&](const std::vector<double>& sorted_means) {
-    std::vector<double> m(sorted_means.size());
-    for (std::size_t i = 0; i < sorted.size(); ++i) m[sorted[i]] = sorted_means[i];
-    return statistic(m);
-  };
-  const std::vector<Interval> intervals = bootstrap_intervals(sorted_cells, sorted_statistic, options);
+  const std::vector<Interval> intervals = bootstrap_intervals_ordered(cells, statistic, sorted, options);
   std::size_t at = 0;
   for (auto& row : a.main) row.value = point[at++];
   for (auto& row : a.interactions) row.value = point[at++];
@@ -279,12 +283,7 @@ MetricAnalysis analyse_metric(const DesignSpec& spec, const DesignPlan& plan, co
     a.shapley_from = means[cell_of_mask.at(0)];
     a.shapley_to = means[cell_of_mask.at(all)];
     a.orders = plan.kind == DesignKind::shapley_orders ? static_cast<int>(plan.orders.size()) : 0;
-    std::vector<double> se(static_cast<std::size_t>(k), -1);
-    if (a.orders > 0) {
-      const auto v = [&](std::uint64_t mask) { return means[cell_of_mask.at(mask)]; };
-      const ShapleyEstimate e = shapley_sampled(k, plan.orders, v);
-      for (std::size_t i = 0; i < e.standard_error.size(); ++i) se[static_cast<std::size_t>(plan.canonical[i])] = e.standard_error[i];
-    }
+    const std::vector<double> se = plan_shapley_errors(plan, means);
     for (int f = 0; f < k; ++f) {
       const auto& factor = spec.factors[static_cast<std::size_t>(f)];
       ShapleyRow row{factor.key, factor.values[0], factor.values[1], point[at], intervals[at], se[static_cast<std::size_t>(f)]};

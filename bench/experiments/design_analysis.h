@@ -79,6 +79,12 @@ struct MetricAnalysis {
   int orders = 0;                    // sampled orders (0: exact)
 };
 
+// The Shapley values (in the order the factors were given) of a --shapley plan (exact over its
+// 2^k cells, or over its sampled orders) from its cells' values; and their standard errors over
+// the orders (-1 each when exact).
+std::vector<double> plan_shapley(const DesignPlan& plan, const std::vector<double>& cell_values);
+std::vector<double> plan_shapley_errors(const DesignPlan& plan, const std::vector<double>& cell_values);
+
 MetricAnalysis analyse_metric(const DesignSpec& spec, const DesignPlan& plan, const DesignMetric& metric,
                               const Cells& cells, const BootstrapOptions& options);
 

@@ -133,4 +133,10 @@ std::uint64_t mask_of_levels(const DesignPlan& plan, const std::vector<int>& lev
   return mask;
 }
 
+std::map<std::uint64_t, std::size_t> cells_by_mask(const DesignPlan& plan) {
+  std::map<std::uint64_t, std::size_t> out;
+  for (std::size_t c = 0; c < plan.cells.size(); ++c) out[mask_of_levels(plan, plan.cells[c].level)] = c;
+  return out;
+}
+
 }  // namespace ablate::bench::experiments

@@ -75,5 +75,7 @@ std::string design_run_identity(const std::string& key, const std::string& cell,
 // level vector in the order given, and back.
 std::vector<int> levels_of_mask(const DesignPlan& plan, std::uint64_t mask);
 std::uint64_t mask_of_levels(const DesignPlan& plan, const std::vector<int>& level);
+// Each cell's index by its mask (a --shapley plan: every mask its orders or its design visit).
+std::map<std::uint64_t, std::size_t> cells_by_mask(const DesignPlan& plan);
 
 }  // namespace ablate::bench::experiments

@@ -19,6 +19,7 @@ PREFIX defaults to "ablate". Nothing is run through a shell; arguments arrive as
 import json
 import os
 import sys
+import textwrap
 
 import matplotlib
 
@@ -47,18 +48,28 @@ def shapley_waterfall(metric, out, prefix):
     if not s:
         return
     values = s["values"]
-    fig, ax = plt.subplots(figsize=(max(6, 1.3 * (len(values) + 2)), 4.5))
-    labels = ["first levels"] + [f"{v['factor']}\n{v['from']}->{v['to']}" for v in values] + ["second levels"]
-    ax.bar(0, s["from"], color="#777777")
+    fig, ax = plt.subplots(figsize=(max(6, 1.5 * (len(values) + 3)), 5))
+    first, last = "first levels", "second levels"
+    lead = []  # compare --attribute: the real framework, then what ablate does not model
+    if "real" in s:
+        first, last = "ablate, own factors", "ablate's fastest"
+        lead = [s.get("real_title", "real")]
+    labels = [textwrap.fill(t, 14) for t in lead + [first]]
+    labels += [textwrap.fill(v["factor"], 14) + "\n" + textwrap.fill(f"{v['from']} -> {v['to']}", 14) for v in values]
+    labels += [textwrap.fill(last, 14)]
+    offset = len(lead)
+    if lead:
+        ax.bar(0, s["real"], color="#9467bd")
+    ax.bar(offset, s["from"], color="#777777")
     level = s["from"]
-    for i, v in enumerate(values, start=1):
+    for i, v in enumerate(values, start=1 + offset):
         colour = "#cccccc" if v["within_noise"] else ("#d62728" if v["value"] > 0 else "#2ca02c")
         ax.bar(i, v["value"], bottom=level, color=colour, edgecolor="black", hatch="//" if v["within_noise"] else None)
         ax.errorbar(i, level + v["value"], yerr=error_bar(v["value"], v["interval"]), color="black", capsize=4)
         level += v["value"]
-    ax.bar(len(values) + 1, s["to"], color="#777777")
+    ax.bar(len(values) + 1 + offset, s["to"], color="#777777")
     # Zoom onto the steps: the axis starts near the lowest level, not at 0 (said in the label).
-    ends, level = [s["from"], s["to"]], s["from"]
+    ends, level = [s["from"], s["to"]] + ([s["real"]] if lead else []), s["from"]
     for v in values:
         ends += [level, level + v["value"]] + ([level + v["interval"][0], level + v["interval"][1]] if v["interval"] else [])
         level += v["value"]
@@ -66,10 +77,13 @@ def shapley_waterfall(metric, out, prefix):
     margin = 0.15 * (high - low) or 0.05 * abs(high) or 1
     ax.set_ylim(low - margin, high + margin)
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xticklabels(labels, fontsize=7)
     ax.set_ylabel(metric["title"] + unit_of(metric) + " (axis not from 0)")
     how = f"{s['orders']} sampled orders" if s.get("orders") else "exact"
-    ax.set_title(f"Shapley values ({how}), 95% intervals; hatched: within noise (spread {metric['spread']:.3g})", fontsize=9)
+    if lead:
+        how += f"; gap {s['gap']:+.3g}, left unexplained {s['left']:+.3g}"
+    ax.set_title(f"Shapley values ({how})\n95% intervals; hatched: within noise (run-to-run spread {metric['spread']:.3g})",
+                 fontsize=9)
     save(fig, out, f"{prefix}_{metric['metric']}_shapley.png")
 
 
