@@ -58,6 +58,22 @@ const RealPeer* account_peer(const run::RunConfig& base, const CompareRow& row, 
   return beside.peer;
 }
 
+AccountStart start_account(const ComparePlan& plan, const CompareRow& row, const AttributionOptions& options,
+                           std::string& problem) {
+  AccountStart s;
+  const run::RunConfig& base = plan.config;
+  const RealPeer* peer = account_peer(base, row, options, problem);
+  if (!peer) return s;
+  s.choices = choose_fastest(plan.args, base, base.framework, options.factors, options.rounds, options.seconds, options.warmup);
+  s.own = median_of(s.choices.own_samples);
+  if (!s.own.ok()) {
+    problem = "ablate with " + base.framework + "'s own factors could not be measured: " + s.choices.own_error;
+    return s;
+  }
+  s.peer = peer;
+  return s;
+}
+
 Waterfall attribute_greedy(const ComparePlan& plan, const CompareRow& row, const std::string& dataset,
                            const AttributionOptions& options) {
   const run::RunConfig& base = plan.config;
@@ -67,19 +83,16 @@ Waterfall attribute_greedy(const ComparePlan& plan, const CompareRow& row, const
   w.steps = row.iterations_done;
   w.batch = base.batch;
   w.rounds = options.rounds;
-  const RealPeer* peer = account_peer(base, row, options, w.problem);
+  AccountStart start = start_account(plan, row, options, w.problem);
+  const RealPeer* peer = start.peer;
   if (!peer) return w;
   const auto seconds_for = [&](const Median& m) {
     return m.ok() ? static_cast<double>(w.steps * w.batch) / m.value : 0.0;
   };
 
-  // 1. Each factor alone, each of its choices.
-  FactorChoices ch = choose_fastest(plan.args, base, w.framework, options.factors, options.rounds, options.seconds, options.warmup);
-  const Median own = median_of(ch.own_samples);
-  if (!own.ok()) {
-    w.problem = "ablate with " + w.framework + "'s own factors could not be measured: " + ch.own_error;
-    return w;
-  }
+  // 1. Each factor alone, each of its choices (start_account).
+  FactorChoices& ch = start.choices;
+  const Median& own = start.own;
   const std::vector<AttributionFactor>& factors = ch.factors;
 
   // 2. The waterfall: the real framework, the framework's own factors, each switch in turn.

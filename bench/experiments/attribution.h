@@ -18,11 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/experiments/attribution_measure.h"
 #include "bench/experiments/attribution_waterfall.h"
 #include "bench/experiments/compare_budget.h"
 #include "bench/experiments/compare_plan.h"
 #include "bench/experiments/real_comparison.h"
 #include "bench/experiments/real_peers.h"
+#include "bench/experiments/sample_median.h"
 #include "bench/run/flags.h"
 
 namespace ablate::bench::experiments {
@@ -43,6 +45,16 @@ AttributionOptions attribution_options(const run::Flags& args);
 // measured; otherwise null with `problem` saying why.
 const RealPeer* account_peer(const run::RunConfig& base, const CompareRow& row, const AttributionOptions& options,
                              std::string& problem);
+
+// What both accounts start from: the real peer and each factor's fastest value, with ablate's own
+// factors measured; null peer (and `problem` set) when there is no account to give.
+struct AccountStart {
+  const RealPeer* peer = nullptr;
+  FactorChoices choices;
+  Median own;  // ablate with the framework's own factors, images/s
+};
+AccountStart start_account(const ComparePlan& plan, const CompareRow& row, const AttributionOptions& options,
+                           std::string& problem);
 
 // The greedy waterfall of `plan`'s framework, whose row (measured) gives the comparison's steps.
 Waterfall attribute_greedy(const ComparePlan& plan, const CompareRow& row, const std::string& dataset,

@@ -112,6 +112,13 @@ std::vector<std::string> notes(const ShapleyAccount& a) {
   return out;
 }
 
+// Why there is no account, and every failed sample.
+std::vector<std::string> problem_lines(const ShapleyAccount& a) {
+  std::vector<std::string> out = {"no account: " + a.problem};
+  for (const std::string& s : a.failed_samples) out.push_back("FAILED sample: " + s);
+  return out;
+}
+
 }  // namespace
 
 void settle_shapley_account(ShapleyAccount& a, const DesignPlan& plan, const DesignSpec& spec,
@@ -191,14 +198,11 @@ ShapleyAccount attribute_shapley(const ComparePlan& plan, const CompareRow& row,
   a.batch = base.batch;
   a.rounds = options.rounds;
   a.warmup = options.warmup;
-  const RealPeer* peer = account_peer(base, row, options, a.problem);
+  AccountStart start = start_account(plan, row, options, a.problem);
+  const RealPeer* peer = start.peer;
   if (!peer) return a;
-  FactorChoices ch = choose_fastest(plan.args, base, a.framework, options.factors, options.rounds, options.seconds, options.warmup);
-  const Median own = median_of(ch.own_samples);
-  if (!own.ok()) {
-    a.problem = "ablate with " + a.framework + "'s own factors could not be measured: " + ch.own_error;
-    return a;
-  }
+  const FactorChoices& ch = start.choices;
+  const Median& own = start.own;
 
   // The switched factors: each chosen value; a factor the framework's strategy does not use with
   // one choice (the caching allocator) when it applies with every switch made.
@@ -299,8 +303,7 @@ std::string shapley_account_text(const ShapleyAccount& a) {
   std::ostringstream out;
   out << "\n" << heading(a) << ":\n";
   if (!a.problem.empty()) {
-    out << "  no account: " << a.problem << "\n";
-    for (const std::string& s : a.failed_samples) out << "  FAILED sample: " << s << "\n";
+    for (const std::string& l : problem_lines(a)) out << "  " << l << "\n";
     return out.str();
   }
   const std::vector<Line> ls = lines(a);
@@ -331,8 +334,7 @@ std::string shapley_account_markdown(const ShapleyAccount& a) {
   std::ostringstream out;
   out << "## " << heading(a) << "\n\n";
   if (!a.problem.empty()) {
-    out << "No account: " << a.problem << "\n\n";
-    for (const std::string& s : a.failed_samples) out << "- FAILED sample: " << s << "\n";
+    for (const std::string& l : problem_lines(a)) out << "- " << l << "\n";
     return out.str() + "\n";
   }
   out << "| step | training s | 95% interval | share of the gap | 95% interval | note |\n|---|---:|---:|---:|---:|---|\n";

@@ -26,13 +26,7 @@ bool succeeded(const nlohmann::json& record) {
 
 // The identities of the runs `out` holds a successful record of.
 std::set<std::string> done_runs(const std::string& out, const std::string& key) {
-  run::check_writable(out);
-  const run::ResultsFile existing = run::read_results(out);
-  for (const auto& d : existing.damaged)
-    std::printf("results file %s: line %lld is damaged and skipped (%s)\n", out.c_str(), static_cast<long long>(d.line),
-                d.reason.c_str());
-  if (run::drop_partial_last_line(out))
-    std::printf("results file %s: removed its partial last line (a run cut short); that run will run again\n", out.c_str());
+  const run::ResultsFile existing = read_to_resume(out);
   std::set<std::string> done;
   for (const auto& r : existing.records) {
     const nlohmann::json& d = run::field(r, "design");

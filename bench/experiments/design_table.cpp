@@ -106,6 +106,17 @@ std::string heading(const DesignReport& r, const MetricAnalysis& m) {
          " failed; run-to-run spread (pooled sd) " + run::fmt("%.4g", m.spread) + unit(m);
 }
 
+std::string shapley_heading(const MetricAnalysis& m) {
+  return "Shapley values of the change from every first level (" + run::fmt("%.4g", m.shapley_from) + unit(m) +
+         ") to every second (" + run::fmt("%.4g", m.shapley_to) + unit(m) + "): " +
+         run::fmt("%+.4g", m.shapley_to - m.shapley_from) + unit(m);
+}
+
+std::string failure_line(const FailedRun& f) {
+  return f.cell + " repeat " + std::to_string(f.repeat + 1) + (f.retried_ok ? " (a later run succeeded)" : "") + ": " +
+         f.error.substr(0, f.error.find('\n'));
+}
+
 std::string explanation(const MetricAnalysis& m) {
   std::string s = "Effect: the mean at a factor's second level minus at its first (an interaction: half the difference of one "
                   "factor's effect between the other's levels); with more than two levels, the largest level mean minus the "
@@ -135,11 +146,7 @@ std::string design_text(const DesignReport& r) {
     } else {
       if (!m.main.empty()) out << "main effects\n" << aligned(effect_rows(m, m.main, "factor"));
       if (!m.interactions.empty()) out << "interactions\n" << aligned(effect_rows(m, m.interactions, "pair"));
-      if (m.has_shapley)
-        out << "Shapley values of the change from every first level (" << run::fmt("%.4g", m.shapley_from) << unit(m)
-            << ") to every second (" << run::fmt("%.4g", m.shapley_to) << unit(m) << "): "
-            << run::fmt("%+.4g", m.shapley_to - m.shapley_from) << unit(m) << "\n"
-            << aligned(shapley_rows(m));
+      if (m.has_shapley) out << shapley_heading(m) << "\n" << aligned(shapley_rows(m));
     }
     out << "cells\n" << aligned(cell_rows(r, i));
   }
@@ -147,9 +154,7 @@ std::string design_text(const DesignReport& r) {
   for (const FailedRun& f : r.samples->failures) failed_now += !f.retried_ok;
   if (!r.samples->failures.empty()) {
     out << "\nfailed runs (" << failed_now << " not yet run again successfully):\n";
-    for (const FailedRun& f : r.samples->failures)
-      out << "  " << f.cell << " repeat " << f.repeat + 1 << (f.retried_ok ? " (a later run succeeded)" : "") << ": "
-          << f.error.substr(0, f.error.find('\n')) << "\n";
+    for (const FailedRun& f : r.samples->failures) out << "  " << failure_line(f) << "\n";
   }
   if (!r.metrics.empty()) out << explanation(r.metrics[0]) << "\n";
   return out.str();
@@ -170,18 +175,13 @@ std::string design_markdown(const DesignReport& r) {
     } else {
       if (!m.main.empty()) out << "Main effects\n\n" << markdown(effect_rows(m, m.main, "factor")) << "\n";
       if (!m.interactions.empty()) out << "Interactions\n\n" << markdown(effect_rows(m, m.interactions, "pair")) << "\n";
-      if (m.has_shapley)
-        out << "Shapley values of the change from every first level (" << run::fmt("%.4g", m.shapley_from) << unit(m)
-            << ") to every second (" << run::fmt("%.4g", m.shapley_to) << unit(m) << ")\n\n"
-            << markdown(shapley_rows(m)) << "\n";
+      if (m.has_shapley) out << shapley_heading(m) << "\n\n" << markdown(shapley_rows(m)) << "\n";
     }
     out << "Cells\n\n" << markdown(cell_rows(r, i)) << "\n";
   }
   if (!r.samples->failures.empty()) {
     out << "## Failed runs\n\n";
-    for (const FailedRun& f : r.samples->failures)
-      out << "- " << f.cell << " repeat " << f.repeat + 1 << (f.retried_ok ? " (a later run succeeded)" : "") << ": "
-          << f.error.substr(0, f.error.find('\n')) << "\n";
+    for (const FailedRun& f : r.samples->failures) out << "- " << failure_line(f) << "\n";
     out << "\n";
   }
   if (!r.metrics.empty()) out << explanation(r.metrics[0]) << "\n";
