@@ -24,6 +24,7 @@
 #include "bench/experiments/peer_process.h"
 #include "bench/experiments/real_comparison.h"
 #include "bench/experiments/real_peers.h"
+#include "bench/experiments/sample_median.h"
 #include "datasets/synthetic.h"
 #include "datasets/transforms.h"
 #include "graph/engine.h"
@@ -36,11 +37,11 @@ namespace ablate::bench::cli {
 
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+// The median images/s of a row's rounds, 0 when none succeeded (a failed round is counted and
+// shown beside the figure by the table, never dropped silently: sample_median.h).
+double median(const std::vector<double>& v) {
+  const experiments::Median m = experiments::median_of(v);
+  return m.ok() ? m.value : 0;
 }
 
 struct Workload {
@@ -301,8 +302,9 @@ int bench_main(const run::Flags& args) {
     }
     const std::string kind = peer == peers.end() ? "ablate" : row;
     for (int t : thread_counts) {
-      double m = median(samples[{row, t}]);
-      std::printf("  %13.0f", m);
+      const experiments::Median md = experiments::median_of(samples[{row, t}]);
+      const double m = md.ok() ? md.value : 0;
+      std::printf("  %13s", experiments::median_text(md).c_str());
       if (m > best[kind].first) best[kind] = {m, row + " at " + std::to_string(t) + " thread(s)"};
     }
     std::printf("\n");

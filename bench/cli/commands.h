@@ -17,6 +17,7 @@ Command gradcheck_command();        // ablate gradcheck: central differences aga
 Command list_command();             // ablate list: backends, strategies, models, presets, data sets
 Command allreduce_bench_command();  // ablate allreduce-bench: MPI all-reduce timings
 Command sweep_command();            // ablate sweep: a resumable grid over run flags
+Command ablate_command();           // ablate ablate: a designed experiment, effects with intervals
 Command paper_command();            // ablate paper: the study's experiment families
 Command report_command();           // ablate report: Markdown tables and PNG plots of a results file
 Command export_command();           // ablate export: a model's inference graph as an ONNX file

@@ -6,7 +6,8 @@
 // length by one common factor (compare_budget.h); `--budget full` runs the defaults as they are.
 // Every run flag that does not name one run is passed to every framework (compare_plan.h).
 // `--with-real` sets each framework beside its real one (real_comparison.h), `--attribute`
-// accounts for one framework's speed difference factor by factor (attribution.h), and
+// accounts for one framework's speed difference factor by factor (Shapley shares with intervals,
+// attribution_shapley.h; or the greedy waterfall, attribution.h), and
 // `--report DIR` writes report.md and its PNG plots (compare_plots.h).
 #include <algorithm>
 #include <chrono>
@@ -20,6 +21,7 @@
 
 #include "bench/cli/commands.h"
 #include "bench/experiments/attribution.h"
+#include "bench/experiments/attribution_shapley.h"
 #include "bench/experiments/compare_plan.h"
 #include "bench/experiments/compare_plots.h"
 #include "bench/experiments/plot_script.h"
@@ -77,9 +79,15 @@ std::vector<run::FlagSpec> compare_options() {
       {"peers-dir", "DIR", "the real frameworks' environments (default: $ABLATE_PEERS_DIR, else the source tree's .peers)"},
       {"curve-steps", "N", "--with-real: steps of the loss-curve check (default 100; 0: none)"},
       {"real-paths", "LIST", "--with-real: TensorFlow's paths to run, eigen,onednn (default: both); the first is the account's reference"},
-      {"attribute", "", "with --with-real and one framework: the account of the speed difference, one factor at a "
-                        "time switched to ablate's fastest choice (a waterfall table and chart)"},
-      {"rounds", "N", "--attribute: interleaved rounds; times are medians (default 3)"},
+      {"attribute", "", "with --with-real and one framework: the account of the speed difference, each factor's "
+                        "Shapley share of the gap with 95% intervals (a table and a waterfall chart)"},
+      {"attribute-method", "M", "--attribute: shapley (default: every subset of the switches measured) or greedy "
+                                "(the old one-at-a-time waterfall, whose shares depend on the factors' order)"},
+      {"attribute-warmup", "N", "--attribute: untimed warm-up steps before each measurement, ablate and the real "
+                                "framework alike (default 3)"},
+      {"attribute-factors", "LIST", "--attribute: only these factors (names or flags: strategy,backend,conv-lowering,...; "
+                                    "default: every one)"},
+      {"rounds", "N", "--attribute: interleaved rounds; the intervals come from them (default 3)"},
       {"attribute-seconds", "X", "--attribute: timed training of each ablate measurement (default 2)"},
   };
   // Every run flag that does not name one run, for every framework alike (compare_plan.h).
@@ -150,7 +158,7 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
     if (args.has(needs_real) && !with_real)
       throw std::invalid_argument(std::string("--") + needs_real + " belongs to --with-real, which is not given");
   const experiments::AttributionOptions attribution_opts = experiments::attribution_options(args);
-  for (const char* needs_attribute : {"rounds", "attribute-seconds"})
+  for (const char* needs_attribute : {"rounds", "attribute-seconds", "attribute-method", "attribute-warmup", "attribute-factors"})
     if (args.has(needs_attribute) && !attribute)
       throw std::invalid_argument(std::string("--") + needs_attribute + " belongs to --attribute, which is not given");
   if (attribute && frameworks.size() != 1)
@@ -158,7 +166,8 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
                                 args.get("frameworks", "caffe,torch,tensorflow,theano") + " names " +
                                 std::to_string(frameworks.size()));
   std::vector<experiments::RealComparison> real;
-  std::vector<experiments::Waterfall> waterfalls;
+  std::vector<experiments::Waterfall> waterfalls;         // --attribute-method greedy
+  std::vector<experiments::ShapleyAccount> accounts;      // --attribute (shapley)
 
   std::vector<experiments::ComparePlan> plans;
   for (const auto& f : frameworks) plans.push_back(experiments::plan_framework(f, family, args, summary.target_accuracy));
@@ -221,9 +230,12 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
       std::fflush(stdout);
       real.push_back(experiments::compare_with_real(p.config, rows.back(), attribution_opts.real));
     }
-    if (attribute) {
-      waterfalls.push_back(experiments::attribute(p, rows.back(), dataset, attribution_opts));
+    if (attribute && attribution_opts.method == "greedy") {
+      waterfalls.push_back(experiments::attribute_greedy(p, rows.back(), dataset, attribution_opts));
       std::fputs(experiments::waterfall_text(waterfalls.back()).c_str(), stdout);
+    } else if (attribute) {
+      accounts.push_back(experiments::attribute_shapley(p, rows.back(), dataset, attribution_opts));
+      std::fputs(experiments::shapley_account_text(accounts.back()).c_str(), stdout);
     }
   }
 
@@ -238,6 +250,7 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
   std::printf("threads wait: %s (%s)\n", run::wait_policy_choice().policy.c_str(), run::wait_policy_choice().source.c_str());
   if (with_real) std::fputs(experiments::real_text(real).c_str(), stdout);
   for (const auto& w : waterfalls) std::fputs(experiments::waterfall_text(w).c_str(), stdout);
+  for (const auto& a : accounts) std::fputs(experiments::shapley_account_text(a).c_str(), stdout);
   std::printf("whole comparison: %.1f s\n", summary.wall_s);
   if (!report_dir.empty()) {
     std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";
@@ -247,6 +260,11 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
                                                               peer_opts.python);
     if (with_real) out << "\n" << experiments::real_markdown(real);
     for (const auto& w : waterfalls) out << "\n" << experiments::waterfall_markdown(w);
+    for (const auto& a : accounts) {
+      out << "\n" << experiments::shapley_account_markdown(a);
+      const std::string why = experiments::draw_shapley_account(a, report_dir);
+      if (!why.empty()) std::printf("attribution plots skipped: %s\n", why.c_str());
+    }
     const std::string why = experiments::draw_compare_plots(report_dir, {&summary, &rows, &real, &waterfalls});
     out << "\n## Plots\n\n";
     if (why.empty()) out << experiments::png_markdown(report_dir);

@@ -1,84 +1,17 @@
-// The measurements of the account of a difference (attribution.h).
+// The greedy account of a difference (attribution.h): each factor switched in turn.
 #include "bench/experiments/attribution.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <memory>
 
-#include "bench/experiments/attribution_factors.h"
-#include "bench/experiments/child_process.h"
-#include "bench/experiments/compare_budget.h"
+#include "bench/experiments/attribution_measure.h"
+#include "bench/experiments/peer_runner.h"
+#include "bench/experiments/sample_median.h"
 #include "bench/run/text_format.h"
 
 namespace ablate::bench::experiments {
-
-namespace {
-
-constexpr int kPeerWarmup = 3;  // untimed first steps of the real framework (graph set-up, first calls)
-
-double median(std::vector<double> v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !(x > 0); }), v.end());  // failed samples
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-// One configuration to measure: its label and how to take one sample (images/s; <= 0 failed,
-// saying why in `error`).
-struct Measure {
-  std::string label;
-  std::function<double()> sample;
-  std::shared_ptr<std::string> error = std::make_shared<std::string>();
-};
-
-// Every measure once per round, in order, `rounds` times; the median images/s of each.
-std::vector<double> interleaved(std::vector<Measure>& measures, int rounds, const std::string& stage) {
-  std::vector<std::vector<double>> samples(measures.size());
-  for (int r = 0; r < rounds; ++r) {
-    std::printf("  %s round %d/%d:", stage.c_str(), r + 1, rounds);
-    for (std::size_t i = 0; i < measures.size(); ++i) {
-      std::fflush(stdout);
-      samples[i].push_back(measures[i].sample());
-      std::printf(" %s %.0f%s", measures[i].label.c_str(), samples[i].back(), i + 1 < measures.size() ? "," : "");
-    }
-    std::printf(" (images/s)\n");
-  }
-  std::vector<double> medians;
-  for (const auto& s : samples) medians.push_back(median(s));
-  return medians;
-}
-
-Measure ablate_measure(const std::string& label, run::RunConfig config, double seconds) {
-  config.quiet = true;
-  config.snapshot_initial.clear();  // compare's full run writes the initial weights, not each measurement
-  Measure out{label, {}};
-  out.sample = [config, seconds, error = out.error] {
-    ChildOutcome o = run_in_child([&] { return to_text(measure_warmup(config, seconds)); });
-    if (!o.ok) *error = o.error;
-    return o.ok ? warmup_from_text(o.text).train_images_per_s : 0.0;
-  };
-  return out;
-}
-
-// The plan's flags with `flag` set to `value`, resolved and scaled as the plan's own; throws
-// what resolution says (a flag the strategy does not use).
-run::RunConfig resolved_with(run::Flags args, const std::string& flag, const std::string& value) {
-  args.set(flag, value);
-  return run::resolve_run_config(args);
-}
-
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
-
-// A factor's choice: the fastest measured switch, or why none.
-struct Choice {
-  std::string value;  // "" when not switched
-  std::string note;
-};
-
-}  // namespace
 
 AttributionOptions attribution_options(const run::Flags& args) {
   AttributionOptions o;
@@ -86,12 +19,63 @@ AttributionOptions attribution_options(const run::Flags& args) {
   o.seconds = args.get_double("attribute-seconds", o.seconds);
   if (!(o.seconds > 0))
     throw std::invalid_argument("--attribute-seconds " + args.get("attribute-seconds") + ": expected a positive number of seconds");
+  o.warmup = static_cast<int>(args.get_int("attribute-warmup", o.warmup, 0));
+  o.method = args.get("attribute-method", o.method);
+  if (o.method != "shapley" && o.method != "greedy")
+    throw std::invalid_argument("--attribute-method " + o.method + ": expected shapley (the default) or greedy");
+  if (args.has("attribute-factors")) {
+    std::string known;
+    for (const AttributionFactor& f : attribution_factors()) known += (known.empty() ? "" : ", ") + f.flag;
+    for (const std::string& name : run::split_list(args.get("attribute-factors"))) {
+      const auto all = attribution_factors();
+      if (std::none_of(all.begin(), all.end(), [&](const AttributionFactor& f) { return f.name == name || f.flag == name; }))
+        throw std::invalid_argument("--attribute-factors " + args.get("attribute-factors") + ": unknown factor '" + name +
+                                    "' (expected some of " + known + ")");
+      o.factors.push_back(name);
+    }
+    if (o.factors.empty()) throw std::invalid_argument("--attribute-factors '': expected some of " + known);
+  }
   o.real = real_options(args);
   return o;
 }
 
-Waterfall attribute(const ComparePlan& plan, const CompareRow& row, const std::string& dataset,
-                    const AttributionOptions& options) {
+// The account's common start: the framework's real peer, installed, and ablate's measured row.
+const RealPeer* account_peer(const run::RunConfig& base, const CompareRow& row, const AttributionOptions& options,
+                             std::string& problem) {
+  const PeerFor beside = real_peer_for(base.framework);
+  if (!beside.peer) {
+    problem = "no real framework stands beside '" + base.framework + "'";
+    return nullptr;
+  }
+  if (const std::string missing = peer_missing(*beside.peer, options.real.peers_dir); !missing.empty()) {
+    problem = beside.peer->title + " is not installed: " + missing;
+    return nullptr;
+  }
+  if (!row.measured() || row.iterations_done <= 0) {
+    problem = "no ablate run of " + base.framework + " (" + row.state + (row.note.empty() ? "" : ": " + row.note) + ")";
+    return nullptr;
+  }
+  return beside.peer;
+}
+
+AccountStart start_account(const ComparePlan& plan, const CompareRow& row, const AttributionOptions& options,
+                           std::string& problem) {
+  AccountStart s;
+  const run::RunConfig& base = plan.config;
+  const RealPeer* peer = account_peer(base, row, options, problem);
+  if (!peer) return s;
+  s.choices = choose_fastest(plan.args, base, base.framework, options.factors, options.rounds, options.seconds, options.warmup);
+  s.own = median_of(s.choices.own_samples);
+  if (!s.own.ok()) {
+    problem = "ablate with " + base.framework + "'s own factors could not be measured: " + s.choices.own_error;
+    return s;
+  }
+  s.peer = peer;
+  return s;
+}
+
+Waterfall attribute_greedy(const ComparePlan& plan, const CompareRow& row, const std::string& dataset,
+                           const AttributionOptions& options) {
   const run::RunConfig& base = plan.config;
   Waterfall w;
   w.framework = base.framework;
@@ -99,108 +83,44 @@ Waterfall attribute(const ComparePlan& plan, const CompareRow& row, const std::s
   w.steps = row.iterations_done;
   w.batch = base.batch;
   w.rounds = options.rounds;
-  const PeerFor beside = real_peer_for(base.framework);
-  if (!beside.peer) {
-    w.problem = "no real framework stands beside '" + base.framework + "'";
-    return w;
-  }
-  const RealPeer& peer = *beside.peer;
-  if (const std::string missing = peer_missing(peer, options.real.peers_dir); !missing.empty()) {
-    w.problem = peer.title + " is not installed: " + missing;
-    return w;
-  }
-  if (!row.measured() || row.iterations_done <= 0) {
-    w.problem = "no ablate run of " + base.framework + " (" + row.state + (row.note.empty() ? "" : ": " + row.note) + ")";
-    return w;
-  }
-  const auto seconds_for = [&](double images_per_s) {
-    return images_per_s > 0 ? static_cast<double>(w.steps * w.batch) / images_per_s : 0.0;
+  AccountStart start = start_account(plan, row, options, w.problem);
+  const RealPeer* peer = start.peer;
+  if (!peer) return w;
+  const auto seconds_for = [&](const Median& m) {
+    return m.ok() ? static_cast<double>(w.steps * w.batch) / m.value : 0.0;
   };
 
-  // 1. Each factor alone, each of its choices.
-  const std::vector<AttributionFactor> factors = attribution_factors();
-  std::vector<Measure> measures = {ablate_measure(w.framework + "'s own", base, options.seconds)};
-  std::vector<std::vector<std::pair<std::string, std::size_t>>> tried(factors.size());  // (value, measure index)
-  std::vector<std::string> not_used(factors.size());
-  for (std::size_t f = 0; f < factors.size(); ++f)
-    for (const std::string& v : factors[f].choices) {
-      try {
-        const run::RunConfig c = resolved_with(plan.args, factors[f].flag, v);
-        if (factors[f].value(c) == factors[f].value(base)) continue;
-        tried[f].push_back({v, measures.size()});
-        measures.push_back(ablate_measure(factors[f].name + "=" + v, c, options.seconds));
-      } catch (const std::exception& e) {
-        not_used[f] = first_line(e.what());
-      }
-    }
-  std::printf("account of %s: choosing each factor's fastest value\n", w.framework.c_str());
-  const std::vector<double> alone = interleaved(measures, options.rounds, "choice");
-  if (!(alone[0] > 0)) {
-    w.problem = "ablate with " + w.framework + "'s own factors could not be measured: " + *measures[0].error;
-    return w;
-  }
-  std::vector<Choice> choices(factors.size());
-  for (std::size_t f = 0; f < factors.size(); ++f) {
-    Choice& ch = choices[f];
-    std::string slower;
-    double best = alone[0];
-    for (const auto& [v, i] : tried[f]) {
-      if (alone[i] > best) {
-        best = alone[i];
-        ch.value = v;
-      }
-    }
-    for (const auto& [v, i] : tried[f])
-      if (v != ch.value) slower += (slower.empty() ? "" : ", ") + v;
-    if (!ch.value.empty()) continue;
-    if (tried[f].empty()) ch.note = not_used[f].empty() ? "already ablate's fastest choice" : "not switched: " + not_used[f];
-    else ch.note = "already ablate's fastest (" + slower + " measured slower)";
-  }
+  // 1. Each factor alone, each of its choices (start_account).
+  FactorChoices& ch = start.choices;
+  const Median& own = start.own;
+  const std::vector<AttributionFactor>& factors = ch.factors;
 
   // 2. The waterfall: the real framework, the framework's own factors, each switch in turn.
   const std::unique_ptr<PeerDataDir> data = PeerDataDir::make(base, w.problem);
   if (!data) return w;
-  const std::int64_t peer_steps =
-      kPeerWarmup + std::max<std::int64_t>(10, std::llround(options.seconds * alone[0] / static_cast<double>(base.batch)));
-  std::vector<std::string> args = peer_arguments(base, data->model_file(), data->path(), peer_steps, base.backend.options.threads);
-  const auto warmup = std::find(args.begin(), args.end(), "--warmup");
-  if (warmup != args.end()) *(warmup + 1) = std::to_string(kPeerWarmup);
-  for (const std::string& a : peer.config_args(base)) args.push_back(a);
-
-  std::vector<Measure> waterfall;
+  const std::int64_t peer_steps = std::max<std::int64_t>(10, std::llround(options.seconds * own.value / static_cast<double>(base.batch)));
   std::vector<std::shared_ptr<std::string>> versions;
-  const std::vector<PeerPath> paths = chosen_paths(peer, options.real.paths);
-  for (const PeerPath& path : paths) {
-    Measure m{"real " + path_title(peer, path), {}};
-    auto version = std::make_shared<std::string>();
-    versions.push_back(version);
-    m.sample = [&peer, path, args, dir = options.real.peers_dir, error = m.error, version] {
-      const PeerProcessOutput out = run_real_peer(peer, path, dir, args);
-      const PeerMeasure r = parse_peer_output(out.output, out.exit_code, "the " + path_title(peer, path) + " runner");
-      if (!r.completed()) *error = r.state + ": " + r.reason;
-      *version = r.version;
-      return r.completed() ? r.images_per_s : 0.0;
-    };
-    waterfall.push_back(m);
-  }
+  const std::vector<PeerPath> paths = chosen_paths(*peer, options.real.paths);
+  std::vector<Measure> waterfall =
+      real_measures(*peer, paths, options.real.peers_dir, base, data->model_file(), data->path(), peer_steps, options.warmup, versions);
   const std::size_t first_ablate = waterfall.size();
-  waterfall.push_back(measures[0]);
+  waterfall.push_back(ablate_measure(w.framework + "'s own", base, options.seconds, options.warmup));
   run::Flags cumulative = plan.args;
   run::RunConfig current = base;
   for (std::size_t f = 0; f < factors.size(); ++f) {
-    WaterfallStep step{factors[f].name, factors[f].value(current), choices[f].value, false, choices[f].note, 0};
+    WaterfallStep step{factors[f].name, factors[f].value(current), ch.value[f], false, ch.note[f], 0};
     // A factor the framework's own strategy does not use may apply after the switches before it
     // (the caching allocator once the strategy is dynamic): with one choice, that is its fastest.
-    const bool unused_at_first = tried[f].empty() && !not_used[f].empty();
-    if (unused_at_first && factors[f].choices.size() == 1) choices[f].value = factors[f].choices[0];
-    if (unused_at_first && choices[f].value.empty()) {
+    const bool unused_at_first = ch.tried[f].empty() && !ch.not_used[f].empty();
+    if (unused_at_first && factors[f].choices.size() == 1) ch.value[f] = factors[f].choices[0];
+    if (unused_at_first && ch.value[f].empty()) {
       const auto& c = factors[f].choices;
       if (std::find(c.begin(), c.end(), step.from) != c.end()) step.note = "already " + step.from;
     }
-    if (!choices[f].value.empty()) {
+    if (!ch.value[f].empty()) {
       try {
         run::Flags next = cumulative;
-        next.set(factors[f].flag, choices[f].value);
+        next.set(factors[f].flag, ch.value[f]);
         const run::RunConfig c = run::resolve_run_config(next);
         if (factors[f].value(c) == step.from) {
           step.note = unused_at_first ? "already " + step.from : "already " + step.from + " after the switches before it";
@@ -209,7 +129,7 @@ Waterfall attribute(const ComparePlan& plan, const CompareRow& row, const std::s
           step.switched = true;
           cumulative = next;
           current = c;
-          waterfall.push_back(ablate_measure("+" + factors[f].name + "=" + choices[f].value, c, options.seconds));
+          waterfall.push_back(ablate_measure("+" + factors[f].name + "=" + ch.value[f], c, options.seconds, options.warmup));
         }
       } catch (const std::exception& e) {
         step.note = "not switched after the switches before it: " + first_line(e.what());
@@ -217,12 +137,14 @@ Waterfall attribute(const ComparePlan& plan, const CompareRow& row, const std::s
     }
     w.steps_taken.push_back(step);
   }
-  std::printf("account of %s: the waterfall (%lld real steps per sample)\n", w.framework.c_str(),
-              static_cast<long long>(peer_steps));
-  const std::vector<double> medians = interleaved(waterfall, options.rounds, "waterfall");
+  std::printf("account of %s: the waterfall (%lld real steps per sample after %d untimed)\n", w.framework.c_str(),
+              static_cast<long long>(peer_steps), options.warmup);
+  const std::vector<std::vector<double>> samples = interleaved_samples(waterfall, options.rounds, "waterfall");
+  std::vector<Median> medians;
+  for (const auto& s : samples) medians.push_back(median_of(s));
   auto real_title = [&](std::size_t i) {
     const PeerPath& path = paths[i];
-    return peer.title + (versions[i]->empty() ? "" : " " + *versions[i]) + (path.name.empty() ? "" : " (" + path.name + ")");
+    return peer->title + (versions[i]->empty() ? "" : " " + *versions[i]) + (path.name.empty() ? "" : " (" + path.name + ")");
   };
   w.real_title = real_title(0);
   w.real_s = seconds_for(medians[0]);
@@ -231,10 +153,15 @@ Waterfall attribute(const ComparePlan& plan, const CompareRow& row, const std::s
   std::size_t next = first_ablate + 1;
   for (WaterfallStep& s : w.steps_taken)
     if (s.switched) s.seconds = seconds_for(medians[next++]);
-  if (!(medians[0] > 0)) w.problem = "the real " + w.real_title + " could not be measured: " + *waterfall[0].error;
-  for (std::size_t i = first_ablate; i < waterfall.size(); ++i)
-    if (!(medians[i] > 0) && w.problem.empty())
-      w.problem = "ablate's " + waterfall[i].label + " could not be measured: " + *waterfall[i].error;
+  // A failed sample is never dropped: the account names it (a failed median leaves no account).
+  for (std::size_t i = 0; i < waterfall.size(); ++i) {
+    if (medians[i].failed == 0) continue;
+    const std::string what = (i < first_ablate ? "" : "ablate's ") + waterfall[i].label;
+    if (!medians[i].ok() && w.problem.empty())
+      w.problem = what + " could not be measured: " + *waterfall[i].error;
+    else if (medians[i].ok())
+      w.failed_samples.push_back(what + ": " + median_text(medians[i]) + " images/s, " + first_line(*waterfall[i].error));
+  }
   return w;
 }
 

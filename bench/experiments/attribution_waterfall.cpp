@@ -82,6 +82,7 @@ std::string waterfall_text(const Waterfall& w) {
   out << "change: the line's training time minus the line before (left unexplained: ablate with " << w.framework
       << "'s own factors minus real); gap: ablate at its fastest minus real, the sum of the changes; share: each "
          "change's part of the gap (they add up to 100%; none when the gap is within 2% of real).\n";
+  for (const std::string& f : w.failed_samples) out << "failed sample: " << f << "\n";
   return out.str();
 }
 
@@ -95,6 +96,7 @@ std::string waterfall_markdown(const Waterfall& w) {
       << w.framework << "'s own factors minus the real framework, what no factor of ablate's accounts for. Gap: ablate at "
          "its fastest minus the real framework, the sum of the changes. Share: each change's part of the gap (they add up "
          "to 100%; none when the gap is within 2% of real). Each switch keeps the ones before it.\n\n";
+  for (const std::string& f : w.failed_samples) out << "- FAILED sample: " << f << "\n";
   return out.str();
 }
 

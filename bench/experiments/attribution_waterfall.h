@@ -1,4 +1,4 @@
-// The account of a speed difference as a waterfall (`ablate compare --with-real --attribute`):
+// The greedy account (`--attribute-method greedy`, attribution.h) of a speed difference as a waterfall (`ablate compare --with-real --attribute`):
 // the real framework's training time for the comparison's steps; ablate's with the framework's
 // own factors; then ablate's after each factor in turn is switched to ablate's fastest choice
 // (cumulatively: step k keeps the switches before it). The arithmetic, with T_real, T_0 (the
@@ -42,6 +42,7 @@ struct Waterfall {
   std::vector<WaterfallStep> steps_taken;
   std::vector<std::pair<std::string, double>> other_real;  // other paths of the real framework (TF oneDNN), seconds
   std::string problem;     // "" or why there is no account (the real framework could not run)
+  std::vector<std::string> failed_samples;  // measurements with a failed round (their medians count it)
 };
 
 struct WaterfallAccount {

@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 }  // namespace
 
-WarmupMeasure measure_warmup(const run::RunConfig& config, double seconds) {
+WarmupMeasure measure_warmup(const run::RunConfig& config, double seconds, int warmup_steps) {
   WarmupMeasure m;
   auto t0 = Clock::now();
   datasets::TrainTest data = datasets::load_dataset(config.dataset, config.data_dir, config.seed);
@@ -47,7 +47,7 @@ WarmupMeasure measure_warmup(const run::RunConfig& config, double seconds) {
     datasets::Batch b = loader.next();
     run->engine->train_step(b.x, b.labels, it++);
   };
-  step();  // first touch of every buffer, not timed
+  for (int i = 0; i < warmup_steps; ++i) step();  // first touch of every buffer, first calls: not timed
   auto t1 = Clock::now();
   std::int64_t steps = 0;
   while (steps < 2 || seconds_since(t1) < seconds) {

@@ -16,15 +16,21 @@
 
 namespace ablate::bench::experiments {
 
+// Untimed training steps before a speed is timed, on ablate's side and the real framework's
+// alike (`compare --attribute`, `--attribute-warmup`): the first calls' set-up (buffers touched,
+// oneDNN primitives created, a graph's first run) is not training speed.
+inline constexpr int kUntimedWarmupSteps = 3;
+
 struct WarmupMeasure {
   double setup_s = 0;              // load the data, hold out validation, build the engine
-  double train_images_per_s = 0;   // training steps after one untimed step
+  double train_images_per_s = 0;   // training steps after the untimed warm-up steps
   double eval_images_per_s = 0;    // test-mode forward passes
   std::int64_t train_count = 0, test_count = 0, validation_count = 0;
 };
 
-// Runs in the calling process (compare calls it in a child). `seconds`: timed training.
-WarmupMeasure measure_warmup(const run::RunConfig& config, double seconds);
+// Runs in the calling process (compare calls it in a child). `seconds`: timed training, after
+// `warmup_steps` untimed steps.
+WarmupMeasure measure_warmup(const run::RunConfig& config, double seconds, int warmup_steps = kUntimedWarmupSteps);
 std::string to_text(const WarmupMeasure& m);
 WarmupMeasure warmup_from_text(const std::string& text);
 

@@ -152,13 +152,7 @@ std::vector<PlannedRun> plan(const std::vector<SweepSpec>& specs) {
 // Reads `out` (reporting damaged lines, removing a partial last line) and returns the identities
 // of the runs it holds.
 std::set<std::string> runs_done(const std::string& out) {
-  run::check_writable(out);
-  run::ResultsFile existing = run::read_results(out);
-  for (const auto& d : existing.damaged)
-    std::printf("results file %s: line %lld is damaged and skipped (%s)\n", out.c_str(), static_cast<long long>(d.line),
-                d.reason.c_str());
-  if (run::drop_partial_last_line(out))
-    std::printf("results file %s: removed its partial last line (a run cut short); that run will run again\n", out.c_str());
+  const run::ResultsFile existing = read_to_resume(out);
   std::set<std::string> done;
   for (const auto& r : existing.records) {
     std::string id = run_identity(r);
@@ -246,6 +240,17 @@ std::vector<SweepRow> run_over_ranks(const std::vector<PlannedRun>& runs, const 
 }
 
 }  // namespace
+
+run::ResultsFile read_to_resume(const std::string& out) {
+  run::check_writable(out);
+  run::ResultsFile existing = run::read_results(out);
+  for (const auto& d : existing.damaged)
+    std::printf("results file %s: line %lld is damaged and skipped (%s)\n", out.c_str(), static_cast<long long>(d.line),
+                d.reason.c_str());
+  if (run::drop_partial_last_line(out))
+    std::printf("results file %s: removed its partial last line (a run cut short); that run will run again\n", out.c_str());
+  return existing;
+}
 
 void cap_length(run::RunConfig& config, std::int64_t train_count, std::int64_t max_iterations, std::string& note) {
   if (max_iterations <= 0) return;

@@ -43,6 +43,11 @@ struct SweepTotals {
 std::string run_identity(const nlohmann::json& record);
 std::string run_identity(const SweepSpec& spec, const SweepPoint& point);
 
+// Reads a results file to resume from: checks it can be appended to, reports damaged lines on
+// stdout and removes a partial last line (a run cut short), so that run runs again. Shared with
+// `ablate ablate` (design_runner.h).
+run::ResultsFile read_to_resume(const std::string& out);
+
 // Whether this sweep is spread over the ranks of an MPI job (initializes MPI when started by a
 // launcher; throws when launched as several processes by a build without MPI).
 bool join_sweep_ranks();

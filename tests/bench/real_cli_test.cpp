@@ -172,7 +172,8 @@ TEST_F(RealCli, RealPathsRunsOnlyTheNamedPathAndLeavesOnePathPeersAlone) {
 
 TEST_F(RealCli, RealPathsOrderChoosesTheAccountsReference) {
   place_fake_peer(peers(), "tensorflow");
-  auto o = ablate(compare("tensorflow", "--curve-steps 0 --attribute --rounds 1 --attribute-seconds 0.2 --real-paths onednn,eigen "
+  auto o = ablate(compare("tensorflow", "--curve-steps 0 --attribute --attribute-method greedy --attribute-factors precision --rounds 1 "
+                                        "--attribute-seconds 0.2 --real-paths onednn,eigen "
                                         "--report " + (dir_ / "report").string()));
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   const auto data = nlohmann::json::parse(slurp(dir_ / "report" / "compare.json"));
@@ -219,9 +220,10 @@ TEST_F(RealCli, ANotComparableOrFailingPeerIsARowNotAFailure) {
   EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 1);
 }
 
-TEST_F(RealCli, TheAttributionAddsUpAndIsDrawn) {
+TEST_F(RealCli, TheGreedyAttributionAddsUpAndIsDrawn) {
   place_fake_peer(peers(), "pytorch");
-  auto o = ablate(compare("caffe", "--curve-steps 0 --attribute --rounds 1 --attribute-seconds 0.2 "
+  auto o = ablate(compare("caffe", "--curve-steps 0 --attribute --attribute-method greedy --attribute-factors strategy,backend "
+                                   "--rounds 1 --attribute-seconds 0.2 "
                                    "--report " + (dir_ / "report").string()));
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_HAS(o.out, "The account of the difference: caffe on synthetic");
@@ -241,6 +243,46 @@ TEST_F(RealCli, TheAttributionAddsUpAndIsDrawn) {
     EXPECT_TRUE(std::filesystem::exists(dir_ / "report" / "attribution_caffe.png")) << o.out;
   }
   EXPECT_HAS(slurp(dir_ / "report" / "report.md"), "| ablate with caffe's own factors (left unexplained) |");
+}
+
+TEST_F(RealCli, TheShapleyAttributionSumsToTheGapWithTheSameWarmupOnBothSidesAndIsDrawn) {
+  place_fake_peer(peers(), "pytorch");
+  auto o = ablate(compare("caffe", "--curve-steps 0 --attribute --attribute-factors strategy,conv-lowering --rounds 2 "
+                                   "--attribute-seconds 0.05 --attribute-warmup 2 --report " + (dir_ / "report").string()));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_HAS(o.out, "The account of the difference (Shapley): caffe on synthetic");
+  EXPECT_HAS(o.out, "after 2 untimed warm-up steps on each side");
+  EXPECT_HAS(o.out, "left unexplained (own factors - real)");
+  // The real runner's measurements skip the same 2 untimed steps as ablate's.
+  const std::string calls = slurp(peers() / "pytorch" / "calls.log");
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 3) << calls;  // the full run, then one per round
+  EXPECT_NE(calls.find("--warmup 2 "), std::string::npos) << calls;
+  const auto data = nlohmann::json::parse(slurp(dir_ / "report" / "attribution_caffe.json"));
+  ASSERT_EQ(data["problem"], "") << data.dump();
+  const auto& s = data["metrics"][0]["shapley"];
+  EXPECT_DOUBLE_EQ(s["real"].get<double>(), 20.0 * 64 / 1000);  // 20 steps of batch 64 at the fake's 1000 images/s
+  double sum = 0;
+  for (const auto& v : s["values"]) sum += v["value"].get<double>();
+  EXPECT_NEAR(sum, s["to"].get<double>() - s["from"].get<double>(), 1e-9);
+  EXPECT_NEAR(s["left"].get<double>() + sum, s["gap"].get<double>(), 1e-9);
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0) {
+    EXPECT_TRUE(std::filesystem::exists(dir_ / "report" / "attribution_caffe_time_shapley.png")) << o.out;
+  }
+  EXPECT_HAS(slurp(dir_ / "report" / "report.md"), "| left unexplained (own factors - real) |");
+}
+
+TEST_F(RealCli, AFailedRealSampleIsShownNotDropped) {
+  place_fake_peer(peers(), "pytorch", "fail");
+  auto o = ablate(compare("caffe", "--curve-steps 0 --attribute --attribute-factors strategy --rounds 2 --attribute-seconds 0.05"));
+  EXPECT_HAS(o.out, "FAILED sample: real PyTorch 2.x round 1");
+  EXPECT_HAS(o.out, "FAILED sample: real PyTorch 2.x round 2");
+  EXPECT_HAS(o.out, "no account: the real PyTorch 2.x could not be measured");
+  auto bad = ablate(compare("caffe", "--curve-steps 0 --attribute --attribute-factors colour"));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_HAS(bad.err, "--attribute-factors colour: unknown factor 'colour'");
+  auto method = ablate(compare("caffe", "--curve-steps 0 --attribute --attribute-method random"));
+  EXPECT_NE(method.exit_code, 0);
+  EXPECT_HAS(method.err, "--attribute-method random: expected shapley");
 }
 
 TEST_F(RealCli, RefusedCombinationsNameTheFlag) {

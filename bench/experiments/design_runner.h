@@ -1,0 +1,37 @@
+// Runs the cells of a designed experiment (designed_experiment.h) in their randomised order and
+// appends one record per run to the results file, resumably:
+//   - each record carries a "design" member {key, cell: {KEY: level}, repeat, run}; a run whose
+//     (key, cell, repeat) already has a completed (or diverged) record is skipped;
+//   - a run that fails (flags that do not resolve together, a crash, an error) is appended as
+//     {"design": ..., "status": "failed", "error": "..."}: it is shown in the tables and the
+//     counts, never dropped; a rerun tries that cell's repeat again (the failed record stays).
+// The runner is a parameter: `ablate ablate` trains each cell as `ablate run` with its flags in a
+// child process (child_process_runner); the tests give a stand-in whose time is a known function
+// of the factors.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "bench/experiments/designed_experiment.h"
+#include "bench/run/flags.h"
+
+namespace ablate::bench::experiments {
+
+// One run of one cell: its record as a JSON line (an object with "status"); throws on failure.
+using DesignRunner = std::function<std::string(const run::Flags& args)>;
+
+struct DesignTotals {
+  int runs = 0, skipped = 0, failed = 0;
+};
+
+// `print`: a line per run on stdout.
+DesignTotals run_design(const DesignSpec& spec, const DesignPlan& plan, const std::string& out,
+                        const DesignRunner& runner, bool print);
+
+// Each run resolved as `ablate run` with the cell's flags would be, trained in its own process
+// (as sweep does: validation capped on small data sets, --max-iterations); `verbose` shows its
+// progress lines.
+DesignRunner child_process_runner(const DesignSpec& spec, bool verbose);
+
+}  // namespace ablate::bench::experiments
