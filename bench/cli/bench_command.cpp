@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -28,6 +30,7 @@
 #include "datasets/synthetic.h"
 #include "datasets/transforms.h"
 #include "graph/engine.h"
+#include "kernels/backend_options.h"
 #include "kernels/peak_flops.h"
 #include "kernels/registry.h"
 #include "models/flops.h"
@@ -70,10 +73,20 @@ Workload make_workload(const std::string& model, std::int64_t batch, kernels::DT
   return w;
 }
 
+// The backend of one row: `threads`, and --onednn-conv-layout on the onednn row when given.
+std::unique_ptr<kernels::Backend> bench_backend(const std::string& name, int threads,
+                                                const std::optional<kernels::onednn::ConvLayout>& layout) {
+  kernels::BackendOptions options;
+  options.threads = threads;
+  if (name == "onednn") options.onednn_conv_layout = layout;
+  return kernels::make_backend(name, options);
+}
+
 double measure_ablate(const Workload& w, const std::string& backend_name, int threads, const std::string& strategy,
                       kernels::DType dtype, std::int64_t batch, std::int64_t warmup, std::int64_t iterations,
-                      const std::vector<std::string>& disabled_passes) {
-  auto backend = kernels::make_backend(backend_name, threads);
+                      const std::vector<std::string>& disabled_passes,
+                      const std::optional<kernels::onednn::ConvLayout>& layout) {
+  auto backend = bench_backend(backend_name, threads, layout);
   graph::EngineOptions options;
   options.disabled_passes = disabled_passes;  // static strategy: --passes
   options.dtype = dtype;
@@ -238,6 +251,13 @@ int bench_main(const run::Flags& args) {
     thread_counts.push_back(static_cast<int>(n));
   }
   for (const auto& b : backends) kernels::make_backend(b, 1);  // an unknown name fails before any timing
+  std::optional<kernels::onednn::ConvLayout> layout;  // --onednn-conv-layout: the onednn row's convolution layout
+  if (args.has("onednn-conv-layout")) {
+    layout = kernels::parse_conv_layout(args.get("onednn-conv-layout"));
+    if (std::find(backends.begin(), backends.end(), "onednn") == backends.end())
+      throw std::invalid_argument("--onednn-conv-layout " + args.get("onednn-conv-layout") +
+                                  ": an option of the onednn backend, which --backends does not list");
+  }
   std::vector<BenchPeer> peers = bench_peers(args);
   const std::string peer_model = peers.empty() ? "" : experiments::model_file_for_peer(model);
 
@@ -253,6 +273,7 @@ int bench_main(const run::Flags& args) {
               coretype ? coretype : "(unset)");
   const run::WaitPolicyChoice wait = run::wait_policy_choice();  // issue 21
   std::printf("threads wait: %s (%s)\n", wait.policy.c_str(), wait.source.c_str());
+  if (layout) std::printf("onednn convolution layout: %s\n", kernels::onednn::conv_layout_name(*layout));
   std::fflush(stdout);
 
   std::map<std::pair<std::string, int>, std::vector<double>> samples;
@@ -272,7 +293,7 @@ int bench_main(const run::Flags& args) {
           continue;
         }
         double ips = run::measured_with(disturbances, b + " " + std::to_string(t) + " thr" + round, [&] {
-          return measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations, disabled_passes);
+          return measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations, disabled_passes, layout);
         });
         if (ignores_threads) single = ips;
         samples[{b, t}].push_back(ips);
@@ -343,6 +364,7 @@ Command bench_command() {
               {"threads", "LIST", "comma-separated thread counts (default 1,2)"},
               {"strategy", "NAME", "execution strategy (default layerwise)"},
               {"passes", "SPEC", "static strategy's graph passes: all (default), all,-conv_activation_fusion, or a list to keep"},
+              {"onednn-conv-layout", "NAME", "the onednn row's convolution layout: autotune (default), plain, nhwc or blocked"},
               {"precision", "f32|f64", "default f32"},
               {"warmup", "N", "untimed iterations before each measurement (default 3)"},
               {"iterations", "N", "timed iterations per measurement (default 30)"},

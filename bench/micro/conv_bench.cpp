@@ -1,6 +1,7 @@
 // Convolution microbenchmarks: forward, backward data and backward weights (with bias) of
 // Caffe LeNet's conv layers (batch 64), cifar10_quick's (batch 100) and the TF MNIST CNN's
-// (batch 50; SAME padding of a 5x5 kernel at stride 1 is 2 on each side). Each pass is
+// (batch 50; SAME padding of a 5x5 kernel at stride 1 is 2 on each side) and ResNet-20's 3x3
+// stages (batch 128). Each pass is
 // 2*N*K*C*KH*KW*OH*OW flops (the bias terms are not counted).
 #include <benchmark/benchmark.h>
 
@@ -25,6 +26,9 @@ constexpr ConvShape kShapes[] = {
     {"cifar_conv3", 100, 32, 8, 8, 64, 5, 2},   // 32->64 5x5 pad 2 on 8x8
     {"tf_conv1", 50, 1, 28, 28, 32, 5, 2},      // 1->32 5x5 SAME on 28x28
     {"tf_conv2", 50, 32, 14, 14, 64, 5, 2},     // 32->64 5x5 SAME on 14x14
+    {"resnet20_s1", 128, 16, 32, 32, 16, 3, 1}, // ResNet-20's 3x3 stages (batch 128): 16 on 32x32,
+    {"resnet20_s2", 128, 32, 16, 16, 32, 3, 1}, // 32 on 16x16,
+    {"resnet20_s3", 128, 64, 8, 8, 64, 3, 1},   // 64 on 8x8
 };
 
 enum class Pass { forward, backward_data, backward_weights };

@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
     ablate::micro::register_fused_benchmarks();
     ablate::micro::register_update_benchmarks();
     ablate::micro::register_conv_epilogue_benchmarks();
+    ablate::micro::register_residual_benchmarks();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
   } catch (const std::exception& e) {

@@ -68,5 +68,6 @@ void register_gemm_benchmarks();
 void register_fused_benchmarks();
 void register_update_benchmarks();
 void register_conv_epilogue_benchmarks();
+void register_residual_benchmarks();
 
 }  // namespace ablate::micro

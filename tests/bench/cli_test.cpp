@@ -195,6 +195,17 @@ TEST_F(Cli, BenchMeasuresEveryRunnableBackendAndNamesTheFastest) {
   EXPECT_CONTAINS(bad.err, "nope");
 }
 
+// --onednn-conv-layout sets the onednn row's layout, and is refused without an onednn row.
+TEST_F(Cli, BenchRunsTheOnednnRowInTheGivenConvolutionLayout) {
+  auto o = ablate("bench --batch 4 --backends onednn --threads 1 --repeats 1 --warmup 0 --iterations 1 --onednn-conv-layout nhwc");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_CONTAINS(o.out, "onednn convolution layout: nhwc");
+  auto bad = ablate("bench --backends eigen --repeats 1 --onednn-conv-layout nhwc");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_CONTAINS(bad.err, "--onednn-conv-layout nhwc: an option of the onednn backend");
+  EXPECT_CONTAINS(ablate("bench --backends onednn --repeats 1 --onednn-conv-layout sideways").err, "sideways");
+}
+
 // The peak share line: images/s x the model's FLOPs per training image / the probe's FLOP/s.
 TEST_F(Cli, BenchGivesEachRowsShareOfTheProbesPeak) {
   auto o = ablate("bench --model lenet --batch 8 --backends eigen --threads 1 --repeats 1 --warmup 0 --iterations 2");
