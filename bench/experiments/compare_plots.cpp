@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/experiments/plot_script.h"
+#include "bench/run/text_file.h"
 
 namespace ablate::bench::experiments {
 
@@ -71,14 +72,9 @@ std::string compare_json(const CompareData& d) {
 }
 
 std::string draw_compare_plots(const std::filesystem::path& dir, const CompareData& data) {
-  const std::filesystem::path file = dir / "compare.json", part = dir / "compare.json.part";
-  {
-    std::ofstream out(part);
-    out << compare_json(data);
-    if (!out) throw std::runtime_error("report " + part.string() + ": cannot write");
-  }
-  std::filesystem::rename(part, file);  // whole or not at all
-  return draw_plots("/usr/bin/python3", default_plot_script(), {"--compare", file.string(), dir.string()}, dir);
+  const std::filesystem::path file = dir / "compare.json";
+  run::write_text_file(file.string(), compare_json(data), "report");  // whole or not at all
+  return draw_plots("/usr/bin/python3", default_plot_script(), {"--compare", file.string()}, dir);
 }
 
 }  // namespace ablate::bench::experiments
