@@ -41,10 +41,11 @@ std::string compare_json(const CompareData& d) {
   j["budget"] = d.summary->budget;
   Json rows = Json::array();
   for (const CompareRow& r : *d.rows) {
-    Json points = Json::array();
+    Json points = Json::array(), loss_points = Json::array();
     for (const auto& [t, a] : r.test_points) points.push_back({t, a});
+    for (const auto& [t, l] : r.loss_points) loss_points.push_back({t, l});
     rows.push_back({{"framework", r.framework}, {"state", r.state}, {"train_s", r.uniform_train_s},
-                    {"accuracy", r.accuracy}, {"test_points", points}});
+                    {"accuracy", r.accuracy}, {"test_points", points}, {"loss_points", loss_points}});
   }
   j["rows"] = rows;
   Json real = Json::array(), curves = Json::array();

@@ -249,6 +249,10 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
     throw std::invalid_argument("--snapshot-initial " + c.snapshot_initial + " with --resume " + c.resume +
                                 ": a resumed run has no initial weights to write; give one of them");
   c.curve_every = args.get_int("curve-every", c.curve_every, 1);
+  c.curve_points = args.get_int("curve-points", c.curve_points, 0);
+  if (c.curve_points > RunConfig::kMaxCurvePoints)
+    throw std::invalid_argument("--curve-points " + args.get("curve-points") + ": expected 0 to " +
+                                std::to_string(RunConfig::kMaxCurvePoints));
   if (given("no-random", "no_random")) c.no_random = true;
   c.memory_check = !args.has("no-memory-check");
   c.backend.options.deterministic = args.has("deterministic");
