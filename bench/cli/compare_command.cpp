@@ -106,6 +106,15 @@ void check_shared_numbers(const run::Flags& args) {
   }
 }
 
+// DIR/report.md and DIR/index.html, the same report as one self-contained page (markdown_html.h),
+// each whole (two runs at once in one folder leave one report, not a mix).
+void write_report(const std::string& dir, const std::string& title, const std::string& markdown) {
+  const std::string md = (std::filesystem::path(dir) / "report.md").string();
+  const std::string page = (std::filesystem::path(dir) / "index.html").string();
+  run::write_text_file(md, markdown, "report");
+  run::write_text_file(page, experiments::html_page(title, experiments::markdown_html(markdown, dir)), "report");
+  std::printf("report written to %s and %s\n", md.c_str(), page.c_str());
+}
 
 // One comparison (one seed); `outcome`, when given, receives its rows and real comparisons.
 int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
@@ -244,7 +253,6 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
   for (const auto& w : waterfalls) std::fputs(experiments::waterfall_text(w).c_str(), stdout);
   std::printf("whole comparison: %.1f s\n", summary.wall_s);
   if (!report_dir.empty()) {
-    std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";
     std::ostringstream out;
     out << experiments::markdown_report(summary, rows, run::capture_environment());
     if (with_peers) out << "\n" << experiments::peer_markdown(peers, peer_opts.as_installed ? "as installed" : experiments::kPeerBestEnv,
@@ -255,11 +263,7 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
     out << "\n## Plots\n\n";
     if (why.empty()) out << experiments::png_markdown(report_dir);
     else out << "Plots skipped: " << why << ".\n";
-    run::write_text_file(path.string(), out.str(), "report");  // whole: two runs at once leave one report
-    const std::string page = (std::filesystem::path(report_dir) / "index.html").string();
-    run::write_text_file(page, experiments::html_page("ablate compare: " + dataset, experiments::markdown_html(out.str(), report_dir)),
-                         "report");
-    std::printf("report written to %s and %s\n", path.string().c_str(), page.c_str());
+    write_report(report_dir, "ablate compare: " + dataset, out.str());
     if (why.empty())
       std::printf("%zu plots written to %s (%s)\n", experiments::png_files(report_dir).size(), report_dir.c_str(),
                   run::join(experiments::png_files(report_dir), ", ").c_str());
@@ -303,13 +307,11 @@ int compare_main(const run::Flags& args) {
   }
   std::fputs(experiments::seeds_text(outcomes).c_str(), stdout);
   if (!report_dir.empty()) {
-    const std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";
     std::ostringstream out;
     out << "# ablate compare over seeds\n\n" << experiments::seeds_markdown(outcomes);
     for (const auto& o : outcomes) out << "\n- [seed " << o.seed << "](seed-" << o.seed << "/report.md)";
     out << "\n";
-    run::write_text_file(path.string(), out.str(), "report");
-    std::printf("report written to %s\n", path.string().c_str());
+    write_report(report_dir, "ablate compare over seeds", out.str());
   }
   return status;
 }
