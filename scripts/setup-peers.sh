@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates one Python virtual environment per real framework that ablate's presets reproduce,
-# from the pinned requirement files in bench/peers/requirements/ (issue 16):
+# from the pinned requirement files in bench/peers/requirements/, by package name from the
+# package index pip is configured with (no host is named here):
 #   tensorflow  tensorflow-cpu 2.21  (runs bench/peers/tensorflow_train.py)
 #   theano      theano 1.0.5 with the numpy and scipy of its time (bench/peers/theano_train.py)
 #   pytorch     torch 2.x            (bench/peers/pytorch_train.py, beside Debian's torch 1.13)
@@ -20,7 +21,6 @@ requirements="$repo/bench/peers/requirements"
 peers_dir="${ABLATE_PEERS_DIR:-$repo/.peers}"
 python=/usr/bin/python3   # Debian's interpreter: its venv module is the python3-venv package
 all=(tensorflow theano pytorch onnxruntime)
-torch_cpu_index=https://download.pytorch.org/whl/cpu
 
 usage() { echo "usage: $0 [${all[*]}]... (default: all; ABLATE_PEERS_DIR sets where, now $peers_dir)"; }
 
@@ -42,26 +42,15 @@ if ! "$python" -c 'import venv, ensurepip' 2>/dev/null; then
     { echo "setup-peers: cannot install python3-venv; no peer can be set up" >&2; exit 1; }
 fi
 
-reachable() {  # URL: true if an HTTP GET answers within 15 s
-  "$python" - "$1" <<'EOF' 2>/dev/null
-import sys, urllib.request
-urllib.request.urlopen(sys.argv[1], timeout=15).read(1)
-EOF
-}
-
-# The pip arguments that install FRAMEWORK's pins (pytorch: from the CPU-only index when it
-# answers, else PyPI's wheel with the CUDA libraries it depends on, pinned in pytorch-cuda-libs.txt).
+# The pip arguments that install FRAMEWORK's pins, by package name from whatever index pip is
+# configured with (pip.conf, PIP_INDEX_URL): this script names no host and probes none.
+# pytorch: the index's torch wheel, which on x86_64 Linux depends on CUDA libraries (pinned in
+# pytorch-cuda-libs.txt; about 4 GB of the environment's 5.5 GB, unused on a CPU-only machine).
 pip_arguments() {
   local f=$1
   if [ "$f" != pytorch ]; then echo "-r $requirements/$f.txt"; return; fi
-  if reachable "$torch_cpu_index/torch/"; then
-    echo "setup-peers: pytorch: the CPU-only wheel from $torch_cpu_index" >&2
-    echo "--index-url $torch_cpu_index --extra-index-url https://pypi.org/simple -r $requirements/pytorch.txt"
-  else
-    echo "setup-peers: pytorch: $torch_cpu_index is not reachable; installing PyPI's wheel, which" \
-         "brings its CUDA libraries (about 5 GB)" >&2
-    echo "-r $requirements/pytorch.txt -r $requirements/pytorch-cuda-libs.txt"
-  fi
+  echo "setup-peers: pytorch: torch with the CUDA libraries its wheel depends on (about 5.5 GB)" >&2
+  echo "-r $requirements/pytorch.txt -r $requirements/pytorch-cuda-libs.txt"
 }
 
 # A check that the framework imports in its environment, printing its version.

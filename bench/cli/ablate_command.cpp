@@ -71,7 +71,7 @@ void write_report(const ex::DesignReport& report, const std::filesystem::path& d
   std::filesystem::rename(json_path.string() + ".tmp", json_path);
   std::string md = ex::design_markdown(report);
   const std::string script = std::string(ABLATE_SOURCE_DIR) + "/bench/report/design_plots.py";
-  const std::string why = ex::draw_plots(python, script, {json_path.string(), dir.string()}, dir);
+  const std::string why = ex::draw_plots(python, script, {json_path.string()}, dir);
   md += "\n## Plots\n\n" + (why.empty() ? ex::png_markdown(dir) : "Plots skipped: " + why + ".\n");
   {
     std::ofstream out((dir / "report.md.tmp").string());

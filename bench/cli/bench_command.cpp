@@ -24,6 +24,7 @@
 #include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
 #include "bench/experiments/peer_process.h"
+#include "bench/experiments/peer_runner.h"
 #include "bench/experiments/real_comparison.h"
 #include "bench/experiments/real_peers.h"
 #include "bench/experiments/sample_median.h"
@@ -246,9 +247,8 @@ int bench_main(const run::Flags& args) {
   }
   std::vector<int> thread_counts;
   for (const auto& t : run::split_list(args.get("threads", "1,2"), true)) {
-    auto n = run::parse_int(t, "--threads");
-    if (n < 1) throw std::invalid_argument("--threads " + t + ": expected positive counts");
-    thread_counts.push_back(static_cast<int>(n));
+    thread_counts.push_back(run::parse_thread_count(t, "--threads"));
+    run::warn_if_oversubscribed(thread_counts.back(), "--threads");
   }
   for (const auto& b : backends) kernels::make_backend(b, 1);  // an unknown name fails before any timing
   std::optional<kernels::onednn::ConvLayout> layout;  // --onednn-conv-layout: the onednn row's convolution layout
@@ -259,7 +259,9 @@ int bench_main(const run::Flags& args) {
                                   ": an option of the onednn backend, which --backends does not list");
   }
   std::vector<BenchPeer> peers = bench_peers(args);
-  const std::string peer_model = peers.empty() ? "" : experiments::model_file_for_peer(model);
+  const std::unique_ptr<experiments::TempDir> peer_dir =
+      peers.empty() ? nullptr : std::make_unique<experiments::TempDir>("ablate-bench-peer");
+  const std::string peer_model = peers.empty() ? "" : experiments::model_file_for_peer(model, peer_dir->path());
 
   Workload w = make_workload(model, batch, dtype);
   const double flops_per_image = models::model_flops(w.spec, batch).training_step() / static_cast<double>(batch);

@@ -8,7 +8,8 @@
 // `--with-real` sets each framework beside its real one (real_comparison.h), `--attribute`
 // accounts for one framework's speed difference factor by factor (Shapley shares with intervals,
 // attribution_shapley.h; or the greedy waterfall, attribution.h), and
-// `--report DIR` writes report.md and its PNG plots (compare_plots.h).
+// `--report DIR` writes report.md, its PNG plots (compare_plots.h) and index.html, the same
+// report as one self-contained page (markdown_html.h).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,6 +25,8 @@
 #include "bench/experiments/attribution_shapley.h"
 #include "bench/experiments/compare_plan.h"
 #include "bench/experiments/compare_plots.h"
+#include "bench/experiments/html_page.h"
+#include "bench/experiments/markdown_html.h"
 #include "bench/experiments/plot_script.h"
 #include "bench/experiments/real_table.h"
 #include "bench/experiments/seed_summary.h"
@@ -35,6 +38,7 @@
 #include "bench/run/wait_policy.h"
 #include "bench/run/run_config.h"
 #include "bench/run/run_flags.h"
+#include "bench/run/text_file.h"
 #include "bench/run/text_format.h"
 #include "datasets/dataset_registry.h"
 
@@ -110,6 +114,15 @@ void check_shared_numbers(const run::Flags& args) {
   }
 }
 
+// DIR/report.md and DIR/index.html, the same report as one self-contained page (markdown_html.h),
+// each whole (two runs at once in one folder leave one report, not a mix).
+void write_report(const std::string& dir, const std::string& title, const std::string& markdown) {
+  const std::string md = (std::filesystem::path(dir) / "report.md").string();
+  const std::string page = (std::filesystem::path(dir) / "index.html").string();
+  run::write_text_file(md, markdown, "report");
+  run::write_text_file(page, experiments::html_page(title, experiments::markdown_html(markdown, dir)), "report");
+  std::printf("report written to %s and %s\n", md.c_str(), page.c_str());
+}
 
 // One comparison (one seed); `outcome`, when given, receives its rows and real comparisons.
 int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
@@ -253,8 +266,7 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
   for (const auto& a : accounts) std::fputs(experiments::shapley_account_text(a).c_str(), stdout);
   std::printf("whole comparison: %.1f s\n", summary.wall_s);
   if (!report_dir.empty()) {
-    std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";
-    std::ofstream out(path);
+    std::ostringstream out;
     out << experiments::markdown_report(summary, rows, run::capture_environment());
     if (with_peers) out << "\n" << experiments::peer_markdown(peers, peer_opts.as_installed ? "as installed" : experiments::kPeerBestEnv,
                                                               peer_opts.python);
@@ -269,8 +281,7 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
     out << "\n## Plots\n\n";
     if (why.empty()) out << experiments::png_markdown(report_dir);
     else out << "Plots skipped: " << why << ".\n";
-    if (!out) throw std::runtime_error("report " + path.string() + ": cannot write");
-    std::printf("report written to %s\n", path.string().c_str());
+    write_report(report_dir, "ablate compare: " + dataset, out.str());
     if (why.empty())
       std::printf("%zu plots written to %s (%s)\n", experiments::png_files(report_dir).size(), report_dir.c_str(),
                   run::join(experiments::png_files(report_dir), ", ").c_str());
@@ -314,13 +325,11 @@ int compare_main(const run::Flags& args) {
   }
   std::fputs(experiments::seeds_text(outcomes).c_str(), stdout);
   if (!report_dir.empty()) {
-    const std::filesystem::path path = std::filesystem::path(report_dir) / "report.md";
-    std::ofstream out(path);
+    std::ostringstream out;
     out << "# ablate compare over seeds\n\n" << experiments::seeds_markdown(outcomes);
     for (const auto& o : outcomes) out << "\n- [seed " << o.seed << "](seed-" << o.seed << "/report.md)";
     out << "\n";
-    if (!out) throw std::runtime_error("report " + path.string() + ": cannot write");
-    std::printf("report written to %s\n", path.string().c_str());
+    write_report(report_dir, "ablate compare over seeds", out.str());
   }
   return status;
 }

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "bench/cli/commands.h"
+#include "bench/run/run_flags.h"
 #include "bench/experiments/explain_page.h"
 #include "bench/experiments/step_table.h"
 #include "bench/experiments/step_trace.h"
@@ -73,6 +74,7 @@ Command explain_command() {
           {
               {"framework", "NAME", "the framework whose preset gives model, optimizer and backend (default caffe)"},
               {"dataset", "NAME", "data set (default synthetic)"},
+              *run::find_run_flag("data"),  // as `ablate run`
               {"preset", "NAME|FILE", "training recipe (default: FRAMEWORK-FAMILY)"},
               {"model", "NAME|FILE", "model file or zoo name (default: the preset's)"},
               {"strategies", "LIST", "strategies to explain, in order (default layerwise,dynamic,static)"},

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "bench/cli/commands.h"
+#include "bench/run/run_flags.h"
 #include "bench/experiments/step_explanation.h"
 #include "bench/run/text_format.h"
 #include "datasets/dataset_registry.h"
@@ -59,6 +60,7 @@ Command gradcheck_command() {
           {
               {"framework", "NAME", "the framework whose preset gives model and optimizer (default caffe)"},
               {"dataset", "NAME", "data set (default synthetic)"},
+              *run::find_run_flag("data"),  // as `ablate run`
               {"preset", "NAME|FILE", "training recipe (default: FRAMEWORK-FAMILY)"},
               {"model", "NAME|FILE", "model file or zoo name (default: the preset's)"},
               {"strategies", "LIST", "strategies to check (default layerwise,dynamic,static)"},

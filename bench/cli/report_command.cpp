@@ -14,6 +14,7 @@
 #include "bench/experiments/plot_script.h"
 #include "bench/experiments/report_tables.h"
 #include "bench/run/results_reader.h"
+#include "bench/run/text_file.h"
 
 namespace ablate::bench::cli {
 
@@ -35,7 +36,7 @@ int report_main(const run::Flags& args) {
 
   const std::string why = experiments::draw_plots(args.get("python", "/usr/bin/python3"),
                                                   args.get("plot-script", experiments::default_plot_script()),
-                                                  {results, dir.string()}, dir);
+                                                  {results}, dir);
   md += "## Plots\n\n";
   if (!why.empty()) {
     md += "Plots skipped: " + why + ".\n";
@@ -45,9 +46,7 @@ int report_main(const run::Flags& args) {
     std::printf("%zu plots written to %s\n", experiments::png_files(dir).size(), dir.string().c_str());
   }
   const auto path = dir / "report.md";
-  std::ofstream out(path);
-  out << md;
-  if (!out) throw std::runtime_error("report " + path.string() + ": cannot write");
+  run::write_text_file(path.string(), md, "report");
   std::printf("report written to %s (%zu runs)\n", path.string().c_str(), file.records.size());
   return 0;
 }

@@ -388,7 +388,7 @@ std::string draw_shapley_account(const ShapleyAccount& a, const std::string& dir
   std::filesystem::rename(json.string() + ".tmp", json);
   if (!a.problem.empty()) return "";
   return draw_plots("/usr/bin/python3", std::string(ABLATE_SOURCE_DIR) + "/bench/report/design_plots.py",
-                    {json.string(), dir, name}, dir);
+                    {json.string(), name}, dir);
 }
 
 }  // namespace ablate::bench::experiments

@@ -1,6 +1,7 @@
 // Warm-up measurement and the common length factor of `ablate compare --budget`.
 #include "bench/experiments/compare_budget.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -98,7 +99,9 @@ double estimate_seconds(const run::RunConfig& unscaled, const WarmupMeasure& m, 
   run::EvaluationSchedule schedule = run::EvaluationSchedule::of(c, m.train_count);
   const double test_images =
       static_cast<double>(c.test_iterations > 0 ? c.test_iterations * c.test_batch : m.test_count);
-  const std::int64_t tests = schedule.tests_in(iters) + 1;  // the recipe's, and at most one more at the end
+  // The recipe's, at most one more at the end, and --curve-points' (at most one per iteration before the end).
+  const std::int64_t curve_tests = std::max<std::int64_t>(0, std::min(c.curve_points - 1, iters - 1));
+  const std::int64_t tests = schedule.tests_in(iters) + 1 + curve_tests;
   const std::int64_t validations = c.validation_interval > 0 ? iters / c.validation_interval : 0;
   const std::int64_t best_tests = c.patience > 0 ? validations : 0;  // at most one per validation
   const std::int64_t batch_evals = c.train_accuracy_interval > 0 ? (iters - 1) / c.train_accuracy_interval + 1 : 0;

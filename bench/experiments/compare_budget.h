@@ -3,7 +3,7 @@
 // warmed up for about a second in its own process (measure_warmup): data loading and set-up
 // time, training images/s, evaluation images/s. From those and each recipe's length, batch
 // and evaluation schedule, estimate_seconds predicts a run at factor f (training, every test,
-// validation and batch evaluation the recipe makes, set-up); choose_factor takes the largest
+// validation and batch evaluation the recipe makes, --curve-points' tests, set-up); choose_factor takes the largest
 // f in (0, 1] whose sum over the frameworks fits what is left of the budget, rounded down to
 // two significant digits.
 #pragma once

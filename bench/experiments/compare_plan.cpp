@@ -34,6 +34,8 @@ run::Flags run_args(const std::string& framework, const run::Flags& compare, dou
   for (const std::string& k : shared_run_flags())
     if (compare.has(k)) a.set(k, compare.get(k));
   if (compare.has("quiet")) a.set("quiet", "true");
+  // A curve for every framework, whatever its recipe tests: the same number of evenly spaced tests.
+  if (!compare.has("curve-points")) a.set("curve-points", std::to_string(kCompareCurvePoints));
   a.set("target-accuracy", run::number(target));
   return a;
 }

@@ -16,6 +16,10 @@
 
 namespace ablate::bench::experiments {
 
+// Test passes per run, evenly spaced, unless --curve-points says otherwise: every framework gets
+// an accuracy curve of as many points, whether its recipe tests along the way or only at the end.
+constexpr int kCompareCurvePoints = 8;
+
 // The frameworks a comparison may name, in the study's order.
 const std::vector<std::string>& compare_frameworks();
 // A target each framework's default should pass on the data set, so time-to-accuracy compares.

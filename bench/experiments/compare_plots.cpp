@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/experiments/plot_script.h"
+#include "bench/run/text_file.h"
 
 namespace ablate::bench::experiments {
 
@@ -40,10 +41,11 @@ std::string compare_json(const CompareData& d) {
   j["budget"] = d.summary->budget;
   Json rows = Json::array();
   for (const CompareRow& r : *d.rows) {
-    Json points = Json::array();
+    Json points = Json::array(), loss_points = Json::array();
     for (const auto& [t, a] : r.test_points) points.push_back({t, a});
+    for (const auto& [t, l] : r.loss_points) loss_points.push_back({t, l});
     rows.push_back({{"framework", r.framework}, {"state", r.state}, {"train_s", r.uniform_train_s},
-                    {"accuracy", r.accuracy}, {"test_points", points}});
+                    {"accuracy", r.accuracy}, {"test_points", points}, {"loss_points", loss_points}});
   }
   j["rows"] = rows;
   Json real = Json::array(), curves = Json::array();
@@ -71,14 +73,9 @@ std::string compare_json(const CompareData& d) {
 }
 
 std::string draw_compare_plots(const std::filesystem::path& dir, const CompareData& data) {
-  const std::filesystem::path file = dir / "compare.json", part = dir / "compare.json.part";
-  {
-    std::ofstream out(part);
-    out << compare_json(data);
-    if (!out) throw std::runtime_error("report " + part.string() + ": cannot write");
-  }
-  std::filesystem::rename(part, file);  // whole or not at all
-  return draw_plots("/usr/bin/python3", default_plot_script(), {"--compare", file.string(), dir.string()}, dir);
+  const std::filesystem::path file = dir / "compare.json";
+  run::write_text_file(file.string(), compare_json(data), "report");  // whole or not at all
+  return draw_plots("/usr/bin/python3", default_plot_script(), {"--compare", file.string()}, dir);
 }
 
 }  // namespace ablate::bench::experiments

@@ -57,6 +57,22 @@ std::string timing_line(run::Timing timing) {
 
 }  // namespace
 
+namespace {
+
+// "T:V T:V ..." -> {(T, V), ...} (to_text's points).
+std::vector<std::pair<double, double>> pairs(const std::string& text) {
+  std::vector<std::pair<double, double>> out;
+  std::istringstream points(text);
+  for (std::string p; points >> p;) {
+    const auto colon = p.find(':');
+    if (colon != std::string::npos)
+      out.emplace_back(std::strtod(p.c_str(), nullptr), std::strtod(p.c_str() + colon + 1, nullptr));
+  }
+  return out;
+}
+
+}  // namespace
+
 CompareRow row_from_result(const run::RunResult& r) {
   CompareRow row;
   row.framework = r.config.framework;
@@ -77,8 +93,10 @@ CompareRow row_from_result(const run::RunResult& r) {
   row.uniform_test_s = m.uniform.test_s;
   row.framework_train_s = m.framework.train_s;
   row.framework_test_s = m.framework.test_s;
-  for (const run::CurvePoint& p : r.curve)
+  for (const run::CurvePoint& p : r.curve) {
     if (p.test_accuracy) row.test_points.emplace_back(p.elapsed_s, *p.test_accuracy);
+    row.loss_points.emplace_back(p.elapsed_s, p.loss);
+  }
   return row;
 }
 
@@ -92,6 +110,8 @@ std::string to_text(const CompareRow& r) {
       << r.cpu_util << "\nuniform_train_s " << r.uniform_train_s << "\nuniform_test_s " << r.uniform_test_s
       << "\nframework_train_s " << r.framework_train_s << "\nframework_test_s " << r.framework_test_s << "\ntest_points";
   for (const auto& [t, a] : r.test_points) out << " " << t << ":" << a;
+  out << "\nloss_points";
+  for (const auto& [t, l] : r.loss_points) out << " " << t << ":" << l;
   out << "\n";
   return out.str();
 }
@@ -121,13 +141,8 @@ void read_measurements(const std::string& text, CompareRow& r) {
   r.uniform_test_s = num("uniform_test_s");
   r.framework_train_s = num("framework_train_s");
   r.framework_test_s = num("framework_test_s");
-  r.test_points.clear();
-  std::istringstream points(v["test_points"]);
-  for (std::string p; points >> p;) {
-    const auto colon = p.find(':');
-    if (colon != std::string::npos)
-      r.test_points.emplace_back(std::strtod(p.c_str(), nullptr), std::strtod(p.c_str() + colon + 1, nullptr));
-  }
+  r.test_points = pairs(v["test_points"]);
+  r.loss_points = pairs(v["loss_points"]);
 }
 
 std::string text_table(const CompareSummary& s, const std::vector<CompareRow>& rows) {

@@ -30,6 +30,9 @@ struct CompareRow {
   double uniform_train_s = 0, uniform_test_s = 0, framework_train_s = 0, framework_test_s = 0;
   // Every test of the run: (uniform training seconds before it, test accuracy), for the plots.
   std::vector<std::pair<double, double>> test_points;
+  // The training loss over time: (uniform training seconds, the loss of that step), every point
+  // of the run's curve (step 1 and every --curve-every-th step).
+  std::vector<std::pair<double, double>> loss_points;
 
   bool measured() const { return state == "completed" || state == "diverged"; }
 };

@@ -2,6 +2,7 @@
 #include "bench/experiments/explain_page.h"
 
 #include "bench/experiments/dot_svg.h"
+#include "bench/experiments/html_page.h"
 #include "graph/static/memory_plan_svg.h"
 
 namespace ablate::bench::experiments {
@@ -11,11 +12,7 @@ std::string explain_page(const Explanation& e, const std::string& step_text,
                          const std::vector<std::pair<std::string, std::string>>& files) {
   std::string strategies;
   for (const StrategyStep& s : e.steps) strategies += (strategies.empty() ? "" : ", ") + s.strategy;
-  std::string html =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ablate explain: " + markup_escaped(e.model) +
-      "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:110em}pre{font-size:12px;overflow-x:auto;"
-      "background:#f6f6f6;padding:1em}h2{border-bottom:1px solid #ccc}</style></head><body>\n";
-  html += "<h1>One training step of " + markup_escaped(e.model) + " under " + markup_escaped(strategies) + "</h1>\n";
+  std::string html = "<h1>One training step of " + markup_escaped(e.model) + " under " + markup_escaped(strategies) + "</h1>\n";
   html += "<p>Same model, same initial weights, same batch, same kernels (" + markup_escaped(e.config.backend.name) +
           " backend, " + kernels::dtype_name(e.config.precision) +
           "). Files beside this page: <code>step.txt</code>, <code>step.json</code>, <code>trace.json</code> (open in "
@@ -33,7 +30,7 @@ std::string explain_page(const Explanation& e, const std::string& step_text,
     html += "<details><summary><code>" + markup_escaped(name) + "</code> as dot text</summary><pre>" + markup_escaped(dot) +
             "</pre></details>\n";
   }
-  return html + "</body></html>\n";
+  return html_page("ablate explain: " + e.model, html);
 }
 
 }  // namespace ablate::bench::experiments

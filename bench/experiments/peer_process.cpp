@@ -1,10 +1,8 @@
-// popen of a peer script, the model file it reads, and PyTorch's environment.
+// Running a peer script (without a shell), the model file it reads, and PyTorch's environment.
 #include "bench/experiments/peer_process.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -16,24 +14,16 @@ namespace ablate::bench::experiments {
 const char* const kPeerBestEnv =
     "OPENBLAS_NUM_THREADS=1 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296";
 
-namespace {
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
-
 std::string default_peer_script() { return std::string(ABLATE_SOURCE_DIR) + "/bench/peers/pytorch_train.py"; }
 
-std::string model_file_for_peer(const std::string& model) {
+std::string model_file_for_peer(const std::string& model, const std::string& dir) {
   if (std::ifstream(model).good()) return model;
   auto text = models::embedded_file("zoo/" + model + ".model");
   if (!text) throw std::invalid_argument("model '" + model + "' is neither a file nor a zoo model");
-  std::string path = "/tmp/ablate-peer-" + model + ".model";
-  std::ofstream(path) << *text;
+  const std::string path = (std::filesystem::path(dir) / (model + ".model")).string();
+  std::ofstream out(path);
+  out << *text;
+  if (!out.flush()) throw std::runtime_error("cannot write the model for the peer to " + path);
   return path;
 }
 
@@ -57,17 +47,9 @@ PeerProcessOutput run_peer_script(const std::string& python, const std::string& 
 
 PeerProcessOutput run_python(const std::string& python, const std::string& env, const std::string& script,
                              const std::vector<std::string>& args) {
-  PeerProcessOutput r;
-  r.command = (env.empty() ? "" : env + " ") + shell_quote(python) + " " + shell_quote(script);
-  for (const auto& a : args) r.command += " " + shell_quote(a);
-  std::fflush(stdout);
-  FILE* pipe = ::popen((r.command + " 2>&1").c_str(), "r");
-  if (!pipe) throw std::runtime_error("cannot start " + r.command);
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, pipe)) r.output += buf;
-  const int status = ::pclose(pipe);
-  r.exit_code = status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  std::vector<std::string> argv = {python, script};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv, split_variables(env));
 }
 
 }  // namespace ablate::bench::experiments

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/experiments/spawned_program.h"
+
 namespace ablate::bench::experiments {
 
 // PyTorch's best configuration found on these machines (shared/reference/machine.md): OpenBLAS
@@ -16,17 +18,15 @@ extern const char* const kPeerBestEnv;
 
 // The source tree's bench/peers/pytorch_train.py.
 std::string default_peer_script();
-// The model as a file the script can read (an embedded zoo model is written out to /tmp).
-std::string model_file_for_peer(const std::string& model);
+// The model as a file the script can read: `model` itself when it is a file, else the embedded
+// zoo model written out into `dir` (a temporary directory of the caller's: never a fixed path,
+// so two runs at once do not share it).
+std::string model_file_for_peer(const std::string& model, const std::string& dir);
 
-struct PeerProcessOutput {
-  std::string command;  // as run by the shell
-  std::string output;   // stdout and stderr together
-  int exit_code = -1;   // -1: killed by a signal or not started
-};
+using PeerProcessOutput = ProgramOutput;
 
-// Runs `ENV PYTHON SCRIPT ARGS...` through the shell (each argument quoted; `env` is put in
-// front as it is, e.g. kPeerBestEnv or ""), stdout and stderr together.
+// Runs PYTHON SCRIPT ARGS... with the variables of `env` ("A=1 B=2", e.g. kPeerBestEnv, or "")
+// added to the environment, without a shell (spawned_program.h); stdout and stderr together.
 PeerProcessOutput run_python(const std::string& python, const std::string& env, const std::string& script,
                              const std::vector<std::string>& args);
 // The PyTorch yardstick's default interpreter: Debian's, with python3-torch (1.13).

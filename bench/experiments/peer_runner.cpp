@@ -170,7 +170,7 @@ TempDir::~TempDir() {
 }
 
 PeerDataDir::PeerDataDir(const run::RunConfig& config)
-    : model_file_(model_file_for_peer(config.model)), dir_("ablate-peer") {
+    : dir_("ablate-peer"), model_file_(model_file_for_peer(config.model, dir_.path())) {
   ChildOutcome written = run_in_child([&] {
     write_peer_data(config, dir_.path());
     return std::string();

@@ -87,7 +87,7 @@ PeerComparison compare_with_peer(const run::RunConfig& config, const CompareRow&
 // data set as the run caps it: validation_cap.h).
 void write_peer_data(const run::RunConfig& config, const std::string& dir);
 
-// A fresh directory /tmp/PREFIX-XXXXXX (mkdtemp); throws naming the template when it cannot be made.
+// A fresh directory $TMPDIR/PREFIX-XXXXXX (mkdtemp: unique to this call); throws naming the template when it cannot be made.
 std::string make_temp_dir(const std::string& prefix);
 
 // A fresh directory, removed with what it holds when this goes (compare's initial weights).
@@ -115,8 +115,8 @@ class PeerDataDir {
   static std::unique_ptr<PeerDataDir> make(const run::RunConfig& config, std::string& error);
 
  private:
+  TempDir dir_;  // first: the model file may be written into it
   std::string model_file_;
-  TempDir dir_;
 };
 
 }  // namespace ablate::bench::experiments

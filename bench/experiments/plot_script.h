@@ -11,7 +11,9 @@ namespace ablate::bench::experiments {
 
 // The source tree's bench/report/plots.py.
 std::string default_plot_script();
-// Runs `PYTHON SCRIPT ARGS...` as an argument vector (no shell) with its output in DIR/plots.log; returns "" or why the plots
+// Runs `PYTHON SCRIPT ARGS... STAGING` (no shell) with STAGING a fresh folder inside `dir`, then
+// renames each PNG drawn there into `dir` (whole: two commands drawing into one folder at once
+// do not collide) and the script's output to DIR/plots.log; returns "" or why the plots
 // were skipped ("matplotlib is not installed for /usr/bin/python3 (...)").
 std::string draw_plots(const std::string& python, const std::string& script, const std::vector<std::string>& args,
                        const std::filesystem::path& dir);

@@ -93,9 +93,7 @@ std::string peer_missing(const RealPeer& peer, const std::string& peers_dir) {
   const std::string python = peer_interpreter(peer, peers_dir);
   if (::access(python.c_str(), X_OK) != 0)
     return "no " + python + "; install it with " + install_command(peer);
-  if (peer.env.empty() &&
-      std::system("/usr/bin/python3 -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec(\"torch\") is None)' "
-                  ">/dev/null 2>&1") != 0)
+  if (peer.env.empty() && !python_has_module("/usr/bin/python3", "torch"))
     return "/usr/bin/python3 has no torch; install it with " + install_command(peer);
   return "";
 }

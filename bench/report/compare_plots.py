@@ -2,7 +2,9 @@
 (bench/experiments/compare_plots.h), drawn by `plots.py --compare COMPARE.json DIR`:
 
   compare_accuracy_vs_time.png  test accuracy against training time: each framework's tests as a
-                                line, each real framework's final test as a marker
+                                line (compare's evenly spaced tests, --curve-points, and the
+                                recipe's own), each real framework's final test as a marker
+  compare_loss_vs_time.png      training loss against training time, one line per framework
   compare_bars.png              training time and test accuracy per framework, ablate beside real
   compare_loss_curves.png       (--with-real) each curve check: both losses per step, and their
                                 relative difference |real - ablate| / |ablate| on a log axis
@@ -10,9 +12,21 @@
                                 own factors, each switch's change, what is left
 """
 import json
+import math
 import os
 
 import matplotlib.pyplot as plt
+
+
+def against_time(fig, ax, data, quantity, out, save, name):
+    """Labels, title, grid and legend of a plot of QUANTITY against training time; saves it as NAME."""
+    ax.set_xlabel("training time (s)")
+    ax.set_ylabel(quantity)
+    ax.set_title(f"{quantity[0].upper()}{quantity[1:].split(' (')[0]} against training time, "
+                 f"{data['dataset']} ({data['budget']})")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    save(fig, out, name)
 
 
 def accuracy_vs_time(data, out, save):
@@ -31,12 +45,26 @@ def accuracy_vs_time(data, out, save):
         seen[m["framework"]] += 1
         ax.plot([m["train_s"]], [m["accuracy"]], marker=shape, markersize=12, linestyle="none", color=colour,
                 label=m["title"])
-    ax.set_xlabel("training time (s)")
-    ax.set_ylabel("test accuracy")
-    ax.set_title(f"Test accuracy against training time, {data['dataset']} ({data['budget']})")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    save(fig, out, "compare_accuracy_vs_time.png")
+    against_time(fig, ax, data, "test accuracy", out, save, "compare_accuracy_vs_time.png")
+
+
+def loss_vs_time(data, out, save):
+    fig, ax = plt.subplots(figsize=(8, 5))
+    drawn = 0
+    colours = {}  # as accuracy_vs_time: one colour per framework, in the rows' order
+    for r in data["rows"]:
+        if r["state"] not in ("completed", "diverged"):
+            continue
+        colour = colours.setdefault(r["framework"], f"C{len(colours)}")
+        pts = [(t, v) for t, v in r.get("loss_points", []) if v is not None and math.isfinite(v)]  # NaN: null
+        if not pts:
+            continue
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour, label=f"ablate {r['framework']}")
+        drawn += 1
+    if not drawn:
+        plt.close(fig)
+        return
+    against_time(fig, ax, data, "training loss (the step's batch)", out, save, "compare_loss_vs_time.png")
 
 
 def bars(data, out, save):
@@ -126,6 +154,7 @@ def draw(path, out, save):
         data = json.load(f)
     os.makedirs(out, exist_ok=True)
     accuracy_vs_time(data, out, save)
+    loss_vs_time(data, out, save)
     bars(data, out, save)
     loss_curves(data, out, save)
     for w in data["waterfalls"]:

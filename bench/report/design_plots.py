@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """PNG plots of a designed experiment (`ablate ablate --report DIR`, `ablate compare --attribute`).
 
-usage: /usr/bin/python3 design_plots.py ABLATE.json DIR [PREFIX]
+usage: /usr/bin/python3 design_plots.py ABLATE.json [PREFIX] DIR
+
+(DIR last: the C++ side's draw_plots appends the folder it draws into.)
 
 Reads the ablate.json the C++ side writes (design_table.h: factors; per metric its main effects,
 interactions and Shapley values, each with a 95% interval or null, and within_noise) and writes,
@@ -148,8 +150,8 @@ def main():
         sys.exit(__doc__)
     with open(sys.argv[1], encoding="utf-8") as f:
         data = json.load(f)
-    out = sys.argv[2]
-    prefix = sys.argv[3] if len(sys.argv) == 4 else "ablate"
+    out = sys.argv[-1]
+    prefix = sys.argv[2] if len(sys.argv) == 4 else "ablate"
     os.makedirs(out, exist_ok=True)
     for metric in data.get("metrics", []):
         if metric.get("missing"):

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -34,11 +36,27 @@ bool parse_switch(const std::string& text, const std::string& what) {
   throw std::invalid_argument(what + " " + text + ": expected on or off");
 }
 
+int logical_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 int parse_thread_count(const std::string& text, const std::string& what) {
-  if (text == "all") return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::int64_t n = parse_int(text, what);
-  if (n < 1) throw std::invalid_argument(what + " " + text + ": expected a positive count or 'all'");
+  if (text == "all") return logical_cores();
+  const std::int64_t most = static_cast<std::int64_t>(kMaxThreadsPerCore) * logical_cores();
+  const std::int64_t n = parse_int(text, what);
+  if (n < 1 || n > most)
+    throw std::invalid_argument(what + " " + text + ": expected 1 to " + std::to_string(most) + " (" +
+                                std::to_string(kMaxThreadsPerCore) + " x this machine's " + std::to_string(logical_cores()) +
+                                " logical cores) or 'all'");
   return static_cast<int>(n);
+}
+
+void warn_if_oversubscribed(int threads, const std::string& what) {
+  static std::set<std::string> warned;  // once per flag: compare resolves every framework from the same flags
+  if (threads <= logical_cores() || !warned.insert(what).second) return;
+  std::fprintf(stderr,
+               "ablate: warning: %s %d is more than this machine's %d logical cores: the threads take turns on the "
+               "cores, which can make training many times slower (allowed: oversubscription is a factor a study may "
+               "vary)\n",
+               what.c_str(), threads, logical_cores());
 }
 
 std::string Flags::get(const std::string& name, const std::string& fallback) const {

@@ -79,6 +79,7 @@ Json config_json(const RunConfig& c) {
       {"inter_op_threads", s.inter_op_threads},
       {"no_random", c.no_random},
       {"curve_every", c.curve_every},
+      {"curve_points", c.curve_points},
   };
 }
 

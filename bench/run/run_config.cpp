@@ -179,7 +179,10 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   if (given("model", "model")) c.model = args.get("model");
   if (given("strategy", "strategy")) names.strategy = args.get("strategy");
   if (given("backend", "backend")) c.backend.name = args.get("backend");
-  if (given("threads", "threads")) c.backend.options.threads = parse_thread_count(args.get("threads"), "--threads");
+  if (given("threads", "threads")) {
+    c.backend.options.threads = parse_thread_count(args.get("threads"), "--threads");
+    warn_if_oversubscribed(c.backend.options.threads, "--threads");
+  }
   if (given("conv-mode", "conv_mode")) names.conv_mode = args.get("conv-mode");
   if (given("conv-lowering", "conv_lowering")) names.conv_lowering = args.get("conv-lowering");
   if (given("threading", "threading")) names.threading = args.get("threading");
@@ -230,8 +233,10 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   if (given("per-sample", "per_sample")) s.per_sample = true;
   if (given("passes", "passes")) s.passes = args.get("passes");
   if (given("executor", "executor")) names.executor = args.get("executor");
-  if (given("inter-op-threads", "inter_op_threads"))
+  if (given("inter-op-threads", "inter_op_threads")) {
     s.inter_op_threads = parse_thread_count(args.get("inter-op-threads"), "--inter-op-threads");
+    warn_if_oversubscribed(s.inter_op_threads, "--inter-op-threads");
+  }
   if (given("malloc", "malloc")) c.malloc_policy = parse_malloc_policy(args.get("malloc"), "--malloc");
   if (given("seed", "seed")) c.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0));
   c.out = args.get("out", "");
@@ -244,6 +249,10 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
     throw std::invalid_argument("--snapshot-initial " + c.snapshot_initial + " with --resume " + c.resume +
                                 ": a resumed run has no initial weights to write; give one of them");
   c.curve_every = args.get_int("curve-every", c.curve_every, 1);
+  c.curve_points = args.get_int("curve-points", c.curve_points, 0);
+  if (c.curve_points > RunConfig::kMaxCurvePoints)
+    throw std::invalid_argument("--curve-points " + args.get("curve-points") + ": expected 0 to " +
+                                std::to_string(RunConfig::kMaxCurvePoints));
   if (given("no-random", "no_random")) c.no_random = true;
   c.memory_check = !args.has("no-memory-check");
   c.backend.options.deterministic = args.has("deterministic");

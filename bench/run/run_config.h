@@ -78,6 +78,10 @@ struct RunConfig {
   bool no_random = false;
   MallocPolicy malloc_policy = MallocPolicy::system;  // glibc as it comes, or freed blocks kept (malloc_policy.h)
   std::int64_t curve_every = 10;  // the curve holds the loss of step 1 and every N-th step
+  // --curve-points N: besides the recipe's tests, the test set at N evenly spaced points of the
+  // run (the last is the final test), outside every training time; 0: the recipe's tests only.
+  std::int64_t curve_points = 0;
+  static constexpr std::int64_t kMaxCurvePoints = 1000;
   bool memory_check = true;      // refuse a run whose memory estimate exceeds what is available
   bool quiet = false;
 };

@@ -64,6 +64,8 @@ const std::vector<FlagSpec>& run_flags() {
       {"no-random", "", "random parts off: no shuffling, dropout keeps all, a random training transform "
                         "replaced by the test transform (for step-by-step checks)"},
       {"curve-every", "N", "record the loss of step 1 and of every N-th step (default 10)"},
+      {"curve-points", "N", "besides the recipe's tests, test at N evenly spaced points of the run, the last the final "
+                            "test; outside every training time (default 0: the recipe's only; compare: 8)"},
       {"quiet", "", "print only the summary"},
   };
   return flags;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <sstream>
@@ -32,8 +33,8 @@ std::optional<double> optional_value(const std::string& text) {
 
 std::string exact(double v) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // the shortest text that reads back as v
+  return std::string(buf, r.ptr);
 }
 
 std::string snapshot_fingerprint(const RunConfig& c) {
@@ -56,7 +57,13 @@ void check_fingerprint(const std::string& saved, const RunConfig& config, const 
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
       const auto space = line.find(' ');
-      out[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(space + 1);
+      std::string value = space == std::string::npos ? "" : line.substr(space + 1);
+      // A number as its shortest exact form, whichever way it was written (snapshots before the
+      // shortest form wrote 0.05 as 0.050000000000000003): equal values compare equal.
+      double number = 0;
+      const auto r = std::from_chars(value.data(), value.data() + value.size(), number);
+      if (!value.empty() && r.ec == std::errc() && r.ptr == value.data() + value.size()) value = exact(number);
+      out[line.substr(0, space)] = value;
     }
     return out;
   };

@@ -24,7 +24,7 @@ std::string encode_curve(const std::vector<CurvePoint>& curve);
 std::vector<CurvePoint> decode_curve(const std::string& text, const std::string& snapshot);
 
 // Typed metadata fields.
-std::string exact(double v);  // %.17g
+std::string exact(double v);  // the shortest form that reads back exactly: 0.05, not 0.050000000000000003
 double meta_double(const std::map<std::string, std::string>& meta, const std::string& key, const std::string& snapshot);
 std::int64_t meta_int(const std::map<std::string, std::string>& meta, const std::string& key, const std::string& snapshot);
 

@@ -37,6 +37,7 @@ struct TimingSegments {
   // The last pass was the recipe's own, at the last iteration (then it is inside the loop and
   // counted in protocol_test_s); otherwise it ran after the loop.
   bool final_test_in_loop = false;
+  double curve_test_s = 0;    // --curve-points' test passes: inside loop_wall_s, outside every training time
 };
 
 struct TimingFigures {

@@ -7,7 +7,9 @@
 
 namespace ablate::bench::run {
 
-// Throws std::invalid_argument "<what>: cannot write '<path>.tmp'" when it cannot be written.
+// The temporary is unique (mkstemp: PATH.XXXXXX), so two processes writing one file at once each
+// leave it whole. Throws std::invalid_argument "<what>: cannot write '<path>' (reason)" when it
+// cannot be written.
 void write_text_file(const std::string& path, const std::string& text, const std::string& what);
 
 }  // namespace ablate::bench::run

@@ -150,6 +150,7 @@ class Loop {
     m["validation_s"] = exact(seg_.validation_s);
     m["protocol_test_s"] = exact(seg_.protocol_test_s);
     m["protocol_tests"] = std::to_string(seg_.protocol_tests);
+    m["curve_test_s"] = exact(seg_.curve_test_s);
     m["loop_wall_s"] = exact(seconds_since(start_));
     m["last_loss"] = exact(last_loss_);
     m["last_test_accuracy"] = exact(last_test_.accuracy);
@@ -187,6 +188,7 @@ class Loop {
     seg_.train_s = meta_double(m, "train_s", name);
     seg_.batch_eval_s = meta_double(m, "batch_eval_s", name);
     seg_.validation_s = meta_double(m, "validation_s", name);
+    seg_.curve_test_s = m.count("curve_test_s") ? meta_double(m, "curve_test_s", name) : 0;  // absent before --curve-points
     seg_.protocol_test_s = meta_double(m, "protocol_test_s", name);
     seg_.protocol_tests = meta_int(m, "protocol_tests", name);
     seg_.loop_wall_s = meta_double(m, "loop_wall_s", name);
@@ -301,6 +303,34 @@ class Loop {
       }
     }
     if (!tested && schedule_.test_due(done)) test(done, true);
+    if (curve_point_due(done) && !point(done).test_accuracy) curve_test(done);
+  }
+
+  // --curve-points N: the N-1 points round(k * iterations / N), k = 1..N-1, before the end (the
+  // final test is the N-th), each at most once however short the run.
+  bool curve_point_due(std::int64_t done) const {
+    const std::int64_t n = cfg_.curve_points, total = cfg_.iterations;
+    if (n < 2 || done >= total) return false;
+    for (std::int64_t k = 1; k < n; ++k)
+      if (std::max<std::int64_t>(1, (k * total + n / 2) / n) == done) return true;
+    return false;
+  }
+
+  // A test pass for the curve alone: its accuracy on the curve, its time in curve_test_s (outside
+  // every training time, the recipe's test time and time-to-accuracy); the reported accuracy
+  // stays the recipe's and the final test's.
+  void curve_test(std::int64_t done) {
+    std::optional<kernels::TraceRecorder::Span> span;
+    if (run_.trace) span.emplace(*run_.trace, "curve test after " + std::to_string(done), "test");
+    const TestSummary t = test_pass(*run_.engine, run_.data.test, run_.test_transform, cfg_.test_batch,
+                                    cfg_.test_iterations, run_.dtype, test_shard(cfg_));
+    seg_.curve_test_s += t.seconds;
+    point(done).test_accuracy = t.accuracy;
+    if (!cfg_.quiet) {
+      std::printf("curve %7lld: accuracy %.4f  loss %.4f  (%lld images, %.2f s)\n", static_cast<long long>(done),
+                  t.accuracy, t.loss, static_cast<long long>(t.images), t.seconds);
+      std::fflush(stdout);
+    }
   }
 
   // The framework's training time so far, before a test pass begins (for time-to-accuracy).

@@ -1,12 +1,14 @@
 // The threads' waiting policy and its one re-execution (wait_policy.h).
 #include "bench/run/wait_policy.h"
 
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 
@@ -74,6 +76,25 @@ std::string flag_in_argv(int argc, char** argv) {
 
 // After the re-execution: the marker "POLICY|SOURCE|NAME=VALUE ..." names what the parent set.
 // The variables are checked (a marker without them is not trusted) and removed with the marker.
+// The path of this program's file (readlink /proc/self/exe); "" when it was removed or renamed
+// since it started (a rebuild: "... (deleted)").
+std::string own_path() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  const std::string path(buf, static_cast<std::size_t>(n));
+  return ::access(path.c_str(), X_OK) == 0 ? path : "";
+}
+
+// The name ps and top show, kept as the program's file name when the image came through
+// /proc/self/exe after all (the kernel names the process after the path it executed).
+void keep_process_name(const char* argv0) {
+  char comm[17] = {};
+  if (::prctl(PR_GET_NAME, comm) != 0 || std::string(comm) != "exe" || !argv0) return;
+  const std::string name = std::filesystem::path(argv0).filename().string();
+  if (!name.empty() && name != "exe") ::prctl(PR_SET_NAME, name.substr(0, 15).c_str());
+}
+
 void adopt_marker(const std::string& marker) {
   WaitPolicyChoice& c = chosen();
   const auto bar1 = marker.find('|'), bar2 = marker.find('|', bar1 == std::string::npos ? 0 : bar1 + 1);
@@ -147,6 +168,7 @@ std::vector<std::pair<std::string, std::string>> wait_policy_variables(const Wai
 void apply_wait_policy(int argc, char** argv, const std::vector<std::string>& training_commands) {
   if (const char* marker = std::getenv(kWaitPolicyMarker)) {  // the re-executed image: never again
     adopt_marker(marker);
+    keep_process_name(argc > 0 ? argv[0] : nullptr);
     return;
   }
   WaitPolicyChoice& c = chosen();
@@ -180,6 +202,10 @@ void apply_wait_policy(int argc, char** argv, const std::vector<std::string>& tr
   ::setenv(kWaitPolicyMarker, marker.c_str(), 1);
   std::fflush(stdout);
   std::fflush(stderr);
+  // Through the program's own path, so that ps and top still show its name (a re-execution of
+  // /proc/self/exe would be shown as "exe"); /proc/self/exe only when that path is gone.
+  const std::string self = own_path();
+  if (!self.empty()) ::execv(self.c_str(), argv);
   ::execv("/proc/self/exe", argv);
   const int err = errno;  // still here: run on with libgomp's default, and say so
   ::unsetenv(kWaitPolicyMarker);

@@ -6,7 +6,8 @@
 // GOMP_SPINCOUNT only when it is loaded, so a choice made by ablate needs a fresh start:
 //
 //   ablate run ...            the user set neither variable, no --wait-policy
-//     -> main: apply_wait_policy sets GOMP_SPINCOUNT=N and a marker, execv(/proc/self/exe)
+//     -> main: apply_wait_policy sets GOMP_SPINCOUNT=N and a marker, execv(its own path, read
+//        from /proc/self/exe, so ps and top still show `ablate`; /proc/self/exe if it is gone)
 //     -> the same process (same pid: mpirun, timeouts and parents see nothing) starts again,
 //        libgomp reads the bounded spin count, apply_wait_policy finds the marker, records
 //        the choice, removes the marker and the variable it set (child processes such as the

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "bench/experiments/compare_budget.h"
 #include "command_runner.h"
 #include "bench/experiments/compare_table.h"
@@ -57,6 +59,18 @@ TEST_F(Compare, ShortenedComparisonPrintsTheTableWritesRecordsAndReport) {
   EXPECT_CONTAINS(report, "ablate run --framework caffe --dataset synthetic --threads 1 --scale 0.001");
   EXPECT_CONTAINS(records, "\"threads\":1,");
   EXPECT_CONTAINS(report, "study train s");
+  // A curve for every framework: 8 evenly spaced tests (7 along the way, the final one), and the
+  // training loss over time, in the record and in compare.json for the plots.
+  EXPECT_CONTAINS(records, "\"curve_points\":8");
+  const nlohmann::json record = nlohmann::json::parse(records.substr(0, records.find('\n')));
+  int tests = 0;
+  for (const auto& p : record["curve"]) tests += p.contains("test_accuracy");
+  EXPECT_EQ(tests, 8) << record["curve"].dump();
+  const nlohmann::json plotted = nlohmann::json::parse(slurp(dir_ / "report" / "compare.json"));
+  EXPECT_EQ(plotted["rows"][0]["test_points"].size(), 8u);
+  EXPECT_GE(plotted["rows"][0]["loss_points"].size(), 2u);
+  EXPECT_CONTAINS(o.out, "--curve-points 8");
+  EXPECT_TRUE(fs::exists(dir_ / "report" / "index.html"));
 }
 
 TEST_F(Compare, BudgetWarmsUpAndChoosesOneFactor) {

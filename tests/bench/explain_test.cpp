@@ -173,6 +173,25 @@ TEST_F(Explain, SwitchingFusionOffRemovesItsPassAndItsFusedOp) {
   for (const Json& op : step["strategies"][0]["ops"]) EXPECT_NE(op["op"], "fused_elementwise") << op.dump();
 }
 
+// `ablate graph --framework F` rewrites the graph with the passes F's preset trains with (TF 1.3's
+// own set, Theano's FAST_RUN), not every pass, and says which set it shows.
+TEST_F(Explain, GraphShowsThePassesThePresetTrainsWith) {
+  const auto tf = ablate("graph --framework tensorflow --batch 2 --dot " + (dir_ / "tf.dot").string());
+  ASSERT_EQ(tf.exit_code, 0) << tf.err;
+  EXPECT_HAS(tf.out, "passes shown: constant_folding, cse, dce, buffer_forwarding, refcount_allocation (the tensorflow-");
+  EXPECT_HAS(tf.out, "preset's set, what tensorflow trains with)");
+  EXPECT_EQ(tf.out.find("elementwise_fusion"), std::string::npos) << "TF 1.3 did not fuse:\n" << tf.out;
+  const auto theano = ablate("graph --framework theano --batch 2 --dot " + (dir_ / "th.dot").string());
+  ASSERT_EQ(theano.exit_code, 0) << theano.err;
+  EXPECT_HAS(theano.out, "passes shown: constant_folding, cse, dce, elementwise_fusion, inplace, refcount_allocation (the theano-");
+  const auto every = ablate("graph --framework tensorflow --batch 2 --passes all --passes-off cse --dot " + (dir_ / "all.dot").string());
+  ASSERT_EQ(every.exit_code, 0) << every.err;
+  EXPECT_HAS(every.out, "(--passes all, less --passes-off cse)");
+  EXPECT_HAS(every.out, "elementwise_fusion");
+  const auto caffe = ablate(std::string("graph ") + kLenetGraph + " --dot " + (dir_ / "c.dot").string());
+  EXPECT_HAS(caffe.out, "(every pass: the caffe-mnist preset names no pass set)");
+}
+
 // index.html stands alone: no script, nothing fetched, the memory plan, the net, the tape and
 // the compiled graph drawn inline, every node of the net drawn.
 TEST_F(Explain, PageIsSelfContainedAndDrawsItsGraphs) {

@@ -205,6 +205,7 @@ TEST_F(RealCli, SeedsRunTheComparisonOncePerSeedAndSummariseTheAccuracies) {
   const std::string report = slurp(dir_ / "report" / "report.md");
   EXPECT_HAS(report, "| theano | Theano 9.9.9 | 0.5000 | 0.5000 | 0.5000 | |");
   EXPECT_HAS(report, "[seed 1](seed-1/report.md)");
+  EXPECT_HAS(slurp(dir_ / "report" / "index.html"), "<a href=\"seed-1/report.md\">seed 1</a>");  // the same, as a page
 }
 
 TEST_F(RealCli, ANotComparableOrFailingPeerIsARowNotAFailure) {

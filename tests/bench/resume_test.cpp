@@ -130,5 +130,26 @@ TEST_F(Resume, SnapshotOfAnotherConfigurationIsRefused) {
   EXPECT_NE(err.str().find("junk.ckpt: not an ablate checkpoint"), std::string::npos) << err.str();
 }
 
+// A refused resume names the numbers as a preset writes them (0.05, not 0.050000000000000003),
+// and a snapshot written with 17 digits by an earlier ablate still matches the same value.
+TEST(ResumeFingerprint, NumbersInTheirShortestExactForm) {
+  RunConfig c;
+  c.optimizer.lr.base_lr = 0.05;
+  const std::string saved = snapshot_fingerprint(c);
+  ASSERT_NE(saved.find("\nbase_lr 0.05\n"), std::string::npos) << saved;
+  std::string earlier = saved;
+  earlier.replace(earlier.find("base_lr 0.05\n"), 13, "base_lr 0.050000000000000003\n");
+  EXPECT_NO_THROW(check_fingerprint(earlier, c, "s.ckpt"));
+  c.optimizer.lr.base_lr = 0.1;
+  try {
+    check_fingerprint(earlier, c, "s.ckpt");
+    FAIL() << "another base_lr was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("base_lr 0.05 there, 0.1 here"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(exact(1.0 / 3.0), "0.3333333333333333");
+  EXPECT_EQ(std::stod(exact(1.0 / 3.0)), 1.0 / 3.0);
+}
+
 }  // namespace
 }  // namespace ablate::bench::run

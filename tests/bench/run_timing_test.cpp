@@ -172,3 +172,28 @@ TEST(RunTiming, EarlyStoppingEndsARealRunAtItsPatience) {
   EXPECT_GE(e.best_iteration, 2);
   EXPECT_LE(e.best_iteration, r.metrics.iterations_done);
 }
+
+// --curve-points 8 on a 12-iteration run: tests after iterations 2, 3, 5, 6, 8, 9, 11 (round(k x
+// 12 / 8), k = 1..7) and the final one at 12; the recipe's own tests (at 5 and 10) stay as they
+// were; the curve's passes are in curve_test_s, outside every training time and the recipe's test time.
+TEST(RunTiming, CurvePointsAreEvenlySpacedTestsOutsideEveryTrainingTime) {
+  RunConfig c = tiny::tiny_config();
+  c.test_interval = 5;
+  c.curve_points = 8;
+  RunResult r = train_and_test(c, tiny::tiny_data());
+  ASSERT_EQ(r.status, "completed") << r.error;
+  std::vector<std::int64_t> tested;
+  for (const auto& p : r.curve)
+    if (p.test_accuracy) tested.push_back(p.iteration);
+  EXPECT_EQ(tested, (std::vector<std::int64_t>{2, 3, 5, 6, 8, 9, 10, 11, 12}));
+  const TimingSegments& s = r.metrics.segments;
+  EXPECT_GT(s.curve_test_s, 0);
+  EXPECT_EQ(s.protocol_tests, 2) << "the recipe's tests, not the curve's";
+  EXPECT_EQ(r.metrics.test_passes, 3);
+  EXPECT_DOUBLE_EQ(framework_timing("caffe", s).train_s, s.loop_wall_s - s.curve_test_s);
+  EXPECT_DOUBLE_EQ(framework_timing("theano", s).train_s, s.loop_wall_s - s.curve_test_s);
+  TimingSegments without = made_up(false);
+  without.curve_test_s = 11;
+  EXPECT_DOUBLE_EQ(framework_timing("caffe", without).train_s, 120);
+  EXPECT_DOUBLE_EQ(framework_timing("torch", without).train_s, 100);
+}
