@@ -35,7 +35,9 @@ void check_bias_keys(const LayerSpec& layer) {
 }
 
 void require_rank(const LayerSpec& layer, const Dims& input, std::size_t rank, const char* expected) {
-  if (input.size() != rank) layer.fail(std::string("expects input ") + expected);
+  if (input.size() != rank)
+    layer.fail(std::string("expects input ") + expected + ", got " + kernels::shape_string(input) +
+               (rank == 4 && input.size() == 3 ? " (tokens [N, T, D]: a layer over images cannot read them)" : ""));
 }
 
 void require_tokens(const LayerSpec& layer, const Dims& input, const char* what) {

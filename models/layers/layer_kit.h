@@ -24,7 +24,7 @@ std::vector<KeyRule> joined(std::vector<std::vector<KeyRule>> groups);
 void require_key(const LayerSpec& layer, const char* key);
 // No bias_* keys when bias=false.
 void check_bias_keys(const LayerSpec& layer);
-// Throws "expects input EXPECTED" naming the layer unless the input has `rank` dimensions.
+// Throws "expects input EXPECTED, got SHAPE" naming the layer unless the input has `rank` dimensions.
 void require_rank(const LayerSpec& layer, const Dims& input, std::size_t rank, const char* expected);
 
 // The shape rule of an element-wise layer: output = input.

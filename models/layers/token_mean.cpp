@@ -11,6 +11,7 @@ namespace {
 LayerType describe() {
   LayerType t;
   t.name = "token_mean";
+  t.backward_reads_output = true;  // as pooling: the pool2d backward is handed y
   t.shape = [](const LayerSpec& layer, const ModelSpec&, LayerShapes& s) {
     require_tokens(layer, s.input, "the mean over the tokens");
     s.output = {s.input[0], s.input[2]};
