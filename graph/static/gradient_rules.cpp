@@ -39,14 +39,15 @@ class Rule {
   // C = alpha A' B' + beta C0 with A' = op(A), B' = op(B):
   //   dA = alpha dC B'^T (A not transposed), alpha B' dC^T (transposed);
   //   dB = alpha A'^T dC (B not transposed), alpha dC^T A' (transposed); dC0 = beta dC.
-  void gemm() {
+  // `op` is gemm, or batched_matmul (the same per batch index; no C0).
+  void gemm(OpKind op) {
     const Attrs& f = n_.attrs;
     auto product = [&](Value a, Value b, bool ta, bool tb) {
       Attrs p;
       p.alpha = f.alpha;
       p.trans_a = ta;
       p.trans_b = tb;
-      return emit(OpKind::gemm, {a, b}, p);
+      return emit(op, {a, b}, p);
     };
     if (want(0)) grads_[0] = f.trans_a ? product(x(1), dy(), f.trans_b, true) : product(dy(), x(1), false, !f.trans_b);
     if (want(1)) grads_[1] = f.trans_b ? product(dy(), x(0), true, f.trans_a) : product(x(0), dy(), !f.trans_a, false);
@@ -55,19 +56,6 @@ class Rule {
       s.alpha = f.beta;
       grads_[2] = emit(OpKind::scale, {dy()}, s);
     }
-  }
-  // c = alpha op(a) op(b) per batch index: the gemm rule with batched products.
-  void batched_matmul() {
-    const Attrs& f = n_.attrs;
-    auto product = [&](Value a, Value b, bool ta, bool tb) {
-      Attrs p;
-      p.alpha = f.alpha;
-      p.trans_a = ta;
-      p.trans_b = tb;
-      return emit(OpKind::batched_matmul, {a, b}, p);
-    };
-    if (want(0)) grads_[0] = f.trans_a ? product(x(1), dy(), f.trans_b, true) : product(dy(), x(1), false, !f.trans_b);
-    if (want(1)) grads_[1] = f.trans_b ? product(dy(), x(0), true, f.trans_a) : product(x(0), dy(), !f.trans_a, false);
   }
   // layer_norm(x, weight, bias) -> y, mean, rstd: one layer_norm_grad node from x, dy and the row
   // statistics; the statistics outputs have no readers but the gradient.
@@ -155,8 +143,8 @@ std::vector<Value> Rule::run() {
       if (want(1)) grads_[1] = emit(OpKind::scale, {dy()}, b);
       break;
     }
-    case OpKind::gemm: gemm(); break;
-    case OpKind::batched_matmul: batched_matmul(); break;
+    case OpKind::gemm:
+    case OpKind::batched_matmul: gemm(op); break;
     case OpKind::layer_norm: layer_norm(); break;
     case OpKind::softmax_last: grads_[0] = emit(OpKind::softmax_last_grad, {y(), dy()}, n_.attrs); break;
     case OpKind::reshape: grads_[0] = emit(OpKind::reshape, {dy()}, with_shape(x(0))); break;
