@@ -187,6 +187,37 @@ class Backend {
   void concat_forward(const std::vector<const Tensor*>& xs, Tensor& y);
   void concat_backward(const Tensor& dy, const std::vector<Tensor*>& dxs);
 
+  // --- attention (tokens [N, T, D]; issue 28) ------------------------------------------------
+  // Batched GEMM, one product per leading index: c[i] = alpha op(a[i]) op(b[i]) + beta c[i] for
+  // a [B,M,K] (or [B,K,M] transposed), b [B,K,N] (or [B,N,K]), c [B,M,N]; one float dtype.
+  // Attention's Q K^T (trans_b) and P V per (sample, head), and their gradients.
+  void batched_gemm(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta, Tensor& c);
+  // Softmax along the last axis with a scale, max-subtracted: for each row r of x viewed as
+  // [R, K] (K the last dimension, any rank >= 1),
+  //   y[r, k] = exp(s x[r, k] - m_r) / sum_j exp(s x[r, j] - m_r),  m_r = max_j s x[r, j]
+  // (s = scale > 0: attention's 1/sqrt(d)). y may alias x. Backward from y:
+  //   dx[r, k] = s y[r, k] (dy[r, k] - sum_j dy[r, j] y[r, j]);  dx may alias dy.
+  void softmax_last_forward(const Tensor& x, double scale, Tensor& y);
+  void softmax_last_backward(const Tensor& y, const Tensor& dy, double scale, Tensor& dx);
+  // Layer normalisation over the last axis (Ba et al. 2016; nn.LayerNorm(D)): x viewed as
+  // [R, D] (any rank >= 1); gamma, beta [D] or both empty (no affine part); epsilon > 0.
+  //   mean[r] = (1/D) sum_d x[r, d],  var[r] = (1/D) sum_d (x[r, d] - mean[r])^2 (biased),
+  //   rstd[r] = 1 / sqrt(var[r] + eps),  x_hat = (x - mean[r]) rstd[r],  y = gamma[d] x_hat + beta[d]
+  // mean and rstd [R] are outputs, for the backward. y may alias x.
+  void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon, Tensor& y,
+                          Tensor& mean, Tensor& rstd);
+  // From x, dy, gamma (empty: 1) and the forward's mean and rstd, with g = gamma[d] dy:
+  //   dgamma[d] = sum_r dy x_hat,  dbeta[d] = sum_r dy,
+  //   dx = rstd[r] (g - (1/D) sum_d g - x_hat (1/D) sum_d g x_hat)
+  // dx, dgamma, dbeta may each be empty (not computed). dx may alias dy.
+  void layer_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                           const Tensor& rstd, Tensor& dx, Tensor& dgamma, Tensor& dbeta);
+  // Axis permutation (numpy.transpose, torch.permute), rank 2 to 6: y.shape[i] = x.shape[perm[i]],
+  //   y[i_0, ..., i_{r-1}] = x[j] with j[perm[d]] = i_d.
+  // Images to tokens ([N, C, T] -> [N, T, C]: {0, 2, 1}), heads apart ([N, T, H, dh] ->
+  // [N, H, T, dh]: {0, 2, 1, 3}). Its backward is permute by the inverse. No aliasing.
+  void permute(const Tensor& x, const std::vector<int>& perm, Tensor& y);
+
   // --- optimizer updates on one parameter w with gradient g (g may be modified) ---------
   void caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p);
   void torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p);
@@ -253,6 +284,19 @@ class Backend {
   virtual void argmax_rows_impl(const Tensor& x, Tensor& out) = 0;
   virtual void concat_forward_impl(const std::vector<const Tensor*>& xs, Tensor& y) = 0;
   virtual void concat_backward_impl(const Tensor& dy, const std::vector<Tensor*>& dxs) = 0;
+  // One gemm_impl per batch index on views of a, b and c (kernels/batched_gemm_loop.cpp): a
+  // backend with a batched primitive overrides it.
+  virtual void batched_gemm_impl(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b,
+                                 double beta, Tensor& c);
+  // The attention ops a backend lacks throw "<backend> <op>: not supported on <backend>"
+  // (kernels/unsupported_ops.cpp); reference and the CPU backends override them.
+  virtual void softmax_last_forward_impl(const Tensor& x, double scale, Tensor& y);
+  virtual void softmax_last_backward_impl(const Tensor& y, const Tensor& dy, double scale, Tensor& dx);
+  virtual void layer_norm_forward_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon,
+                                       Tensor& y, Tensor& mean, Tensor& rstd);
+  virtual void layer_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                                        const Tensor& rstd, Tensor& dx, Tensor& dgamma, Tensor& dbeta);
+  virtual void permute_impl(const Tensor& x, const std::vector<int>& perm, Tensor& y);
   virtual void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) = 0;
   virtual void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) = 0;
   virtual void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) = 0;

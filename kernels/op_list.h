@@ -25,6 +25,8 @@
   X(fill) X(copy) X(scale) X(axpy) X(axpby) X(add) X(mul) X(fused_elementwise)                         \
   X(sum) X(sum_squares) X(argmax_rows)                                                                  \
   X(concat_forward) X(concat_backward)                                                                  \
+  X(batched_gemm) X(softmax_last_forward) X(softmax_last_backward)                                      \
+  X(layer_norm_forward) X(layer_norm_backward) X(permute)                                               \
   X(caffe_sgd_update) X(torch_sgd_update) X(adam_update)
 
 namespace ablate::kernels {

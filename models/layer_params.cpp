@@ -145,6 +145,22 @@ std::vector<StateShape> batch_norm_state(const BatchNormParams& p, std::int64_t 
   return {{"mean_sum", {channels}, 0.0}, {"var_sum", {channels}, 0.0}, {"scale_factor", {1}, 0.0}};
 }
 
+int attention_heads(const LayerSpec& layer) { return layer.get_int("heads", 1); }
+
+const std::vector<std::string>& attention_parameter_suffixes() {
+  static const std::vector<std::string> suffixes{"query_weight", "query_bias", "key_weight", "key_bias",
+                                                 "value_weight", "value_bias", "out_weight", "out_bias"};
+  return suffixes;
+}
+
+double layer_norm_epsilon(const LayerSpec& layer) { return layer.get_double("eps", 1e-5); }
+
+kernels::Pool2dParams token_mean_pool_params(std::int64_t tokens, std::int64_t width) {
+  kernels::Pool2dParams p = global_pool_params(static_cast<int>(tokens), 1);
+  p.out_w = static_cast<int>(width);
+  return p;
+}
+
 ParamSettings param_settings(const LayerSpec& layer, const std::string& suffix) {
   std::string init = suffix == "weight" ? "xavier" : "constant:0";
   if (const LayerType* type = find_layer_type(layer.type))

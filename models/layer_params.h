@@ -78,6 +78,19 @@ std::vector<StateShape> batch_norm_state(const BatchNormParams& p, std::int64_t 
 // <suffix>_lr_mult and <suffix>_decay_mult: the initializer defaults to the layer type's
 // (LayerType::default_inits), else xavier for a weight and constant:0 for a bias; every
 // multiplier to 1.
+// Attention and token layers (issue 28; models/layers/attention.cpp, layer_norm.cpp,
+// token_mean.cpp).
+// The head count of an attention layer (its `heads` key, default 1).
+int attention_heads(const LayerSpec& layer);
+// The parameter suffixes of an attention layer in the canonical order every strategy shares:
+// query, key, value and output projections, each a weight [D, D] then a bias [D].
+const std::vector<std::string>& attention_parameter_suffixes();
+// layer_norm's epsilon (its `eps` key, default 1e-5 as nn.LayerNorm).
+double layer_norm_epsilon(const LayerSpec& layer);
+// token_mean as an average pooling: tokens [N, T, D] viewed as [N, 1, T, D], one window of T x 1
+// (output [N, 1, 1, D]).
+kernels::Pool2dParams token_mean_pool_params(std::int64_t tokens, std::int64_t width);
+
 struct ParamSettings {
   std::string init;
   double lr_mult = 1.0, decay_mult = 1.0;

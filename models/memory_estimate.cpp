@@ -12,7 +12,7 @@ namespace ablate::models {
 MemoryEstimate estimate_training_memory(const ModelSpec& spec, std::int64_t batch, kernels::DType dtype,
                                         const std::string& optimizer) {
   const double bytes = static_cast<double>(kernels::dtype_size(dtype));
-  const double state_tensors = optimizer == "adam" ? 2 : 1;
+  const double state_tensors = optimizer == "adam" || optimizer == "adamw" ? 2 : 1;
   const std::vector<LayerShapes> shapes = infer_shapes(spec, batch);
   MemoryEstimate e;
   e.activation_bytes = static_cast<double>(kernels::shape_numel(shapes.front().input)) * bytes;

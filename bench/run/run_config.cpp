@@ -136,6 +136,8 @@ void apply_preset(RunConfig& c, Names& names, const models::Preset& p, Origins& 
   c.optimizer.lr.power = num("power", c.optimizer.lr.power);
   c.optimizer.lr.stepsize = count("stepsize", c.optimizer.lr.stepsize);
   text("stepvalues", c.optimizer.lr.stepvalues);
+  c.optimizer.lr.warmup = count("warmup", c.optimizer.lr.warmup);
+  c.optimizer.lr.max_iter = count("max_iter", c.optimizer.lr.max_iter);
   c.optimizer.momentum = num("momentum", c.optimizer.momentum);
   c.optimizer.weight_decay = num("weight_decay", c.optimizer.weight_decay);
   c.optimizer.dampening = num("dampening", c.optimizer.dampening);
@@ -201,6 +203,9 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   if (given("batch", "batch")) c.batch = args.get_int("batch", 0, any);
   if (given("lr", "base_lr")) c.optimizer.lr.base_lr = args.get_double("lr", 0);
   if (given("lr-policy", "lr_policy")) c.optimizer.lr.policy = args.get("lr-policy");
+  if (given("optimizer", "optimizer")) c.optimizer.type = args.get("optimizer");
+  if (given("warmup", "warmup")) c.optimizer.lr.warmup = args.get_int("warmup", 0, 0);
+  if (given("max-iter", "max_iter")) c.optimizer.lr.max_iter = args.get_int("max-iter", 0, 1);
   if (given("momentum", "momentum")) c.optimizer.momentum = args.get_double("momentum", 0);
   if (given("weight-decay", "weight_decay")) c.optimizer.weight_decay = args.get_double("weight-decay", 0);
   if (given("transform", "transform")) c.transform = args.get("transform");

@@ -54,6 +54,17 @@ Variable log_softmax(const Variable& x);  // rows of [N,K]
 Variable nll_loss(const Variable& logp, const kernels::Tensor& labels);
 Variable softmax_cross_entropy(const Variable& logits, const kernels::Tensor& labels);
 
+// --- attention (issue 28; tokens [N, T, D]) ---------------------------------------------------
+// c [B, M, N] = alpha op(a) op(b) per batch index (torch.bmm): a [B, M, K] or [B, K, M]
+// (trans_a), b [B, K, N] or [B, N, K] (trans_b)
+Variable batched_matmul(const Variable& a, const Variable& b, bool trans_a, bool trans_b, double alpha = 1.0);
+// softmax(scale x) along the last axis, max-subtracted (F.softmax(x * scale, -1))
+Variable softmax_last(const Variable& x, double scale);
+// F.layer_norm over the last axis with weight and bias [D] (both, or both undefined)
+Variable layer_norm(const Variable& x, const Variable& weight, const Variable& bias, double epsilon);
+// x.permute(perm).contiguous(): y.shape[i] = x.shape[perm[i]]
+Variable permute(const Variable& x, const std::vector<int>& perm);
+
 // --- elementwise, reductions and views -------------------------------------------------------
 Variable add(const Variable& a, const Variable& b);  // same shape
 Variable add(const std::vector<Variable>& xs);       // x0 + x1 + ..., two or more of one shape

@@ -50,13 +50,20 @@ Variable ConvMapModule::forward(const Variable& x, const ForwardContext&) {
   return conv2d_map(x, parameter(0), bias_or_none(parameters_), table_, geometry_.outputs, geometry_.params);
 }
 
-InnerProductModule::InnerProductModule(const models::LayerSpec& spec, std::vector<Variable> parameters)
-    : Module(spec, std::move(parameters)) {
+InnerProductModule::InnerProductModule(const models::LayerSpec& spec, std::vector<Variable> parameters, bool last_axis)
+    : Module(spec, std::move(parameters)), last_axis_(last_axis) {
   expect_parameters(models::layer_has_bias(spec) ? 2 : 1);
 }
 
 Variable InnerProductModule::forward(const Variable& x, const ForwardContext&) {
   if (x.value().ndim() < 2) fail("expects an input [N, ...], got " + x.value().describe());
+  if (last_axis_ && x.value().ndim() > 2) {
+    const kernels::Shape& in = x.shape();
+    kernels::Shape out = in;
+    out.back() = parameter(0).shape()[0];
+    return reshape(linear(reshape(x, {x.value().numel() / in.back(), in.back()}), parameter(0), bias_or_none(parameters_)),
+                   out);
+  }
   return linear(x.value().ndim() == 2 ? x : flatten(x), parameter(0), bias_or_none(parameters_));
 }
 
@@ -71,5 +78,9 @@ ABLATE_DYNAMIC_MODULE(convolution, module_maker<ConvolutionModule>());
 ABLATE_DYNAMIC_MODULE(conv_map, module_maker<ConvMapModule>());
 ABLATE_DYNAMIC_MODULE(inner_product, module_maker<InnerProductModule>());
 ABLATE_DYNAMIC_MODULE(bias, module_maker<BiasModule>());
+ABLATE_DYNAMIC_MODULE(linear, [](const models::LayerSpec& spec, const models::LayerType&, std::vector<Variable> parameters,
+                                 std::vector<kernels::Tensor>) -> std::unique_ptr<Module> {
+  return std::make_unique<InnerProductModule>(spec, std::move(parameters), /*last_axis=*/true);
+});
 
 }  // namespace ablate::graph::dynamic

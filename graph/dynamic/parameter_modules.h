@@ -2,6 +2,7 @@
 //   convolution    nn.SpatialConvolutionMM (and Caffe's, TF's conv2d SAME/VALID): conv2d
 //   conv_map       nn.SpatialConvolutionMap over the layer's seeded connection table: conv2d_map
 //   inner_product  nn.View(-1) + nn.Linear: flatten, linear
+//   linear         nn.Linear on the last axis (tokens [N, T, I]): reshape to rows, linear, reshape back
 //   bias           nn.Add (Theano's b after pooling): bias_add
 // Geometry (padding, output size) is resolved from the input's size by models::conv_geometry,
 // the rule every strategy shares.
@@ -37,9 +38,13 @@ class ConvMapModule final : public Module {
 
 class InnerProductModule final : public Module {
  public:
-  InnerProductModule(const models::LayerSpec& spec, std::vector<Variable> parameters);
+  // last_axis: the `linear` type (every index but the last is a row).
+  InnerProductModule(const models::LayerSpec& spec, std::vector<Variable> parameters, bool last_axis = false);
   const char* type() const override { return "Linear"; }
   Variable forward(const Variable& x, const ForwardContext& context) override;
+
+ private:
+  bool last_axis_;
 };
 
 class BiasModule final : public Module {

@@ -1,6 +1,7 @@
 // Learning-rate policies: Caffe's SGDSolver::GetLearningRate (fixed, inv, step, multistep),
 // TensorFlow's exponential_decay with staircase=True, and Torch optim.sgd's
-// learningRateDecay. Formulas in graph/optim/optimizer_config.h.
+// learningRateDecay, and a transformer's linear warm-up then cosine decay (timm, the ViT and
+// BERT recipes). Formulas in graph/optim/optimizer_config.h.
 #include <cmath>
 #include <stdexcept>
 
@@ -30,8 +31,15 @@ double learning_rate(const LrPolicyConfig& config, std::int64_t iteration) {
     return config.base_lr * std::pow(config.gamma, passed);
   }
   if (policy == "torch_decay") return config.base_lr / (1.0 + t * config.gamma);
+  if (policy == "warmup_cosine") {
+    if (iteration < config.warmup) return config.base_lr * (t + 1) / static_cast<double>(config.warmup);
+    if (iteration >= config.max_iter) return 0.0;
+    const double progress = (t - static_cast<double>(config.warmup)) / static_cast<double>(config.max_iter - config.warmup);
+    return config.base_lr * 0.5 * (1.0 + std::cos(M_PI * progress));
+  }
   throw std::invalid_argument("lr policy '" + policy +
-                              "' is not known; expected fixed, inv, step, multistep, exp_staircase or torch_decay");
+                              "' is not known; expected fixed, inv, step, multistep, exp_staircase, torch_decay or "
+                              "warmup_cosine");
 }
 
 }  // namespace ablate::graph

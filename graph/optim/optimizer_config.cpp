@@ -44,21 +44,28 @@ void validate_policy(const LrPolicyConfig& lr) {
     }
     return;
   }
+  if (p == "warmup_cosine") {
+    require(lr.warmup >= 0, "lr policy warmup_cosine: warmup", static_cast<double>(lr.warmup), "a number of iterations >= 0");
+    require(lr.max_iter > lr.warmup, "lr policy warmup_cosine: max_iter", static_cast<double>(lr.max_iter),
+            "more iterations than warmup (" + std::to_string(lr.warmup) + "): where the cosine reaches 0");
+    return;
+  }
   if (p == "torch_decay") {
     require(std::isfinite(lr.gamma) && lr.gamma >= 0, "lr policy torch_decay: gamma (learningRateDecay)",
             lr.gamma, "a number >= 0");
     return;
   }
   throw std::invalid_argument("lr policy '" + p +
-                              "' is not known; expected fixed, inv, step, multistep, exp_staircase or torch_decay");
+                              "' is not known; expected fixed, inv, step, multistep, exp_staircase, torch_decay or "
+                              "warmup_cosine");
 }
 
 }  // namespace
 
 void validate(const OptimizerConfig& c) {
   const std::string& t = c.type;
-  if (t != "caffe_sgd" && t != "torch_sgd" && t != "adam" && t != "gd")
-    throw std::invalid_argument("optimizer '" + t + "' is not known; expected caffe_sgd, torch_sgd, adam or gd");
+  if (t != "caffe_sgd" && t != "torch_sgd" && t != "adam" && t != "adamw" && t != "gd")
+    throw std::invalid_argument("optimizer '" + t + "' is not known; expected caffe_sgd, torch_sgd, adam, adamw or gd");
   validate_policy(c.lr);
   require(std::isfinite(c.weight_decay) && c.weight_decay >= 0, "weight_decay", c.weight_decay, "a number >= 0");
   if (t == "caffe_sgd" || t == "torch_sgd")
@@ -74,7 +81,7 @@ void validate(const OptimizerConfig& c) {
   } else if (c.nesterov) {
     throw std::invalid_argument("nesterov is an option of torch_sgd only; optimizer is " + t);
   }
-  if (t == "adam") {
+  if (t == "adam" || t == "adamw") {
     require(c.beta1 >= 0 && c.beta1 < 1, "adam beta1", c.beta1, "a number in [0, 1)");
     require(c.beta2 >= 0 && c.beta2 < 1, "adam beta2", c.beta2, "a number in [0, 1)");
     require(std::isfinite(c.epsilon) && c.epsilon > 0, "adam epsilon", c.epsilon, "a positive number");

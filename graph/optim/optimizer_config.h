@@ -15,16 +15,23 @@ namespace ablate::graph {
 //   multistep        lr = base * gamma^(number of steps in `stepvalues` that are <= t)
 //   exp_staircase    lr = base * gamma^floor(t / stepsize)   (TF exponential_decay, staircase)
 //   torch_decay      lr = base / (1 + t * gamma)              (optim.sgd learningRateDecay)
+//   warmup_cosine    lr = base * (t + 1) / warmup for t < warmup (linear warm-up), then
+//                    base * (1 + cos(pi (t - warmup) / (max_iter - warmup))) / 2, 0 from max_iter
+//                    (timm's and the ViT recipes' cosine schedule with warm-up, minimum 0)
 struct LrPolicyConfig {
   std::string policy = "fixed";
   double base_lr = 0.01;
   double gamma = 0.0, power = 0.0;
   std::int64_t stepsize = 0;
   std::string stepvalues;  // comma-separated iterations, for multistep
+  std::int64_t warmup = 0, max_iter = 0;  // warmup_cosine: warm-up iterations, where the cosine ends
 };
 
 struct OptimizerConfig {
-  std::string type = "caffe_sgd";  // caffe_sgd | torch_sgd | adam | gd
+  // caffe_sgd | torch_sgd | adam | adamw | gd; adamw: Adam with decoupled weight decay
+  // (torch.optim.AdamW: w <- w (1 - lr weight_decay) before the Adam step; adam adds the decay to
+  // the gradient instead, as an L2 term in the loss)
+  std::string type = "caffe_sgd";
   LrPolicyConfig lr;
   double momentum = 0.0, weight_decay = 0.0, dampening = 0.0;
   bool nesterov = false;

@@ -3,7 +3,7 @@
 
 namespace ablate::graph {
 
-int optimizer_state_count(const std::string& type) { return type == "adam" ? 2 : 1; }
+int optimizer_state_count(const std::string& type) { return type == "adam" || type == "adamw" ? 2 : 1; }
 
 void apply_update(kernels::Backend& backend, const OptimizerConfig& config, const UpdateStep& step, double lr_mult,
                   double decay_mult, kernels::Tensor& value, kernels::Tensor& grad, kernels::Tensor* const* state) {
@@ -22,8 +22,14 @@ void apply_update(kernels::Backend& backend, const OptimizerConfig& config, cons
     p.nesterov = gd ? false : config.nesterov;
     p.first_step = step.first_update;
     backend.torch_sgd_update(value, grad, *state[0], p);
-  } else {  // adam
-    if (decay != 0) backend.axpy(decay, value, grad);  // L2 in the loss, as TF's models write it
+  } else {  // adam, adamw
+    if (type == "adamw") {
+      // Loshchilov & Hutter's decoupled weight decay, torch.optim.AdamW: w <- w (1 - lr decay),
+      // then the Adam step on the plain gradient
+      if (decay != 0) backend.scale(value, 1.0 - lr * decay);
+    } else if (decay != 0) {
+      backend.axpy(decay, value, grad);  // L2 in the loss, as TF's models write it
+    }
     kernels::AdamParams p;
     p.lr = lr;
     p.beta1 = config.beta1;

@@ -39,14 +39,15 @@ class Rule {
   // C = alpha A' B' + beta C0 with A' = op(A), B' = op(B):
   //   dA = alpha dC B'^T (A not transposed), alpha B' dC^T (transposed);
   //   dB = alpha A'^T dC (B not transposed), alpha dC^T A' (transposed); dC0 = beta dC.
-  void gemm() {
+  // `op` is gemm, or batched_matmul (the same per batch index; no C0).
+  void gemm(OpKind op) {
     const Attrs& f = n_.attrs;
     auto product = [&](Value a, Value b, bool ta, bool tb) {
       Attrs p;
       p.alpha = f.alpha;
       p.trans_a = ta;
       p.trans_b = tb;
-      return emit(OpKind::gemm, {a, b}, p);
+      return emit(op, {a, b}, p);
     };
     if (want(0)) grads_[0] = f.trans_a ? product(x(1), dy(), f.trans_b, true) : product(dy(), x(1), false, !f.trans_b);
     if (want(1)) grads_[1] = f.trans_b ? product(dy(), x(0), true, f.trans_a) : product(x(0), dy(), !f.trans_a, false);
@@ -55,6 +56,16 @@ class Rule {
       s.alpha = f.beta;
       grads_[2] = emit(OpKind::scale, {dy()}, s);
     }
+  }
+  // layer_norm(x, weight, bias) -> y, mean, rstd: one layer_norm_grad node from x, dy and the row
+  // statistics; the statistics outputs have no readers but the gradient.
+  void layer_norm() {
+    for (std::size_t k = 1; k < dout_.size(); ++k)
+      if (dout_[k].valid())
+        throw std::invalid_argument("static graph: node '" + n_.name + "': the gradient of its row statistics is not built");
+    const int id = g_.add(OpKind::layer_norm_grad, "grad/" + n_.name + "/layer_norm_grad", {x(0), dy(), y(1), y(2), x(1)},
+                          n_.attrs);
+    for (std::size_t k = 0; k < 3; ++k) grads_[k] = g_.out(id, static_cast<int>(k));
   }
   // batch_norm(x[, weight, bias]) -> y, mean, var: one batch_norm_grad node from x, dy and the
   // batch statistics (and the weight), outputs dx[, dweight, dbias]. The statistics outputs
@@ -132,7 +143,18 @@ std::vector<Value> Rule::run() {
       if (want(1)) grads_[1] = emit(OpKind::scale, {dy()}, b);
       break;
     }
-    case OpKind::gemm: gemm(); break;
+    case OpKind::gemm:
+    case OpKind::batched_matmul: gemm(op); break;
+    case OpKind::layer_norm: layer_norm(); break;
+    case OpKind::softmax_last: grads_[0] = emit(OpKind::softmax_last_grad, {y(), dy()}, n_.attrs); break;
+    case OpKind::reshape: grads_[0] = emit(OpKind::reshape, {dy()}, with_shape(x(0))); break;
+    case OpKind::permute: {
+      Attrs inverse;
+      inverse.perm.resize(n_.attrs.perm.size());
+      for (std::size_t i = 0; i < n_.attrs.perm.size(); ++i) inverse.perm[static_cast<std::size_t>(n_.attrs.perm[i])] = static_cast<int>(i);
+      grads_[0] = emit(OpKind::permute, {dy()}, inverse);
+      break;
+    }
     case OpKind::concat: {
       Attrs a;
       for (const Value& v : n_.inputs) a.sizes.push_back(g_.type(v).shape[1]);

@@ -53,13 +53,15 @@ struct Attrs {
   kernels::Activation activation = kernels::Activation::relu;  // activation, activation_grad
   bool grad_from_input = false;    // activation: its gradient reads x, not y (GELU); activation_grad
                                    // then takes x as input 0
-  double alpha = 1.0;              // scale, scalar_scale, gemm and axpby factor; dropout_mask keep
-                                   // probability; fill value
+  double alpha = 1.0;              // scale, scalar_scale, gemm, batched_matmul and axpby factor;
+                                   // dropout_mask keep probability; fill value; softmax_last(_grad)
+                                   // scale; layer_norm(_grad) epsilon
   double beta = 0.0;               // gemm, axpby: the factor of the second term
-  bool trans_a = false, trans_b = false;  // gemm
+  bool trans_a = false, trans_b = false;  // gemm, batched_matmul
+  std::vector<int> perm;           // permute: y.shape[i] = x.shape[perm[i]]
   int outputs = 0;                 // conv2d_map: output planes K (the weight [T, KH, KW] lacks it)
   bool bias = false;               // *_grad_filter, linear_grad_weight: also the bias gradient (output 1)
-  kernels::Shape shape;            // sources: their shape; *_grad_input and nll_grad: dx's shape;
+  kernels::Shape shape;            // sources and reshape: their shape; *_grad_input and nll_grad: dx's shape;
                                    // batch_norm_update: the layer input's (M values per channel)
   kernels::DType dtype = kernels::DType::f32;  // sources: their dtype
   std::string key;                 // variable: its store name; dropout_mask: the layer of its seed

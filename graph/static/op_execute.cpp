@@ -129,7 +129,16 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
       else
         b.axpby(a.alpha, in(0), a.beta, out(0));
       return;
-    case OpKind::copy: b.copy(in(0), out(0)); return;
+    case OpKind::copy:
+    case OpKind::reshape: b.copy(in(0), out(0)); return;
+    case OpKind::permute: b.permute(in(0), a.perm, out(0)); return;
+    case OpKind::batched_matmul: b.batched_gemm(a.trans_a, a.trans_b, a.alpha, in(0), in(1), 0.0, out(0)); return;
+    case OpKind::softmax_last: b.softmax_last_forward(in(0), a.alpha, out(0)); return;
+    case OpKind::softmax_last_grad: b.softmax_last_backward(in(0), in(1), a.alpha, out(0)); return;
+    case OpKind::layer_norm: b.layer_norm_forward(in(0), in(1), in(2), a.alpha, out(0), out(1), out(2)); return;
+    case OpKind::layer_norm_grad:
+      b.layer_norm_backward(in(0), in(1), in(4), in(2), in(3), out(0), out(1), out(2));
+      return;
     case OpKind::softmax: b.softmax_forward(in(0), out(0)); return;
     case OpKind::sum: out(0).set(0, b.sum(in(0))); return;
     case OpKind::sum_squares: out(0).set(0, b.sum_squares(in(0))); return;

@@ -10,6 +10,13 @@ const char* op_name(OpKind op) {
     case OpKind::constant: return "constant";
     case OpKind::dropout_mask: return "dropout_mask";
     case OpKind::fill: return "fill";
+    case OpKind::reshape: return "reshape";
+    case OpKind::permute: return "permute";
+    case OpKind::batched_matmul: return "batched_matmul";
+    case OpKind::softmax_last: return "softmax_last";
+    case OpKind::layer_norm: return "layer_norm";
+    case OpKind::softmax_last_grad: return "softmax_last_grad";
+    case OpKind::layer_norm_grad: return "layer_norm_grad";
     case OpKind::gemm: return "gemm";
     case OpKind::axpby: return "axpby";
     case OpKind::copy: return "copy";

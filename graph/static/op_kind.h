@@ -25,6 +25,12 @@ enum class OpKind {
   add_n,         // x0 + x1 + ... of one shape (TF's AddN: the gradient's sum where a value has
                  // several readers): Backend::add pairwise into the output, in input order.
                  // Not a fusion step: TF 1.x kept AddN a node of its own
+  // attention (issue 28; tokens [N, T, D]):
+  reshape,         // (x) -> the same values in attrs.shape (tf.reshape; a copy here, no aliasing)
+  permute,         // (x) -> x's axes in the order attrs.perm (tf.transpose; Backend::permute)
+  batched_matmul,  // (a, b) -> alpha op(a) op(b) per batch index (tf.matmul of rank 3; Backend::batched_gemm)
+  softmax_last,    // (x) -> softmax(attrs.alpha x) along the last axis (Backend::softmax_last_forward)
+  layer_norm,      // (x, weight, bias) -> y, mean, rstd [R] over the last axis; attrs.alpha the epsilon
   gemm,          // c = alpha op(a) op(b) + beta c0 (Backend::gemm; c0 read only when beta != 0)
   axpby,         // out = alpha x + beta y (Backend::axpy when beta is 1, else axpby)
   copy,          // out = x (Backend::copy)
@@ -45,6 +51,8 @@ enum class OpKind {
   conv2d_grad_input, conv2d_grad_filter, conv2d_map_grad_input, conv2d_map_grad_filter,
   linear_grad_input, linear_grad_weight, bias_grad, pool2d_grad, activation_grad, lrn_grad,
   softmax_xent_grad, log_softmax_grad, nll_grad,
+  softmax_last_grad,  // (y, dy) -> dx = s y (dy - sum dy y), s = attrs.alpha
+  layer_norm_grad,    // (x, dy, mean, rstd, weight) -> dx, dweight, dbias (Backend::layer_norm_backward)
   concat_grad,   // (dy) -> dx0, dx1, ...: dy's channel slices of attrs.sizes channels each
                  // (Backend::concat_backward; TF's gradient of ConcatV2: a Slice per input)
   batch_norm_grad,  // (x, dy, mean, var[, weight]) -> dx[, dweight, dbias]: FusedBatchNormGrad

@@ -143,6 +143,72 @@ std::vector<TensorType> gemm(const Checker& c, const Node& n) {
   return {c.like(0, {m, nn})};
 }
 
+// The attention ops (op_kind.h): reshape, permute, batched_matmul, softmax_last and layer_norm
+// with their gradients; tokens [N, T, D], per-head batches [B, T, dh].
+std::vector<TensorType> attention(const Checker& c, const Node& n) {
+  const Attrs& a = n.attrs;
+  switch (n.op) {
+    case OpKind::reshape:
+      c.arity(1, 1);
+      if (kernels::shape_numel(a.shape) != kernels::shape_numel(c.shape(0)))
+        c.fail(c.desc(0) + " cannot be viewed as " + kernels::shape_string(a.shape) + " (another element count)");
+      return {c.like(0, a.shape)};
+    case OpKind::permute: {
+      c.arity(1, 1);
+      const Shape& x = c.shape(0);
+      Shape out;
+      std::vector<bool> seen(x.size(), false);
+      for (int p : a.perm) {
+        if (p < 0 || static_cast<std::size_t>(p) >= x.size() || seen[static_cast<std::size_t>(p)]) break;
+        seen[static_cast<std::size_t>(p)] = true;
+        out.push_back(x[static_cast<std::size_t>(p)]);
+      }
+      if (out.size() != x.size() || a.perm.size() != x.size())
+        c.fail("attrs.perm is not a permutation of the axes of " + c.desc(0));
+      return {c.like(0, out)};
+    }
+    case OpKind::batched_matmul: {
+      c.arity(2, 2);
+      c.dims(0, 3, "[B, rows, cols]");
+      c.dims(1, 3, "[B, rows, cols]");
+      const Shape &sa = c.shape(0), &sb = c.shape(1);
+      const std::int64_t m = a.trans_a ? sa[2] : sa[1], k = a.trans_a ? sa[1] : sa[2];
+      const std::int64_t kb = a.trans_b ? sb[2] : sb[1], nn = a.trans_b ? sb[1] : sb[2];
+      if (sa[0] != sb[0] || k != kb)
+        c.fail(c.desc(0) + (a.trans_a ? " (transposed)" : "") + " and " + c.desc(1) + (a.trans_b ? " (transposed)" : "") +
+               " do not share their batch and inner dimension");
+      return {c.like(0, {sa[0], m, nn})};
+    }
+    case OpKind::softmax_last:
+      c.arity(1, 1);
+      if (c.shape(0).empty()) c.fail(c.desc(0) + " has no last axis");
+      return {c.like(0, c.shape(0))};
+    case OpKind::softmax_last_grad:
+      c.arity(2, 2);
+      c.same(0, 1);
+      return {c.like(0, c.shape(0))};
+    case OpKind::layer_norm: {  // (x, weight, bias) -> y, mean, rstd
+      c.arity(3, 3);
+      if (c.shape(0).size() < 2) c.fail(c.desc(0) + " is not [N, ..., D]");
+      const std::int64_t d = c.shape(0).back();
+      c.exactly(1, {d}, "one weight per feature");
+      c.exactly(2, {d}, "one bias per feature");
+      const Shape rows{kernels::shape_numel(c.shape(0)) / d};
+      return {c.like(0, c.shape(0)), c.like(0, rows), c.like(0, rows)};
+    }
+    default: {  // layer_norm_grad (x, dy, mean, rstd, weight) -> dx, dweight, dbias
+      c.arity(5, 5);
+      c.same(0, 1);
+      const std::int64_t d = c.shape(0).back();
+      const Shape rows{kernels::shape_numel(c.shape(0)) / d};
+      c.exactly(2, rows, "one mean per row");
+      c.exactly(3, rows, "one rstd per row");
+      c.exactly(4, {d}, "one weight per feature");
+      return {c.like(0, c.shape(0)), c.like(0, {d}), c.like(0, {d})};
+    }
+  }
+}
+
 // The batch normalisation ops (op_kind.h): x [N, C] or [N, C, H, W], per-channel tensors [C].
 std::int64_t batch_norm_channels(const Checker& c, std::size_t x) {
   if (c.shape(x).size() != 2 && c.shape(x).size() != 4) c.fail(c.desc(x) + " is not [N, C] or [N, C, H, W]");
@@ -265,6 +331,13 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
       if (a.shape.empty()) c.fail("broadcast needs attrs.shape");
       return {{a.shape, a.dtype}};
     case OpKind::gemm: return gemm(c, n);
+    case OpKind::reshape:
+    case OpKind::permute:
+    case OpKind::batched_matmul:
+    case OpKind::softmax_last:
+    case OpKind::softmax_last_grad:
+    case OpKind::layer_norm:
+    case OpKind::layer_norm_grad: return attention(c, n);
     case OpKind::axpby:
       c.arity(2, 2);
       c.same(0, 1);

@@ -88,6 +88,10 @@ std::string attribute_signature(const Node& n) {
   s += "|outputs " + std::to_string(a.outputs) + "|bias " + std::to_string(a.bias);
   s += "|shape " + kernels::shape_string(a.shape) + kernels::dtype_name(a.dtype) + "|key " + a.key;
   s += "|mult " + number(a.lr_mult) + "," + number(a.decay_mult);
+  if (!a.perm.empty()) {
+    s += "|perm";
+    for (int k : a.perm) s += " " + std::to_string(k);
+  }
   if (!a.sizes.empty()) {
     s += "|sizes";
     for (std::int64_t k : a.sizes) s += " " + std::to_string(k);

@@ -10,7 +10,7 @@ namespace ablate::graph::static_graph {
 
 std::vector<std::string> slot_names(const std::string& optimizer, const std::string& param) {
   if (optimizer == "caffe_sgd") return {param + "/history"};
-  if (optimizer == "adam") return {param + "/m", param + "/v"};
+  if (optimizer == "adam" || optimizer == "adamw") return {param + "/m", param + "/v"};
   return {param + "/velocity"};  // torch_sgd, gd
 }
 
@@ -58,7 +58,7 @@ TrainingGraph build_training_graph(const models::CheckedModel& model, std::int64
 
   const std::string& type = options.optimizer.type;
   const OpKind apply = type == "caffe_sgd" ? OpKind::apply_caffe_sgd
-                       : type == "adam"    ? OpKind::apply_adam
+                       : type == "adam" || type == "adamw" ? OpKind::apply_adam
                                            : OpKind::apply_torch_sgd;
   for (std::size_t i = 0; i < m.parameters.size(); ++i) {
     const GraphParameter& p = m.parameters[i];

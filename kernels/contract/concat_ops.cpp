@@ -20,12 +20,6 @@ std::string open_axis_one(const Tensor& t) {
   return s + "]";
 }
 
-bool overlap(const Tensor& a, const Tensor& b) {
-  const auto* pa = static_cast<const char*>(a.raw_data());
-  const auto* pb = static_cast<const char*>(b.raw_data());
-  return pa < pb + b.bytes() && pb < pa + a.bytes();
-}
-
 // Checks the parts against each other and the whole against them: `lead` fixes the dtype and
 // every dimension but axis 1 (the first part in forward, dy in backward). Returns the shape
 // the whole must have.
@@ -59,7 +53,7 @@ template <class Part>
 void separate(const OpCheck& check, const char* whole_arg, const Tensor& whole, const char* parts,
               const std::vector<Part*>& ts) {
   for (std::size_t k = 0; k < ts.size(); ++k)
-    if (overlap(whole, *ts[k]))
+    if (shares_memory(whole, *ts[k]))
       check.fail(std::string(whole_arg) + " shares memory with " + part_name(parts, k) + ", expected separate tensors");
 }
 

@@ -12,6 +12,12 @@ std::string text(std::int64_t v) { return std::to_string(v); }
 
 }  // namespace
 
+bool shares_memory(const Tensor& a, const Tensor& b) {
+  const auto* pa = static_cast<const char*>(a.raw_data());
+  const auto* pb = static_cast<const char*>(b.raw_data());
+  return pa < pb + b.bytes() && pb < pa + a.bytes();
+}
+
 void OpCheck::fail(const std::string& message) const {
   throw std::invalid_argument(backend_.name() + " " + op_name(op_) + ": " + message);
 }

@@ -19,6 +19,9 @@ namespace ablate::kernels {
 
 class Backend;
 
+// Whether the storage of a and b overlaps (outputs that must not alias an input).
+bool shares_memory(const Tensor& a, const Tensor& b);
+
 class OpCheck {
  public:
   OpCheck(const Backend& backend, Op op) : backend_(backend), op_(op) {}

@@ -8,7 +8,8 @@
 // One op family per file: reference_gemm.cpp (gemm, linear), reference_conv.cpp (conv, bias),
 // reference_conv_map.cpp (Torch's connection-table convolution), reference_pool.cpp,
 // reference_activation.cpp (with GELU), reference_lrn.cpp, reference_batch_norm.cpp, reference_dropout.cpp,
-// reference_losses.cpp, reference_elementwise.cpp, reference_concat.cpp, reference_optim.cpp.
+// reference_losses.cpp, reference_elementwise.cpp, reference_concat.cpp, reference_optim.cpp,
+// reference_attention.cpp (softmax over the last axis, layer norm, permute).
 // Private to kernels/reference/: the rest of the code uses make_reference_backend().
 #pragma once
 
@@ -93,6 +94,13 @@ class ReferenceBackend final : public Backend {
   void argmax_rows_impl(const Tensor& x, Tensor& out) override;
   void concat_forward_impl(const std::vector<const Tensor*>& xs, Tensor& y) override;
   void concat_backward_impl(const Tensor& dy, const std::vector<Tensor*>& dxs) override;
+  void softmax_last_forward_impl(const Tensor& x, double scale, Tensor& y) override;
+  void softmax_last_backward_impl(const Tensor& y, const Tensor& dy, double scale, Tensor& dx) override;
+  void layer_norm_forward_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon, Tensor& y,
+                               Tensor& mean, Tensor& rstd) override;
+  void layer_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                                const Tensor& rstd, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+  void permute_impl(const Tensor& x, const std::vector<int>& perm, Tensor& y) override;
 
   void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) override;
   void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) override;

@@ -8,17 +8,15 @@ namespace ablate::models::layers {
 ValueRule kind(ValueKind k) { return ValueRule{k, {}}; }
 ValueRule choice(std::vector<std::string> choices) { return ValueRule{ValueKind::choice, std::move(choices)}; }
 
-std::vector<KeyRule> weight_keys() {
-  return {{"weight_init", kind(ValueKind::initializer)},
-          {"weight_lr_mult", kind(ValueKind::non_negative_real)},
-          {"weight_decay_mult", kind(ValueKind::non_negative_real)}};
+std::vector<KeyRule> param_keys(const std::string& suffix) {
+  return {{suffix + "_init", kind(ValueKind::initializer)},
+          {suffix + "_lr_mult", kind(ValueKind::non_negative_real)},
+          {suffix + "_decay_mult", kind(ValueKind::non_negative_real)}};
 }
 
-std::vector<KeyRule> bias_keys() {
-  return {{"bias_init", kind(ValueKind::initializer)},
-          {"bias_lr_mult", kind(ValueKind::non_negative_real)},
-          {"bias_decay_mult", kind(ValueKind::non_negative_real)}};
-}
+std::vector<KeyRule> weight_keys() { return param_keys("weight"); }
+
+std::vector<KeyRule> bias_keys() { return param_keys("bias"); }
 
 std::vector<KeyRule> joined(std::vector<std::vector<KeyRule>> groups) {
   std::vector<KeyRule> keys;
@@ -37,7 +35,15 @@ void check_bias_keys(const LayerSpec& layer) {
 }
 
 void require_rank(const LayerSpec& layer, const Dims& input, std::size_t rank, const char* expected) {
-  if (input.size() != rank) layer.fail(std::string("expects input ") + expected);
+  if (input.size() != rank)
+    layer.fail(std::string("expects input ") + expected + ", got " + kernels::shape_string(input) +
+               (rank == 4 && input.size() == 3 ? " (tokens [N, T, D]: a layer over images cannot read them)" : ""));
+}
+
+void require_tokens(const LayerSpec& layer, const Dims& input, const char* what) {
+  if (input.size() != 3)
+    layer.fail(std::string("expects tokens [N, T, D] (") + what + "), got " + kernels::shape_string(input) +
+               (input.size() == 4 ? ": an image [N, C, H, W] becomes tokens through a 'tokens' layer" : ""));
 }
 
 void same_shape(const LayerSpec&, const ModelSpec&, LayerShapes& s) { s.output = s.input; }

@@ -14,13 +14,17 @@ ValueRule kind(ValueKind k);
 ValueRule choice(std::vector<std::string> choices);
 std::vector<KeyRule> weight_keys();  // weight_init, weight_lr_mult, weight_decay_mult
 std::vector<KeyRule> bias_keys();    // bias_init, bias_lr_mult, bias_decay_mult
+// <suffix>_init, <suffix>_lr_mult, <suffix>_decay_mult: the keys of one parameter.
+std::vector<KeyRule> param_keys(const std::string& suffix);
+// Throws naming the layer unless the input is [N, T, D] tokens (`what` says what the layer does).
+void require_tokens(const LayerSpec& layer, const Dims& input, const char* what);
 std::vector<KeyRule> joined(std::vector<std::vector<KeyRule>> groups);
 
 // Throws "needs key 'KEY'" naming the layer when the key is absent.
 void require_key(const LayerSpec& layer, const char* key);
 // No bias_* keys when bias=false.
 void check_bias_keys(const LayerSpec& layer);
-// Throws "expects input EXPECTED" naming the layer unless the input has `rank` dimensions.
+// Throws "expects input EXPECTED, got SHAPE" naming the layer unless the input has `rank` dimensions.
 void require_rank(const LayerSpec& layer, const Dims& input, std::size_t rank, const char* expected);
 
 // The shape rule of an element-wise layer: output = input.

@@ -27,6 +27,31 @@ LrPolicyConfig policy(const std::string& name, double base, double gamma = 0, do
 
 const std::int64_t kIterations[] = {0, 1, 2, 99, 100, 101, 999, 1000, 4999, 5000, 10000, 123456};
 
+// Linear warm-up over 10 iterations to the base rate, then a half cosine to 0 at iteration 110.
+TEST(LrPolicy, WarmupCosine) {
+  LrPolicyConfig c = policy("warmup_cosine", 0.002);
+  c.warmup = 10;
+  c.max_iter = 110;
+  EXPECT_DOUBLE_EQ(learning_rate(c, 0), 0.0002);
+  EXPECT_DOUBLE_EQ(learning_rate(c, 4), 0.001);
+  EXPECT_DOUBLE_EQ(learning_rate(c, 9), 0.002);
+  EXPECT_DOUBLE_EQ(learning_rate(c, 10), 0.002);
+  EXPECT_NEAR(learning_rate(c, 60), 0.001, 1e-15);
+  EXPECT_NEAR(learning_rate(c, 35), 0.001 * (1 + std::cos(M_PI / 4)), 1e-15);
+  EXPECT_NEAR(learning_rate(c, 109), 0.001 * (1 + std::cos(M_PI * 99 / 100)), 1e-15);
+  EXPECT_EQ(learning_rate(c, 110), 0.0);
+  EXPECT_EQ(learning_rate(c, 500), 0.0);
+  c.warmup = 0;
+  EXPECT_DOUBLE_EQ(learning_rate(c, 0), 0.002);
+  OptimizerConfig o;
+  o.type = "adamw";
+  o.lr = c;
+  o.lr.max_iter = 0;
+  expect_error<std::invalid_argument>([&] { validate(o); }, {"warmup_cosine", "max_iter 0", "more iterations than warmup"});
+  o.type = "adamv";
+  expect_error<std::invalid_argument>([&] { validate(o); }, {"optimizer 'adamv'", "adamw"});
+}
+
 TEST(LrPolicy, FixedIsTheBaseRate) {
   for (auto t : kIterations) EXPECT_DOUBLE_EQ(learning_rate(policy("fixed", 0.01), t), 0.01);
 }

@@ -136,6 +136,33 @@ TEST(Optimizer, AdamUsesTEqualsIterationPlusOne) {
   expect_weights(run, expected);
 }
 
+// torch.optim.AdamW: w <- w (1 - lr wd) first, then Adam on the plain gradient (the decay not in
+// m and v); parameter b's lr_mult 2 and decay_mult 0.5 scale lr and the decay.
+TEST(Optimizer, AdamwDecaysTheWeightsApartFromTheGradient) {
+  OptimizerConfig c = make_config("adamw");
+  c.lr.policy = "fixed";
+  c.lr.base_lr = 0.01;
+  c.weight_decay = 0.1;
+  const std::int64_t first = 4;
+  Trajectory run = run_optimizer(c, first);
+  std::vector<std::vector<double>> expected;
+  double w[kSize], m[kSize] = {0, 0, 0}, v[kSize] = {0, 0, 0};
+  for (int i = 0; i < kSize; ++i) w[i] = kStart[i];
+  for (int s = 0; s < 3; ++s) {
+    const double t = static_cast<double>(first + s + 1);
+    const double lr = 0.01 * 2.0, lr_t = lr * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t));
+    for (int i = 0; i < kSize; ++i) {
+      w[i] *= 1 - lr * 0.1 * 0.5;
+      const double g = gradient(s, i);
+      m[i] = 0.9 * m[i] + 0.1 * g;
+      v[i] = 0.999 * v[i] + 0.001 * g * g;
+      w[i] -= lr_t * m[i] / (std::sqrt(v[i]) + 1e-8);
+    }
+    expected.push_back({w[0], w[1], w[2]});
+  }
+  expect_weights(run, expected);
+}
+
 TEST(Optimizer, StateHasTheParameterShapesAndPersists) {
   auto backend = kernels::make_backend("reference");
   Parameter p{"w", kernels::Tensor({2, 3}), kernels::Tensor({2, 3})};

@@ -226,6 +226,12 @@ TEST(StaticEngine, EveryLayerTypeOfTheCatalogBuildsATrainingGraph) {
       "layer sum add input=g1,bn1\n"
       "layer cat concat input=sum,p1\n"
       "layer gap global_avg_pool\n"
+      "layer tk tokens\n"
+      "layer pe pos_embed\n"
+      "layer ln layer_norm\n"
+      "layer at attention heads=2\n"
+      "layer li linear outputs=6\n"
+      "layer tm token_mean\n"
       "layer ip1 inner_product outputs=5\n"
       "layer d1 dropout keep=0.5\n"
       "layer ip2 inner_product outputs=3\n"
@@ -237,12 +243,14 @@ TEST(StaticEngine, EveryLayerTypeOfTheCatalogBuildsATrainingGraph) {
   used.insert("softmax_loss");  // the other loss: every test model above ends with it
   for (const auto* info : models::layer_catalog()) EXPECT_TRUE(used.count(info->name)) << info->name;
   auto tg = static_graph::build_training_graph(models::CheckedModel(spec), 2, testing::caffe_sgd_options(2, kernels::DType::f32));
-  EXPECT_EQ(tg.parameters.size(), 11u);  // c1 w b, m1 w b, b1 b, bn1 w b, ip1 w b, ip2 w b
+  EXPECT_EQ(tg.parameters.size(), 24u);  // c1 w b, m1 w b, b1 b, bn1 w b, pe w, ln w b, at 8, li w b, ip1 w b, ip2 w b
   std::set<static_graph::OpKind> ops;
   for (int id = 0; id < tg.graph.size(); ++id) ops.insert(tg.graph.node(id).op);
   for (auto op : {static_graph::OpKind::conv2d_map_grad_filter, static_graph::OpKind::batch_norm_grad,
                   static_graph::OpKind::batch_norm_update, static_graph::OpKind::concat_grad,
-                  static_graph::OpKind::add_n})
+                  static_graph::OpKind::add_n, static_graph::OpKind::layer_norm_grad,
+                  static_graph::OpKind::softmax_last_grad, static_graph::OpKind::batched_matmul,
+                  static_graph::OpKind::permute, static_graph::OpKind::reshape})
     EXPECT_TRUE(ops.count(op)) << static_graph::op_name(op);
 }
 

@@ -58,6 +58,41 @@ TEST(Contract, OneMessagePerViolationOnEveryBackend) {
   }
 }
 
+TEST(Contract, AttentionOpsShapesAndParameters) {
+  for (auto& b : backends()) {
+    const std::string name = b->name();
+    Tensor q = ones({8, 16, 4}), k = ones({8, 16, 5}), s({8, 16, 16}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->batched_gemm(false, true, 1.0, q, k, 0.0, s); }),
+              name + " batched_gemm: b is f32[8, 16, 5], expected shape [8, 16, 4]");
+    Tensor flat = ones({16, 4});
+    EXPECT_EQ(invalid_argument_of([&] { b->batched_gemm(false, true, 1.0, flat, flat, 0.0, s); }),
+              name + " batched_gemm: a is f32[16, 4], expected 3 dimensions");
+    Tensor x = ones({2, 5, 6}), y({2, 5, 6}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->softmax_last_forward(x, 0.0, y); }),
+              name + " softmax_last_forward: scale is 0.000000, expected a finite value > 0");
+    Tensor gamma = ones({6}), mean({10}, DType::f32), rstd({10}, DType::f32), none, wrong = ones({5});
+    EXPECT_EQ(invalid_argument_of([&] { b->layer_norm_forward(x, gamma, none, 1e-5, y, mean, rstd); }),
+              name + " layer_norm_forward: gamma is f32[6] and beta empty, expected both [6] or both empty");
+    EXPECT_EQ(invalid_argument_of([&] { b->layer_norm_forward(x, wrong, wrong, 1e-5, y, mean, rstd); }),
+              name + " layer_norm_forward: gamma is f32[5], expected shape [6]");
+    Tensor short_mean({5}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->layer_norm_forward(x, gamma, gamma, 1e-5, y, short_mean, rstd); }),
+              name + " layer_norm_forward: mean is f32[5], expected shape [10]");
+    Tensor t({2, 6, 5}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->permute(x, {0, 2, 2}, t); }),
+              name + " permute: perm is [0, 2, 2], expected a permutation of [0, 3)");
+    EXPECT_EQ(invalid_argument_of([&] { b->permute(x, {0, 2}, t); }),
+              name + " permute: perm is [0, 2], expected a permutation of [0, 3)");
+    EXPECT_EQ(invalid_argument_of([&] { b->permute(x, {0, 1, 2}, t); }),
+              name + " permute: y is f32[2, 6, 5], expected shape [2, 5, 6]");
+    EXPECT_EQ(invalid_argument_of([&] { b->permute(x, {0, 2, 1}, x); }),
+              name + " permute: y is f32[2, 5, 6], expected shape [2, 6, 5]");
+    Tensor square = ones({2, 4, 4});
+    EXPECT_EQ(invalid_argument_of([&] { b->permute(square, {0, 2, 1}, square); }),
+              name + " permute: y shares memory with x, expected separate tensors");
+  }
+}
+
 TEST(Contract, ConcatPartsAndWhole) {
   for (auto& b : backends()) {
     const std::string name = b->name();

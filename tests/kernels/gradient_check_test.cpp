@@ -5,7 +5,8 @@
 // (L(x + h e_i) - L(x - h e_i)) / 2h with h = 1e-5, to 1e-6 relative to max(1, |dL/dx_i|).
 // Kinks are kept out of reach: relu inputs avoid 0 and max-pool inputs are distinct. GELU's
 // backward reads x; batch normalisation's is that of its training forward (batch statistics).
-// Concatenation's backward (the split) is checked against its forward the same way.
+// Concatenation's backward (the split) is checked against its forward the same way, and so are
+// the attention ops' (issue 28): batched GEMM's products, the scaled softmax, layer norm, permute.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -297,6 +298,94 @@ TEST_F(GradientCheck, Concat) {
     };
     b->concat_backward(R, {&dxs[0], &dxs[1], &dxs[2]});
     for (std::size_t k = 0; k < xs.size(); ++k) expect_gradient(("concat dxs[" + std::to_string(k) + "]").c_str(), xs[k], dxs[k], loss);
+  }
+}
+
+// batched_gemm: c = alpha op(a) op(b) with each item's gradients as batched_gemm again (the
+// rules every strategy uses): da = alpha dc op(b)^T (or alpha op(b) dc^T transposed), db
+// likewise; beta's term is checked through c0.
+TEST_F(GradientCheck, BatchedGemmEveryTransposition) {
+  const std::int64_t B = 2, M = 3, N = 4, K = 5;
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = t & 1, tb = t & 2;
+    const double alpha = 0.7, beta = 0.3;
+    Tensor a = random(ta ? Shape{B, K, M} : Shape{B, M, K}), bb = random(tb ? Shape{B, N, K} : Shape{B, K, N});
+    Tensor c0 = random({B, M, N}), R = random({B, M, N}), c({B, M, N}, DType::f64);
+    auto loss = [&] {
+      b->copy(c0, c);
+      b->batched_gemm(ta, tb, alpha, a, bb, beta, c);
+      return dot(c, R);
+    };
+    Tensor da(a.shape(), DType::f64), db(bb.shape(), DType::f64), dc0 = R.clone();
+    if (ta) b->batched_gemm(tb, true, alpha, bb, R, 0.0, da);
+    else b->batched_gemm(false, !tb, alpha, R, bb, 0.0, da);
+    if (tb) b->batched_gemm(true, ta, alpha, R, a, 0.0, db);
+    else b->batched_gemm(!ta, false, alpha, a, R, 0.0, db);
+    b->scale(dc0, beta);
+    const std::string what = std::string("batched_gemm") + (ta ? " A^T" : "") + (tb ? " B^T" : "");
+    expect_gradient((what + " da").c_str(), a, da, loss);
+    expect_gradient((what + " db").c_str(), bb, db, loss);
+    expect_gradient((what + " dc0").c_str(), c0, dc0, loss);
+  }
+}
+
+TEST_F(GradientCheck, SoftmaxLastAxisWithScale) {
+  for (Shape s : {Shape{6}, Shape{2, 3, 5}, Shape{4, 1}})
+    for (double scale : {1.0, 0.35}) {
+      Tensor x = random(s, -3, 3), R = random(s), y(s, DType::f64), dx(s, DType::f64);
+      auto loss = [&] {
+        b->softmax_last_forward(x, scale, y);
+        return dot(y, R);
+      };
+      loss();
+      b->softmax_last_backward(y, R, scale, dx);
+      expect_gradient(("softmax_last " + shape_string(s) + " scale " + std::to_string(scale)).c_str(), x, dx, loss);
+    }
+}
+
+// The backward through the row statistics: inputs with a mean away from 0, with and without
+// gamma and beta, and rows of rank 1 and 3.
+TEST_F(GradientCheck, LayerNormDataScaleAndShift) {
+  for (Shape s : {Shape{7}, Shape{2, 3, 5}})
+    for (bool affine : {true, false}) {
+      const double eps = 1e-3;
+      const std::int64_t d = s.back();
+      const Shape rows{shape_numel(s) / d};
+      Tensor x = random(s, -1, 3), R = random(s), y(s, DType::f64), mean(rows, DType::f64), rstd(rows, DType::f64);
+      Tensor gamma = affine ? random({d}, 0.5, 2) : Tensor(), beta = affine ? random({d}) : Tensor();
+      auto loss = [&] {
+        b->layer_norm_forward(x, gamma, beta, eps, y, mean, rstd);
+        return dot(y, R);
+      };
+      loss();
+      Tensor dx(s, DType::f64), dgamma({d}, DType::f64), dbeta({d}, DType::f64), none;
+      b->layer_norm_backward(x, R, gamma, mean, rstd, dx, affine ? dgamma : none, affine ? dbeta : none);
+      const std::string what = "layer_norm " + shape_string(s) + (affine ? " affine" : " plain");
+      expect_gradient((what + " dx").c_str(), x, dx, loss);
+      if (!affine) continue;
+      expect_gradient((what + " dgamma").c_str(), gamma, dgamma, loss);
+      expect_gradient((what + " dbeta").c_str(), beta, dbeta, loss);
+    }
+}
+
+// permute's backward is permute by the inverse permutation.
+TEST_F(GradientCheck, PermuteByTheInverse) {
+  const std::vector<std::pair<Shape, std::vector<int>>> cases{
+      {{2, 3, 4}, {0, 2, 1}}, {{2, 3, 2, 4}, {0, 2, 1, 3}}, {{2, 3, 4, 2}, {3, 0, 2, 1}}};
+  for (const auto& [s, perm] : cases) {
+    Shape out, inverse_shape = s;
+    std::vector<int> inverse(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+      out.push_back(s[static_cast<std::size_t>(perm[i])]);
+      inverse[static_cast<std::size_t>(perm[i])] = static_cast<int>(i);
+    }
+    Tensor x = random(s), R = random(out), y(out, DType::f64), dx(s, DType::f64);
+    auto loss = [&] {
+      b->permute(x, perm, y);
+      return dot(y, R);
+    };
+    b->permute(R, inverse, dx);
+    expect_gradient(("permute " + shape_string(s)).c_str(), x, dx, loss);
   }
 }
 

@@ -13,7 +13,7 @@ namespace {
 
 TEST(LayerCatalog, EveryZooTypeIsRegisteredOnceInNameOrder) {
   const auto& catalog = layer_catalog();
-  ASSERT_EQ(catalog.size(), 18u);
+  ASSERT_EQ(catalog.size(), 24u);
   for (std::size_t i = 1; i < catalog.size(); ++i) EXPECT_LT(catalog[i - 1]->name, catalog[i]->name);
   for (const LayerType* type : catalog) {
     EXPECT_TRUE(type->shape) << type->name;
@@ -33,7 +33,7 @@ TEST(LayerCatalog, InPlaceAndBackwardRules) {
     if (type->activation) activations.insert(type->name);
   }
   EXPECT_EQ(in_place, (std::set<std::string>{"bias", "dropout", "relu"}));
-  EXPECT_EQ(reads_output, (std::set<std::string>{"log_softmax", "lrn", "pooling", "sigmoid", "tanh"}));
+  EXPECT_EQ(reads_output, (std::set<std::string>{"log_softmax", "lrn", "pooling", "sigmoid", "tanh", "token_mean"}));
   EXPECT_EQ(reads_input, (std::set<std::string>{"gelu"}));
   EXPECT_EQ(activations, (std::set<std::string>{"gelu", "relu", "sigmoid", "tanh"}));
   LayerSpec tanh_layer;

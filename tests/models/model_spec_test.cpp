@@ -80,9 +80,10 @@ TEST(ModelSpec, LayerTypesListTheirKeys) {
   const auto& types = layer_types();
   for (const char* type : {"convolution", "conv_map", "pooling", "inner_product", "bias", "relu", "tanh", "sigmoid",
                            "lrn", "dropout", "softmax_loss", "log_softmax", "nll_loss", "gelu", "batch_norm", "add",
-                           "concat", "global_avg_pool"})
+                           "concat", "global_avg_pool", "tokens", "linear", "layer_norm", "pos_embed", "token_mean",
+                           "attention"})
     ASSERT_TRUE(types.count(type)) << type;
-  EXPECT_EQ(types.size(), 18u);
+  EXPECT_EQ(types.size(), 24u);
   auto accepts = [&](const std::string& type, const std::string& key) {
     const auto& keys = types.at(type);
     return std::find(keys.begin(), keys.end(), key) != keys.end();

@@ -101,7 +101,7 @@ TEST(Preset, ErrorsNameFileAndLine) {
   expect_error([] { parse_preset("batch 0\n", "p.preset"); }, {"p.preset:1:", "positive integer", "'0'"});
   expect_error([] { parse_preset("base_lr fast\n", "p.preset"); }, {"p.preset:1:", "base_lr", "not a number"});
   expect_error([] { parse_preset("optimizer sgd\n", "p.preset"); },
-               {"p.preset:1:", "optimizer", "caffe_sgd|torch_sgd|adam|gd", "'sgd'"});
+               {"p.preset:1:", "optimizer", "caffe_sgd|torch_sgd|adam|adamw|gd", "'sgd'"});
   expect_error([] { parse_preset("threads some\n", "p.preset"); }, {"p.preset:1:", "threads", "'all'"});
   expect_error([] { parse_preset("shuffle yes\n", "p.preset"); }, {"p.preset:1:", "true or false"});
   expect_error([] { parse_preset("lr_policy poly\n", "p.preset"); }, {"p.preset:1:", "inv", "'poly'"});

@@ -16,8 +16,9 @@ namespace ablate::models {
 namespace {
 
 const std::vector<std::string> kFrameworks = {"caffe", "tensorflow", "torch", "theano"};
-// Recipes beside the study's frameworks: He et al. 2016's (ResNet-20 and its MNIST-family carry-over).
-const std::vector<std::string> kOtherRecipes = {"he"};
+// Recipes beside the study's frameworks: He et al. 2016's (ResNet-20 and its MNIST-family carry-over)
+// and a Vision Transformer's (vit-mnist: AdamW, warm-up and cosine decay).
+const std::vector<std::string> kOtherRecipes = {"he", "vit"};
 const std::vector<std::string> kFamilies = {"mnist", "cifar10"};
 
 TEST(Presets, AllEightDefaultsExistAndNameAKnownFrameworkFamilyAndModel) {

@@ -1,0 +1,33 @@
+// The defaults of the attention ops (issue 28) for a backend that has no implementation of its
+// own: an error naming the backend and the op. reference (kernels/reference/) and the CPU
+// backends (kernels/cpu/) override every one; the CUDA backend does not yet, so a model with
+// layer_norm, attention or tokens stops there with this message instead of computing wrongly.
+#include <stdexcept>
+#include <string>
+
+#include "kernels/backend.h"
+
+namespace ablate::kernels {
+namespace {
+
+[[noreturn]] void unsupported(const Backend& backend, Op op) {
+  throw std::runtime_error(backend.name() + " " + op_name(op) + ": not supported on the " + backend.name() +
+                           " backend (issue 28: reference, eigen, openblas and onednn have it)");
+}
+
+}  // namespace
+
+void Backend::softmax_last_forward_impl(const Tensor&, double, Tensor&) { unsupported(*this, Op::softmax_last_forward); }
+void Backend::softmax_last_backward_impl(const Tensor&, const Tensor&, double, Tensor&) {
+  unsupported(*this, Op::softmax_last_backward);
+}
+void Backend::layer_norm_forward_impl(const Tensor&, const Tensor&, const Tensor&, double, Tensor&, Tensor&, Tensor&) {
+  unsupported(*this, Op::layer_norm_forward);
+}
+void Backend::layer_norm_backward_impl(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                       Tensor&, Tensor&, Tensor&) {
+  unsupported(*this, Op::layer_norm_backward);
+}
+void Backend::permute_impl(const Tensor&, const std::vector<int>&, Tensor&) { unsupported(*this, Op::permute); }
+
+}  // namespace ablate::kernels
