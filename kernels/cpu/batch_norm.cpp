@@ -1,16 +1,11 @@
 // Batch normalisation per channel for the CPU backends (Caffe's BatchNorm + Scale layers,
 // Torch's nn.SpatialBatchNormalization), the math of kernels/backend.h: x viewed as [N, C, S]
 // (S = H*W, or 1 for [N,C]), M = N*S values per channel, s[c] = sqrt(var[c] + eps):
-//   training   mean, biased var over the M values, in one pass of sums shifted by the
-//              channel's first value k (var = E[(x-k)^2] - (E[x-k])^2, exact to rounding for
-//              values near k; the reference's two passes differ by rounding only)
-//   forward    y = gamma[c] (x - mean[c]) / s[c] + beta[c] = a x + b
+//   training   mean, biased var over the M values (two passes: the mean, then the squares)
+//   forward    y = gamma[c] (x - mean[c]) / s[c] + beta[c]
 //   backward   dbeta = sum dy, dgamma = sum dy x_hat, dx = gamma/s (dy - (dbeta + x_hat dgamma) / M)
-//              = a dy + b x + c
-// Threads split the channels; each channel's sums run in double, each image's run a SIMD
-// reduction, in one fixed order, so the result is the same for any thread count. Elements are
-// computed in double and rounded once.
-#include <algorithm>
+// Threads split the channels; each channel's sums run in one fixed order in double, so the
+// result is the same for any thread count. Elements are computed in double and rounded once.
 #include <cmath>
 
 #include "kernels/cpu/cpu_backend.h"
@@ -28,41 +23,11 @@ struct Channels {
 };
 Channels channels_of(const Tensor& x) { return {x.dim(0), x.dim(1), x.numel() / (x.dim(0) * x.dim(1))}; }
 
-// The runs of one image: the loops below see plain pointers and a count, which vectorise.
-// Sums of (x - k) and (x - k)^2 over x[0, n), added to s1, s2; one SIMD reduction in double.
-template <class T> void shifted_sums(const T* x, std::int64_t n, double k, double& s1, double& s2) {
-  double a = 0, b = 0;
-#pragma omp simd reduction(+ : a, b)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double d = double(x[i]) - k;
-    a += d;
-    b += d * d;
-  }
-  s1 += a;
-  s2 += b;
-}
-
-// Sums of dy and dy (x - m) over [0, n), added to s1, s2.
-template <class T> void gradient_sums(const T* dy, const T* x, std::int64_t n, double m, double& s1, double& s2) {
-  double a = 0, b = 0;
-#pragma omp simd reduction(+ : a, b)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double d = dy[i];
-    a += d;
-    b += d * (double(x[i]) - m);
-  }
-  s1 += a;
-  s2 += b;
-}
-
-// out = a u + b v + c over [0, n) (v may be null: b unused); out may alias u or v.
-template <class T> void affine(const T* u, const T* v, std::int64_t n, double a, double b, double c, T* out) {
-  if (v == nullptr) {
-#pragma omp simd
-    for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(a * double(u[i]) + c);
-  } else {
-#pragma omp simd
-    for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(a * double(u[i]) + b * double(v[i]) + c);
+// f(index) over the M elements of channel ch.
+template <class F> void over_channel(const Channels& g, std::int64_t ch, F&& f) {
+  for (std::int64_t image = 0; image < g.n; ++image) {
+    const std::int64_t base = g.run(image, ch);
+    for (std::int64_t i = 0; i < g.s; ++i) f(base + i);
   }
 }
 
@@ -77,13 +42,12 @@ template <class T> double value_or(const Tensor& t, std::int64_t ch, double none
   return t.empty() ? none : double(t.data<T>()[ch]);
 }
 
-// y of channel ch = gamma (x - mean) / sqrt(var + eps) + beta, as y = a x + b.
+// y of channel ch = gamma (x - mean) / sqrt(var + eps) + beta.
 template <class T>
 void normalize_channel(const Channels& g, std::int64_t ch, const T* x, double gamma, double beta, double mean,
                        double var, double eps, T* y) {
-  const double a = gamma / std::sqrt(var + eps), b = beta - mean * a;
-  for (std::int64_t image = 0; image < g.n; ++image)
-    affine<T>(x + g.run(image, ch), nullptr, g.s, a, 0.0, b, y + g.run(image, ch));
+  const double scale = gamma / std::sqrt(var + eps);
+  over_channel(g, ch, [&](std::int64_t i) { y[i] = static_cast<T>((double(x[i]) - mean) * scale + beta); });
 }
 
 }  // namespace
@@ -95,10 +59,11 @@ void CpuBackend::batch_norm_forward_training_impl(const Tensor& x, const Tensor&
     using T = decltype(tag);
     const T* in = x.data<T>();
     for_channels(loop_threads_, g, [&](std::int64_t ch) {
-      const double k = in[g.run(0, ch)];
       double sum = 0, squares = 0;
-      for (std::int64_t image = 0; image < g.n; ++image) shifted_sums(in + g.run(image, ch), g.s, k, sum, squares);
-      const double shift = sum / g.m(), m = k + shift, v = std::max(0.0, squares / g.m() - shift * shift);
+      over_channel(g, ch, [&](std::int64_t i) { sum += in[i]; });
+      const double m = sum / g.m();
+      over_channel(g, ch, [&](std::int64_t i) { squares += (in[i] - m) * (in[i] - m); });
+      const double v = squares / g.m();
       normalize_channel(g, ch, in, value_or<T>(gamma, ch, 1.0), value_or<T>(beta, ch, 0.0), m, v, epsilon,
                         y.data<T>());  // after the statistics: y may alias x
       mean.data<T>()[ch] = static_cast<T>(m);
@@ -128,16 +93,18 @@ void CpuBackend::batch_norm_backward_impl(const Tensor& x, const Tensor& dy, con
     const T *in = x.data<T>(), *d_out = dy.data<T>();
     for_channels(loop_threads_, g, [&](std::int64_t ch) {
       const double m = mean.data<T>()[ch], inv_s = 1.0 / std::sqrt(double(var.data<T>()[ch]) + epsilon);
-      double sum_dy = 0, sum_dy_xc = 0;
-      for (std::int64_t image = 0; image < g.n; ++image)
-        gradient_sums(d_out + g.run(image, ch), in + g.run(image, ch), g.s, m, sum_dy, sum_dy_xc);
-      const double sum_dy_xhat = sum_dy_xc * inv_s;
+      double sum_dy = 0, sum_dy_xhat = 0;
+      over_channel(g, ch, [&](std::int64_t i) {
+        sum_dy += d_out[i];
+        sum_dy_xhat += d_out[i] * (in[i] - m) * inv_s;
+      });
       if (!dx.empty()) {  // after this channel's sums: dx may alias dy
-        // dx = scale (dy - (sum_dy + (x - m) inv_s sum_dy_xhat) / M) = a dy + b x + c
-        const double a = value_or<T>(gamma, ch, 1.0) * inv_s, b = -a * inv_s * sum_dy_xhat / g.m(),
-                     c = -a * sum_dy / g.m() - b * m;
-        for (std::int64_t image = 0; image < g.n; ++image)
-          affine(d_out + g.run(image, ch), in + g.run(image, ch), g.s, a, b, c, dx.data<T>() + g.run(image, ch));
+        T* d_in = dx.data<T>();
+        const double scale = value_or<T>(gamma, ch, 1.0) * inv_s;
+        over_channel(g, ch, [&](std::int64_t i) {
+          const double x_hat = (in[i] - m) * inv_s;
+          d_in[i] = static_cast<T>(scale * (d_out[i] - (sum_dy + x_hat * sum_dy_xhat) / g.m()));
+        });
       }
       if (!dgamma.empty()) dgamma.data<T>()[ch] = static_cast<T>(sum_dy_xhat);
       if (!dbeta.empty()) dbeta.data<T>()[ch] = static_cast<T>(sum_dy);

@@ -85,11 +85,15 @@ std::vector<fs::path> documentation_files() {
 
 class DocCommands : public ablate::bench::testing::CommandTest {
  protected:
-  // Runs one documented command in the test's directory; returns the exit status and output.
+  // Runs one documented command in the test's directory (build/ablate and docs/models/ taken from
+  // the source tree); returns the exit status and output.
   ablate::bench::testing::Outcome shell(std::string command) {
     const std::string program = "build/ablate";
     for (auto at = command.find(program); at != std::string::npos; at = command.find(program, at))
       command.replace(at, program.size(), ABLATE_BINARY), at += std::string(ABLATE_BINARY).size();
+    const std::string models = "docs/models/", models_here = std::string(ABLATE_SOURCE_DIR) + "/docs/models/";
+    for (auto at = command.find(models); at != std::string::npos; at = command.find(models, at))  // the docs' model files
+      command.replace(at, models.size(), models_here), at += models_here.size();
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
     const std::string line = "cd '" + dir_.string() + "' && (" + command + ") >" + out.string() + " 2>" + err.string();
     const int status = std::system(line.c_str());
