@@ -19,6 +19,7 @@
 #include "bench/experiments/plot_script.h"
 #include "bench/run/results_reader.h"
 #include "bench/run/run_config.h"
+#include "bench/run/cpu_disturbance.h"
 #include "bench/run/run_flags.h"
 #include "bench/run/text_format.h"
 #include "bench/run/wait_policy.h"
@@ -31,7 +32,8 @@ namespace ex = experiments;
 
 // Own options, not passed to the runs.
 const std::vector<const char*> kOwn = {"factor", "out", "quiet", "repeats", "fraction", "shapley", "orders", "design-seed",
-                                       "metric", "max-iterations", "report", "bootstrap", "verbose", "python", "wait-policy"};
+                                       "metric", "max-iterations", "report", "bootstrap", "verbose", "python", "wait-policy",
+                                       "rerun-disturbed", "disturbed-above"};
 
 // A level that no cell can run with is an error naming it (a level that only fails beside some
 // other factor's level is a failed run of those cells).
@@ -97,6 +99,8 @@ int ablate_main(const run::Flags& args) {
   spec.orders = static_cast<int>(args.get_int("orders", spec.orders, 1));
   spec.seed = static_cast<std::uint64_t>(args.get_int("design-seed", 1, 0));
   spec.max_iterations = args.get_int("max-iterations", 0, 0);
+  spec.rerun_disturbed = static_cast<int>(args.get_int("rerun-disturbed", spec.rerun_disturbed, 0));
+  run::read_disturbed_above(args);  // the forked runs' records judge their disturbance by it
   spec.base = args.values();
   for (const char* k : kOwn) spec.base.erase(k);
   run::check_wait_policy_flag(args);  // one wait policy for every run (they are forks)
@@ -112,7 +116,8 @@ int ablate_main(const run::Flags& args) {
   std::printf("ablate ablate: %zu cells x %d repeats in a randomised, interleaved order (seed %llu) into %s\n",
               plan.cells.size(), spec.repeats, static_cast<unsigned long long>(spec.seed), out.c_str());
   const ex::DesignTotals totals = ex::run_design(spec, plan, out, ex::child_process_runner(spec, args.has("verbose")), true);
-  std::printf("runs done: %d run, %d skipped (already in %s), %d failed\n", totals.runs, totals.skipped, out.c_str(), totals.failed);
+  std::printf("runs done: %d run, %d skipped (already in %s), %d failed; %d disturbed and run again, %d disturbed and kept\n",
+              totals.runs, totals.skipped, out.c_str(), totals.failed, totals.rerun, totals.disturbed);
 
   const run::ResultsFile file = run::read_results(out);
   ex::DesignSamples samples = ex::collect_samples(spec, plan, metrics, file.records);
@@ -145,6 +150,9 @@ Command ablate_command() {
   options.push_back({"design-seed", "N", "seed of the run order, the sampled orders and the bootstrap (default 1)"});
   options.push_back({"metric", "LIST", "what to analyse: time, images, memory, accuracy (comma-separated; default time)"});
   options.push_back({"max-iterations", "N", "train every run at most N iterations (quick checks)"});
+  options.push_back({"rerun-disturbed", "N", "run a measurement again, up to N times, when other processes used more than "
+                                             "--disturbed-above cores while it trained (default 1; 0: keep and mark it)"});
+  options.push_back(run::disturbed_above_flag());
   options.push_back({"report", "DIR", "DIR/report.md, DIR/ablate.json and plots (Shapley waterfall, interaction matrix)"});
   options.push_back({"bootstrap", "N", "bootstrap replicates of the 95% intervals (default 2000)"});
   options.push_back({"python", "PATH", "the Python with matplotlib for --report (default /usr/bin/python3)"});

@@ -24,6 +24,11 @@ bool succeeded(const nlohmann::json& r) {
   return s == "completed" || s == "diverged";
 }
 
+bool design_flag(const nlohmann::json& r, const char* name) {
+  const nlohmann::json& flag = run::field(run::field(r, "design"), name);
+  return flag.is_boolean() && flag.get<bool>();
+}
+
 std::string pair_name(const DesignSpec& spec, int a, int b) {
   return spec.factors[static_cast<std::size_t>(a)].key + " x " + spec.factors[static_cast<std::size_t>(b)].key;
 }
@@ -115,6 +120,8 @@ DesignSamples collect_samples(const DesignSpec& spec, const DesignPlan& plan, co
   s.values.assign(metrics.size(), Cells(plan.cells.size()));
   s.failed.assign(plan.cells.size(), 0);
   s.done.assign(plan.cells.size(), 0);
+  s.rerun.assign(plan.cells.size(), 0);
+  s.disturbed.assign(plan.cells.size(), 0);
   std::map<std::pair<std::size_t, int>, bool> seen;  // (cell, repeat) -> succeeded
   std::vector<std::pair<std::size_t, FailedRun>> failures;
   for (const auto& r : records) {
@@ -131,9 +138,14 @@ DesignSamples collect_samples(const DesignSpec& spec, const DesignPlan& plan, co
       seen.emplace(std::make_pair(at->second, repeat), false);
       continue;
     }
+    if (design_flag(r, "superseded")) {  // disturbed, and measured again: left out
+      ++s.rerun[at->second];
+      continue;
+    }
     bool& ok = seen[{at->second, repeat}];
     if (ok) continue;  // a second record of the same run: the first counts
     ok = true;
+    s.disturbed[at->second] += design_flag(r, "disturbed");
     for (std::size_t m = 0; m < metrics.size(); ++m)
       s.values[m][at->second].push_back(run::number_of(run::field(r, metrics[m].field), 0) * metrics[m].scale);
   }

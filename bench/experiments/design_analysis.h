@@ -45,6 +45,8 @@ struct DesignSamples {
   std::vector<Cells> values;     // [metric][cell]: the successful repeats' values
   std::vector<int> failed;       // per cell: repeats with no successful record
   std::vector<int> done;         // per cell: repeats with one
+  std::vector<int> rerun;        // per cell: disturbed runs measured again (left out)
+  std::vector<int> disturbed;    // per cell: counted runs that others disturbed (no re-run left)
   std::vector<FailedRun> failures;
 };
 DesignSamples collect_samples(const DesignSpec& spec, const DesignPlan& plan, const std::vector<DesignMetric>& metrics,

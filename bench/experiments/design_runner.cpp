@@ -24,13 +24,18 @@ bool succeeded(const nlohmann::json& record) {
   return status == "completed" || status == "diverged";
 }
 
+bool superseded(const nlohmann::json& record) {
+  const nlohmann::json& flag = run::field(run::field(record, "design"), "superseded");
+  return flag.is_boolean() && flag.get<bool>();
+}
+
 // The identities of the runs `out` holds a successful record of.
 std::set<std::string> done_runs(const std::string& out, const std::string& key) {
   const run::ResultsFile existing = read_to_resume(out);
   std::set<std::string> done;
   for (const auto& r : existing.records) {
     const nlohmann::json& d = run::field(r, "design");
-    if (!d.is_object() || run::text_of(run::field(d, "key")) != key || !succeeded(r)) continue;
+    if (!d.is_object() || run::text_of(run::field(d, "key")) != key || !succeeded(r) || superseded(r)) continue;
     std::map<std::string, std::string> cell;
     if (d["cell"].is_object())
       for (const auto& [k, v] : d["cell"].items()) cell[k] = run::text_of(v);
@@ -40,6 +45,11 @@ std::set<std::string> done_runs(const std::string& out, const std::string& key) 
 }
 
 }  // namespace
+
+bool record_disturbed(const nlohmann::json& record) {
+  const nlohmann::json& flag = run::field(run::field(run::field(record, "metrics"), "disturbance"), "disturbed");
+  return flag.is_boolean() && flag.get<bool>();
+}
 
 DesignTotals run_design(const DesignSpec& spec, const DesignPlan& plan, const std::string& out, const DesignRunner& runner,
                         bool print) {
@@ -58,34 +68,46 @@ DesignTotals run_design(const DesignSpec& spec, const DesignPlan& plan, const st
       std::printf("[%zu/%zu] %s repeat %d ... ", i + 1, order.size(), text.c_str(), order[i].repeat + 1);
       std::fflush(stdout);
     }
-    nlohmann::ordered_json record;
-    std::string error;
-    try {
-      record = nlohmann::ordered_json::parse(runner(cell_args(spec, cell)));
-      if (!record.is_object()) throw std::runtime_error("the run's record is not a JSON object");
-    } catch (const std::exception& e) {
-      error = e.what();
-      record = nlohmann::ordered_json::object();
-      record["status"] = "failed";
-      record["error"] = error;
-    }
-    nlohmann::ordered_json design = {{"key", key}, {"cell", nlohmann::ordered_json(cell.values)}};
-    design["repeat"] = order[i].repeat;
-    design["run"] = i;
-    record["design"] = design;
-    run::append_record(out, record.dump());
-    const std::string status = record.value("status", std::string("failed"));
-    const bool ok = status == "completed" || status == "diverged";
-    totals.runs += ok;
-    totals.failed += !ok;
-    if (print) {
-      const auto& m = record.contains("metrics") ? record["metrics"] : nlohmann::ordered_json::object();
-      if (ok)
-        std::printf("%s: training %.3f s, %.0f images/s, accuracy %.4f\n", status.c_str(), m.value("train_time_s", 0.0),
-                    m.value("images_per_s", 0.0), m.value("accuracy", 0.0));
-      else
-        std::printf("%s: %s\n", status.c_str(), record.value("error", std::string("(no error given)")).c_str());
-      std::fflush(stdout);
+    for (int attempt = 0;; ++attempt) {
+      nlohmann::ordered_json record;
+      try {
+        record = nlohmann::ordered_json::parse(runner(cell_args(spec, cell)));
+        if (!record.is_object()) throw std::runtime_error("the run's record is not a JSON object");
+      } catch (const std::exception& e) {
+        record = nlohmann::ordered_json::object();
+        record["status"] = "failed";
+        record["error"] = e.what();
+      }
+      const std::string status = record.value("status", std::string("failed"));
+      const bool ok = status == "completed" || status == "diverged";
+      const bool disturbed = ok && record_disturbed(nlohmann::json::parse(record.dump()));
+      const bool again = disturbed && attempt < spec.rerun_disturbed;
+      nlohmann::ordered_json design = {{"key", key}, {"cell", nlohmann::ordered_json(cell.values)}};
+      design["repeat"] = order[i].repeat;
+      design["run"] = i;
+      if (disturbed) design["disturbed"] = true;
+      if (again) design["superseded"] = true;
+      record["design"] = design;
+      run::append_record(out, record.dump());
+      if (print) {
+        const auto& m = record.contains("metrics") ? record["metrics"] : nlohmann::ordered_json::object();
+        if (ok)
+          std::printf("%s: training %.3f s, %.0f images/s, accuracy %.4f%s\n", status.c_str(), m.value("train_time_s", 0.0),
+                      m.value("images_per_s", 0.0), m.value("accuracy", 0.0),
+                      again ? "; DISTURBED by other processes: running it again ... "
+                            : disturbed ? "; DISTURBED by other processes (kept: no re-run left)" : "");
+        else
+          std::printf("%s: %s\n", status.c_str(), record.value("error", std::string("(no error given)")).c_str());
+        std::fflush(stdout);
+      }
+      if (again) {
+        ++totals.rerun;
+        continue;
+      }
+      totals.runs += ok;
+      totals.failed += !ok;
+      totals.disturbed += disturbed;
+      break;
     }
   }
   return totals;

@@ -4,7 +4,12 @@
 //     (key, cell, repeat) already has a completed (or diverged) record is skipped;
 //   - a run that fails (flags that do not resolve together, a crash, an error) is appended as
 //     {"design": ..., "status": "failed", "error": "..."}: it is shown in the tables and the
-//     counts, never dropped; a rerun tries that cell's repeat again (the failed record stays).
+//     counts, never dropped; a rerun tries that cell's repeat again (the failed record stays);
+//   - a run that other processes disturbed (its metrics.disturbance.disturbed: others used more
+//     than --disturbed-above cores while it trained, bench/run/cpu_disturbance.h) is run again,
+//     up to spec.rerun_disturbed times: each disturbed record stays in the file with
+//     design.superseded true (left out of the analysis, counted); the last one, if still
+//     disturbed, counts and is marked (design.disturbed true).
 // The runner is a parameter: `ablate ablate` trains each cell as `ablate run` with its flags in a
 // child process (child_process_runner); the tests give a stand-in whose time is a known function
 // of the factors.
@@ -12,6 +17,8 @@
 
 #include <functional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "bench/experiments/designed_experiment.h"
 #include "bench/run/flags.h"
@@ -23,7 +30,12 @@ using DesignRunner = std::function<std::string(const run::Flags& args)>;
 
 struct DesignTotals {
   int runs = 0, skipped = 0, failed = 0;
+  int rerun = 0;      // disturbed runs measured again
+  int disturbed = 0;  // runs kept although disturbed (no re-run left)
 };
+
+// Whether a run's record says others disturbed it (metrics.disturbance.disturbed).
+bool record_disturbed(const nlohmann::json& record);
 
 // `print`: a line per run on stdout.
 DesignTotals run_design(const DesignSpec& spec, const DesignPlan& plan, const std::string& out,

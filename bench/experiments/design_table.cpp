@@ -85,25 +85,38 @@ std::vector<Row> shapley_rows(const MetricAnalysis& m) {
   return rows;
 }
 
+// "1 re-run, 1 KEPT": disturbed runs measured again, and disturbed runs that count (no re-run left).
+std::string disturbed_text(int rerun, int kept) {
+  std::string s = rerun ? std::to_string(rerun) + " re-run" : "";
+  if (kept) s += (s.empty() ? "" : ", ") + std::to_string(kept) + " KEPT";
+  return s;
+}
+
 std::vector<Row> cell_rows(const DesignReport& r, std::size_t metric) {
-  std::vector<Row> rows = {{"cell", "mean " + r.metrics[metric].metric.title + unit(r.metrics[metric]), "runs", "failed"}};
+  std::vector<Row> rows = {
+      {"cell", "mean " + r.metrics[metric].metric.title + unit(r.metrics[metric]), "runs", "failed", "disturbed"}};
   const Cells& cells = r.samples->values[metric];
   for (std::size_t c = 0; c < r.plan->cells.size(); ++c) {
     double mean = 0;
     for (double x : cells[c]) mean += x / static_cast<double>(cells[c].size());
     rows.push_back({cell_text(r.plan->cells[c]), cells[c].empty() ? "-" : run::fmt("%.4g", mean),
-                    std::to_string(r.samples->done[c]), r.samples->failed[c] ? std::to_string(r.samples->failed[c]) + " FAILED" : ""});
+                    std::to_string(r.samples->done[c]), r.samples->failed[c] ? std::to_string(r.samples->failed[c]) + " FAILED" : "",
+                    disturbed_text(r.samples->rerun[c], r.samples->disturbed[c])});
   }
   return rows;
 }
 
 std::string heading(const DesignReport& r, const MetricAnalysis& m) {
-  int runs = 0, failed = 0;
+  int runs = 0, failed = 0, rerun = 0, kept = 0;
   for (int d : r.samples->done) runs += d;
   for (int f : r.samples->failed) failed += f;
+  for (int d : r.samples->rerun) rerun += d;
+  for (int d : r.samples->disturbed) kept += d;
   return m.metric.title + (m.metric.unit.empty() ? "" : " (" + m.metric.unit + ")") + ": " + m.design + ", " +
          std::to_string(r.spec->repeats) + " repeat(s) a cell; " + std::to_string(runs) + " runs, " + std::to_string(failed) +
-         " failed; run-to-run spread (pooled sd) " + run::fmt("%.4g", m.spread) + unit(m);
+         " failed; " + std::to_string(rerun) + " disturbed and run again, " + std::to_string(kept) +
+         " disturbed and kept (DISTURBED: others used more than --disturbed-above cores meanwhile); run-to-run spread "
+         "(pooled sd) " + run::fmt("%.4g", m.spread) + unit(m);
 }
 
 std::string shapley_heading(const MetricAnalysis& m) {
@@ -222,6 +235,10 @@ nlohmann::ordered_json design_json(const DesignReport& r) {
   for (const FailedRun& f : r.samples->failures)
     failures.push_back({{"cell", f.cell}, {"repeat", f.repeat}, {"error", f.error}, {"retried_ok", f.retried_ok}});
   j["failed_runs"] = failures;
+  int rerun = 0, kept = 0;
+  for (int d : r.samples->rerun) rerun += d;
+  for (int d : r.samples->disturbed) kept += d;
+  j["disturbed_runs"] = {{"run_again", rerun}, {"kept", kept}};
   return j;
 }
 

@@ -35,6 +35,7 @@ struct DesignSpec {
   int orders = 200;                         // sampled orders when Shapley is not exact
   std::uint64_t seed = 1;                   // run order, sampled orders, bootstrap
   std::int64_t max_iterations = 0;          // > 0: every run trains at most this many iterations
+  int rerun_disturbed = 1;                  // a run others disturbed is run again up to this many times
 };
 
 enum class DesignKind { two_level, multi_level, shapley_orders };

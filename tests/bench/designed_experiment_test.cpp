@@ -35,6 +35,7 @@ struct StandIn {
   std::function<bool(const Flags&)> fails = [](const Flags&) { return false; };
   int calls = 0;
   std::map<std::string, int> seen;  // cell text -> runs so far (the repeat's noise draw)
+  int disturb_first = 0;            // the first N runs of every cell: others busy, 100 s slower
 
   std::string operator()(const Flags& a) {
     ++calls;
@@ -48,9 +49,12 @@ struct StandIn {
     }
     std::seed_seq seq(cell.begin(), cell.end());
     std::mt19937_64 rng(seq);
-    rng.discard(static_cast<unsigned long long>(7 * seen[cell]++));
-    t += std::normal_distribution<double>(0, noise_sd)(rng);
+    const int nth = seen[cell]++;
+    const bool disturbed = nth < disturb_first;
+    rng.discard(static_cast<unsigned long long>(7 * (disturbed ? 0 : nth - disturb_first)));  // clean runs: draws 0, 1, ...
+    t += std::normal_distribution<double>(0, noise_sd)(rng) + (disturbed ? 100 : 0);
     nlohmann::json r = {{"status", "completed"}, {"metrics", {{"train_time_s", t}, {"images_per_s", 1000 / t}}}};
+    r["metrics"]["disturbance"] = {{"others_cores", disturbed ? 1.5 : 0.0}, {"disturbed", disturbed}};
     return r.dump();
   }
 };
@@ -249,6 +253,44 @@ TEST_F(DesignedExperiment, AFailedRunIsRecordedShownAndRunAgainOnARerun) {
   for (const auto& f : o.samples.failures) retried += f.retried_ok;
   EXPECT_EQ(retried, 4);
   EXPECT_HAS(design_text(DesignReport{&spec, &o.plan, &o.samples, {o.time}}), "(a later run succeeded)");
+}
+
+TEST_F(DesignedExperiment, ADisturbedRunIsRunAgainAndLeftOutOrKeptAndMarked) {
+  DesignSpec spec = three_factors();
+  spec.repeats = 3;
+  StandIn busy;
+  busy.disturb_first = 1;  // every cell's first run 100 s slower with others busy
+  Outcome o = run_and_analyse(spec, (dir_ / "again.jsonl").string(), busy);
+  EXPECT_EQ(o.totals.rerun, 8);
+  EXPECT_EQ(o.totals.runs, 24);
+  EXPECT_EQ(o.totals.disturbed, 0);
+  EXPECT_EQ(busy.calls, 32);
+  for (std::size_t c = 0; c < 8; ++c) {
+    EXPECT_EQ(o.samples.rerun[c], 1);
+    EXPECT_EQ(o.samples.done[c], 3);
+  }
+  EXPECT_TRUE(row(o.time.main, "strategy").interval.covers(3.75)) << "the disturbed runs are left out";
+  DesignReport report{&spec, &o.plan, &o.samples, {o.time}};
+  EXPECT_HAS(design_text(report), "8 disturbed and run again, 0 disturbed and kept");
+  EXPECT_HAS(design_text(report), "1 re-run");
+  // A rerun of the command finds every repeat done: the superseded records do not count as done
+  // and nothing is left to run.
+  StandIn idle;
+  o = run_and_analyse(spec, (dir_ / "again.jsonl").string(), idle);
+  EXPECT_EQ(idle.calls, 0);
+
+  // No re-runs allowed: the disturbed run counts, marked, and its 100 s shows in the cell.
+  spec.rerun_disturbed = 0;
+  StandIn kept;
+  kept.disturb_first = 1;
+  o = run_and_analyse(spec, (dir_ / "kept.jsonl").string(), kept);
+  EXPECT_EQ(o.totals.disturbed, 8);
+  EXPECT_EQ(o.totals.rerun, 0);
+  EXPECT_EQ(kept.calls, 24);
+  const DesignReport marked{&spec, &o.plan, &o.samples, {o.time}};
+  EXPECT_HAS(design_text(marked), "1 KEPT");
+  EXPECT_EQ(design_json(marked)["disturbed_runs"]["kept"], 8);
+  EXPECT_GT(o.time.spread, 10) << "a disturbed run kept is seen in the spread";
 }
 
 TEST_F(DesignedExperiment, RunOrderIsRandomisedInterleavedAndSeeded) {
