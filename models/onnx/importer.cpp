@@ -22,7 +22,7 @@ void Importer::read_opset() {
 }
 
 void Importer::count_readers() {
-  for (const auto& node : graph_.node())
+  for (const auto& node : fused_.nodes)
     for (const auto& in : node.input())
       if (!in.empty()) ++readers_[in];
   for (const auto& out : graph_.output()) {
@@ -49,14 +49,15 @@ Dims Importer::ablate_shape(const std::string& layer) {
 }
 
 void Importer::walk() {
-  for (int i = 0; i < graph_.node_size(); ++i) {
-    const onnx::NodeProto& node = graph_.node(i);
+  for (int i = 0; i < static_cast<int>(fused_.nodes.size()); ++i) {
+    const onnx::NodeProto& node = fused_.nodes[static_cast<std::size_t>(i)];
     if (!node.domain().empty() && node.domain() != "ai.onnx")
       fail(node_label(node, i) + ": domain '" + node.domain() + "' is not supported (the default ONNX domain only); supported ONNX ops: " +
            supported_ops());
     const OpMapping* mapping = find_op_mapping(node.op_type());
-    if (!mapping)
-      fail(node_label(node, i) + ": op type '" + node.op_type() + "' is not supported; supported ONNX ops: " + supported_ops());
+    if (!mapping || (mapping->pattern_only && !fused_.from_pattern[static_cast<std::size_t>(i)]))
+      fail(node_label(node, i) + ": op type '" + node.op_type() + "' is not supported; supported ONNX ops: " + supported_ops() +
+           "; and as parts of recognised subgraphs: " + recognised_subgraphs());
     for (const auto& in : node.input())
       if (!in.empty() && !values_.count(in))
         fail(node_label(node, i) + ": input '" + in + "' is neither a graph input, an initializer nor an earlier node's output");
@@ -77,7 +78,14 @@ ImportResult Importer::run() {
   if (auto slash = stem.find_last_of('/'); slash != std::string::npos) stem = stem.substr(slash + 1);
   if (is_onnx_path(stem)) stem = stem.substr(0, stem.size() - 5);
   spec_.name = sanitized(stem).empty() ? (sanitized(graph_.name()).empty() ? "onnx" : sanitized(graph_.name())) : sanitized(stem);
+  fused_ = patterns::fuse_patterns(graph_, source_);
   read_constants_and_input();
+  for (auto& [name, constant] : fused_.constants) {
+    OnnxValue v;
+    v.shape = constant.shape;
+    v.constant = std::move(constant);
+    values_[name] = std::move(v);
+  }
   count_readers();
   walk();
   ImportResult result;

@@ -1,7 +1,8 @@
 // The importer's state during one import (onnx_import.h): the model, the values known so far
 // by ONNX name (constants and activations), how many readers each value has, the ModelSpec being
 // built, and how the model ends. NodeContext (op_mapping.h) is a mapping's view of it.
-//   importer.cpp      the run: opset, graph walk, the checks before returning
+//   importer.cpp      the run: opset, subgraph patterns (patterns/fusion.h), graph walk, the
+//                     checks before returning
 //   model_input.cpp   the initializers and the one graph input that is the model input
 //   model_end.cpp     the loss appended (or forward_only) and the note
 #pragma once
@@ -16,6 +17,7 @@
 
 #include "models/onnx/onnx_import.h"
 #include "models/onnx/op_mapping.h"
+#include "models/onnx/patterns/fusion.h"
 #include "models/shape_inference.h"
 
 namespace ablate::models::onnx_import {
@@ -56,6 +58,7 @@ class Importer {
   ImportOptions options_;
   int opset_ = 0;
   std::int64_t batch_ = 1;
+  patterns::FusedGraph fused_;  // the nodes the walk visits: the graph's, recognised subgraphs as one node
   std::map<std::string, OnnxValue> values_;
   std::map<std::string, int> readers_;
   std::set<std::string> graph_outputs_;

@@ -32,8 +32,14 @@ const OpMapping* find_op_mapping(const std::string& op_type) {
 
 std::string supported_ops() {
   std::string out;
-  for (const auto& [op, mapping] : op_table()) out += (out.empty() ? "" : ", ") + op;
+  for (const auto& [op, mapping] : op_table())
+    if (!mapping.pattern_only) out += (out.empty() ? "" : ", ") + op;
   return out;
+}
+
+std::string recognised_subgraphs() {
+  return "GELU's erf form (Div, Erf, Add, Mul, Mul), multi-head self-attention (MatMul, Add, Reshape, Transpose, "
+         "Div or Mul, Softmax; docs/onnx.md)";
 }
 
 std::string number(double value) {
