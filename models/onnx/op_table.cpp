@@ -38,7 +38,8 @@ std::string supported_ops() {
 }
 
 std::string recognised_subgraphs() {
-  return "GELU's erf form (Div, Erf, Add, Mul, Mul), multi-head self-attention (MatMul, Add, Reshape, Transpose, "
+  return "GELU's erf form (Div, Erf, Add, Mul, Mul), layer normalisation below opset 17 (ReduceMean, Sub, Pow, "
+         "ReduceMean, Add, Sqrt, Div, Mul, Add), multi-head self-attention (MatMul, Add, Reshape, Transpose, "
          "Div or Mul, Softmax; docs/onnx.md)";
 }
 

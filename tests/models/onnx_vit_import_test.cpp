@@ -26,6 +26,7 @@ struct VitOptions {
   bool scale_by_mul = false;
   bool cross_attention = false;        // K and V from the block input instead of the normed one
   bool erf_alone = false;              // the GELU without its last Mul by 0.5
+  bool decomposed_norm = false;        // the final layer norm as torch.onnx writes it below opset 17
 };
 
 // A Linear on tokens as torch.onnx writes it: Transpose(W [O, I]), MatMul, Add(b, .).
@@ -54,9 +55,29 @@ std::string heads(OnnxNet& net, const std::string& name, const std::string& x, s
   return name + "_h";
 }
 
-std::string layer_norm(OnnxNet& net, const std::string& name, const std::string& x) {
+// ReduceMean, Sub, Pow, ReduceMean, Add eps, Sqrt, Div, Mul scale, Add bias (opsets below 17).
+std::string decomposed_layer_norm(OnnxNet& net, const std::string& name, const std::string& x) {
+  const std::string p = "/" + name + "/";
+  auto* mean = net.node("ReduceMean", p + "ReduceMean", {x}, {p + "mean"});
+  OnnxNet::ints(mean, "axes", {-1});
+  net.node("Sub", p + "Sub", {x, p + "mean"}, {p + "d"});
+  net.constant(p + "two", {}, {2.0});
+  net.node("Pow", p + "Pow", {p + "d", p + "two"}, {p + "d2"});
+  auto* var = net.node("ReduceMean", p + "ReduceMean_1", {p + "d2"}, {p + "var"});
+  OnnxNet::ints(var, "axes", {-1});
+  net.constant(p + "eps", {}, {1e-5});
+  net.node("Add", p + "Add", {p + "var", p + "eps"}, {p + "ve"});
+  net.node("Sqrt", p + "Sqrt", {p + "ve"}, {p + "sd"});
+  net.node("Div", p + "Div", {p + "d", p + "sd"}, {p + "y"});
+  net.node("Mul", p + "Mul", {p + "y", name + ".weight"}, {p + "ys"});
+  net.node("Add", p + "Add_1", {p + "ys", name + ".bias"}, {p + "out"});
+  return p + "out";
+}
+
+std::string layer_norm(OnnxNet& net, const std::string& name, const std::string& x, bool decomposed = false) {
   net.weight(name + ".weight", {kWidth}, 1.0);
   net.weight(name + ".bias", {kWidth}, -0.02);
+  if (decomposed) return decomposed_layer_norm(net, name, x);
   auto* n = net.node("LayerNormalization", "/" + name + "/LayerNormalization", {x, name + ".weight", name + ".bias"},
                      {"/" + name + "/out"});
   OnnxNet::integer(n, "axis", -1);
@@ -117,7 +138,7 @@ struct TinyVit {
     }
     fc2 = linear(net, "fc2", "g_out", kMlp, kWidth, 0.6);
     net.node("Add", "/res2", {"x1", fc2.output}, {"x2"});
-    const std::string n3 = layer_norm(net, "norm", "x2");
+    const std::string n3 = layer_norm(net, "norm", "x2", o.decomposed_norm);
     auto* mean = net.node("ReduceMean", "/ReduceMean", {n3}, {"pooled"});
     OnnxNet::ints(mean, "axes", {1});
     OnnxNet::integer(mean, "keepdims", 0);
@@ -174,6 +195,22 @@ TEST(OnnxVitImport, AScaleByMulOfOneOverRootDhIsTheSameAttention) {
   TinyVit vit(o);
   const ModelSpec spec = onnx_import::import_model(vit.net.model, "vit.onnx").spec;
   EXPECT_EQ(spec.layers.at(4).type, "attention");
+}
+
+TEST(OnnxVitImport, TheDecomposedLayerNormOfOpsetsBelow17IsOneLayerNorm) {
+  VitOptions o;
+  o.decomposed_norm = true;
+  TinyVit vit(o);
+  const ModelSpec spec = onnx_import::import_model(vit.net.model, "vit.onnx").spec;
+  ASSERT_EQ(spec.layers.size(), 15u);
+  const LayerSpec& norm = spec.layers.at(11);
+  EXPECT_EQ(norm.name, "norm");
+  EXPECT_EQ(norm.type, "layer_norm");
+  EXPECT_EQ(norm.params.at("eps"), "9.9999997473787516e-06");
+  EXPECT_EQ(norm.inputs, std::vector<std::string>{"res2"});
+  EXPECT_EQ(spec.given.at("norm.weight").shape, std::vector<std::int64_t>{kWidth});
+  EXPECT_EQ(spec.given.at("norm.bias").values.at(0), static_cast<double>(-0.02f));
+  EXPECT_EQ(spec.layers.at(12).type, "token_mean");
 }
 
 TEST(OnnxVitImport, AnotherScoreScaleIsAnErrorNamingTheNode) {

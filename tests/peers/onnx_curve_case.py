@@ -86,10 +86,18 @@ class OnnxCurveCase:
         if self.reason:
             self.skipTest(self.reason)
 
-    def ablate_losses(self, precision, steps, backend="openblas", strategy=None):
+    def export(self, name, *options):
+        """Another export of the same network (the same seed) by the script, e.g. at another opset."""
+        path = os.path.join(self.work.name, name)
+        done = subprocess.run([sys.executable, self.SCRIPT, "export", "--out", path, "--seed", "1", *options],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, f"{os.path.basename(self.SCRIPT)} export {options}:\n{done.stdout}{done.stderr}")
+        return path
+
+    def ablate_losses(self, precision, steps, backend="openblas", strategy=None, onnx=None):
         record = os.path.join(self.work.name, f"ablate-{precision}-{backend}-{strategy}.json")
         cmd = [ABLATE, "run", "--preset", self.preset, "--dataset", self.DATASET, "--data", self.data,
-               "--model", self.onnx, "--precision", precision, "--backend", backend, "--no-random",
+               "--model", onnx or self.onnx, "--precision", precision, "--backend", backend, "--no-random",
                "--iterations", str(steps), "--curve-every", "1", "--quiet", "--out", record]
         cmd += ["--strategy", strategy] if strategy else []
         done = subprocess.run(cmd, capture_output=True, text=True)
@@ -105,8 +113,8 @@ class OnnxCurveCase:
         self.assertEqual(sorted(losses), list(range(1, steps + 1)))
         return losses
 
-    def pytorch_losses(self, precision, steps):
-        cmd = [sys.executable, self.SCRIPT, "train", "--onnx", self.onnx, "--images", self.images, "--labels",
+    def pytorch_losses(self, precision, steps, onnx=None):
+        cmd = [sys.executable, self.SCRIPT, "train", "--onnx", onnx or self.onnx, "--images", self.images, "--labels",
                self.labels, "--steps", str(steps), "--batch", str(self.BATCH), "--precision", precision, "--lr", str(LR),
                "--momentum", str(MOMENTUM), "--weight-decay", str(WEIGHT_DECAY), "--transform", "scale:1/255",
                "--threads", "1"]  # torch 1.13 with 2 threads took 6x as long on 2 shared cores
@@ -116,12 +124,13 @@ class OnnxCurveCase:
         self.assertEqual(sorted(losses), list(range(1, steps + 1)))
         return losses
 
-    def check_f64_curve(self, strategy=None):
+    def check_f64_curve(self, strategy=None, onnx=None, what=""):
         """Every step's loss within 1e-6 relative of PyTorch's over STEPS f64 steps; the curve moves."""
-        mine, theirs = self.ablate_losses("f64", self.STEPS, strategy=strategy), self.pytorch_losses("f64", self.STEPS)
+        mine = self.ablate_losses("f64", self.STEPS, strategy=strategy, onnx=onnx)
+        theirs = self.pytorch_losses("f64", self.STEPS, onnx=onnx)
         rel = relative(mine, theirs)
         worst = max(rel, key=rel.get)
-        print(f"\nONNX {self.NAME} f64{' ' + strategy if strategy else ''}, {self.STEPS} steps: largest relative loss "
+        print(f"\nONNX {self.NAME}{what} f64{' ' + strategy if strategy else ''}, {self.STEPS} steps: largest relative loss "
               f"difference {rel[worst]:.2e} at step {worst} (ablate {mine[worst]!r}, PyTorch {theirs[worst]!r})",
               file=sys.stderr)
         self.assertLess(rel[worst], 1e-6, f"step {worst}: ablate {mine[worst]!r}, PyTorch {theirs[worst]!r}")

@@ -9,7 +9,9 @@ parts (no dropout), batch 8, SGD with momentum 0.9 and weight decay 1e-4 at a co
 
 - f64, 100 steps: every step's loss agrees within 1e-6 relative, under the dynamic (the preset's)
   and the static strategy (the layer-wise strategy runs attention as one layer: its f64 agreement
-  with the others is strategy_equivalence_test.cpp's).
+  with the others is strategy_equivalence_test.cpp's); and exported at opset 13, where each
+  nn.LayerNorm is ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add (PyTorch keeps its
+  own eps 1e-5 there, ablate reads the file's float32 constant: 2.5e-13 apart).
 
 The data: 800 random MNIST-shaped uint8 images and labels, written as MNIST IDX files for ablate
 (`--dataset mnist --data DIR`) and for PyTorch, scaled by 1/255 on both sides.
@@ -62,6 +64,9 @@ class OnnxVitCurveTest(OnnxCurveCase, unittest.TestCase):
 
     def test_f64_losses_agree_under_the_static_strategy(self):
         self.check_f64_curve("static")
+
+    def test_f64_losses_agree_at_opset_13_with_layer_norm_decomposed(self):
+        self.check_f64_curve(onnx=self.export("vit-tiny-opset13.onnx", "--opset", "13"), what=" (opset 13)")
 
 
 if __name__ == "__main__":

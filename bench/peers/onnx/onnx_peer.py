@@ -122,15 +122,17 @@ def train(model, args, image_shape):
         print(f"peer_loss {step} {loss.item()!r}", flush=True)
 
 
-def parse_arguments(doc, opset, image_description, argv=None):
-    """The two commands: export --out F [--seed S]; train --onnx F --images I --labels L ..."""
+def parse_arguments(doc, opsets, image_description, argv=None):
+    """The two commands: export --out F [--seed S] [--opset one of `opsets`, default the last];
+    train --onnx F --images I --labels L ..."""
     import argparse
 
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
-    e = sub.add_parser("export", help=f"write the initial network as ONNX (opset {opset})")
+    e = sub.add_parser("export", help=f"write the initial network as ONNX (opset {opsets[-1]})")
     e.add_argument("--out", required=True)
     e.add_argument("--seed", type=int, default=1)
+    e.add_argument("--opset", type=int, choices=opsets, default=opsets[-1])
     t = sub.add_parser("train", help="train from the ONNX file's weights, printing every step's loss")
     t.add_argument("--onnx", required=True)
     t.add_argument("--images", required=True, help=f"IDX file of uint8 images {image_description}")

@@ -81,7 +81,7 @@ def export(args):
 
 
 def main(argv=None):
-    args = onnx_peer.parse_arguments(__doc__, 13, "[N, 3, 32, 32]", argv)
+    args = onnx_peer.parse_arguments(__doc__, (13,), "[N, 3, 32, 32]", argv)
     export(args) if args.command == "export" else onnx_peer.train(ResNet20(), args, (3, 32, 32))
 
 

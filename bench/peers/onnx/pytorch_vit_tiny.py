@@ -4,10 +4,11 @@ with separate query, key and value projections), the network of models/zoo/vit-t
 ONNX curve check: PyTorch exports it, ablate imports the .onnx file and both train it from the
 same initial weights on the same batches.
 
-    pytorch_vit_tiny.py export --out net.onnx [--seed S]
+    pytorch_vit_tiny.py export --out net.onnx [--seed S] [--opset 17|13]
         torch.manual_seed(S), PyTorch's default initialisation (the position embedding a
         truncated normal of std 0.02, ViT's), then torch.onnx.export in eval mode, opset 17 (so
-        nn.LayerNorm is one LayerNormalization node), without constant folding. The node list is
+        nn.LayerNorm is one LayerNormalization node; at 13 it is ReduceMean, Sub, Pow,
+        ReduceMean, Add, Sqrt, Div, Mul, Add), without constant folding. The node list is
         checked: Conv, Constant (the shapes and scalars), Reshape, Transpose, Add, LayerNormalization, MatMul, Div, Softmax, Erf, Mul,
         ReduceMean, Gemm (GELU in its erf form: Div by sqrt 2, Erf, Add 1, Mul, Mul 0.5; each
         Linear on tokens a Transpose of its weight, MatMul and Add).
@@ -30,6 +31,7 @@ import onnx_peer
 
 EXPECTED_OPS = {"Conv", "Constant", "Reshape", "Transpose", "Add", "LayerNormalization", "MatMul", "Div", "Softmax", "Erf",
                 "Mul", "ReduceMean", "Gemm"}
+DECOMPOSED_LAYER_NORM = {"ReduceMean", "Sub", "Pow", "Sqrt", "Div", "Mul", "Add"}  # below opset 17
 PATCH, WIDTH, HEADS, BLOCKS, MLP, CLASSES = 7, 64, 4, 4, 128, 10
 TOKENS = (28 // PATCH) ** 2
 
@@ -95,11 +97,12 @@ class VitTiny(nn.Module):
 
 def export(args):
     torch.manual_seed(args.seed)
-    onnx_peer.export(VitTiny(), torch.zeros(1, 1, 28, 28), args.out, 17, EXPECTED_OPS)
+    expected = EXPECTED_OPS if args.opset >= 17 else EXPECTED_OPS - {"LayerNormalization"} | DECOMPOSED_LAYER_NORM
+    onnx_peer.export(VitTiny(), torch.zeros(1, 1, 28, 28), args.out, args.opset, expected)
 
 
 def main(argv=None):
-    args = onnx_peer.parse_arguments(__doc__, 17, "[N, 1, 28, 28]", argv)
+    args = onnx_peer.parse_arguments(__doc__, (13, 17), "[N, 1, 28, 28]", argv)
     export(args) if args.command == "export" else onnx_peer.train(VitTiny(), args, (1, 28, 28))
 
 

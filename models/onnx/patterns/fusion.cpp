@@ -27,7 +27,7 @@ FusedGraph fuse_patterns(const onnx::GraphProto& graph, const std::string& sourc
   FusedGraph fused;
   fused.nodes.assign(graph.node().begin(), graph.node().end());
   fused.from_pattern.assign(fused.nodes.size(), false);
-  for (const Pattern& pattern : std::vector<Pattern>{find_gelu_erf, find_attention}) {
+  for (const Pattern& pattern : std::vector<Pattern>{find_gelu_erf, find_layer_norm, find_attention}) {
     std::vector<PatternMatch> matches;
     {
       const GraphIndex index(graph, fused.nodes, source);

@@ -2,6 +2,9 @@
 // ablate layer and replaces each by one node, which the walk then maps like any other:
 //   gelu_erf_pattern.cpp    x · 0.5 · (1 + erf(x / √2)) as torch.onnx writes nn.GELU (Div, Erf,
 //                           Add, Mul, Mul) -> one ONNX Gelu node (opset 20's op; ops/gelu.cpp)
+//   layer_norm_pattern.cpp  layer normalisation over the last axis as torch.onnx writes it below
+//                           opset 17 (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add)
+//                           -> one LayerNormalization node (ops/layer_normalization.cpp)
 //   attention_pattern.cpp   multi-head self-attention (the Q, K, V projections, the split into
 //                           heads, Q·Kᵀ, its scale, Softmax, ·V, the heads joined, the output
 //                           projection) -> one MultiHeadSelfAttention node (ops/attention.cpp)
@@ -45,9 +48,11 @@ struct PatternMatch {
 using Pattern = std::function<std::vector<PatternMatch>(const GraphIndex&, const std::string& source)>;
 
 std::vector<PatternMatch> find_gelu_erf(const GraphIndex& graph, const std::string& source);
+std::vector<PatternMatch> find_layer_norm(const GraphIndex& graph, const std::string& source);
 std::vector<PatternMatch> find_attention(const GraphIndex& graph, const std::string& source);
 
-// Every pattern applied in turn (GELU first: attention's MLP neighbour is no part of it).
+// Every pattern applied in turn: GELU, layer normalisation, attention (whose Div and Mul the
+// others' would not match, and which needs the layer norm before it no more).
 FusedGraph fuse_patterns(const onnx::GraphProto& graph, const std::string& source);
 
 // The longest common prefix of the nodes' names, cut after its last '/' part ("/a/b/q/MatMul",
