@@ -3,10 +3,13 @@
 //   a constant           -> the constant permuted (torch.onnx writes nn.Linear on tokens as
 //                           MatMul(x, Transpose(W)) when it does not fold constants)
 //   perm [0, 2, 1] of an image [N, C, H, W] reshaped to [N, C, H·W] (ViT's patch embedding,
-//   `x.flatten(2).transpose(1, 2)` or `x.reshape(-1, C, H·W).transpose(1, 2)`)
+//   `x.reshape(-1, C, H·W).transpose(1, 2)`; torch's `x.flatten(2)` with a symbolic batch
+//   computes its shape with Shape, Slice and Concat, which are not mapped)
 //                        -> an ablate `tokens` layer, [N, C, H, W] -> [N, H·W, C], token t = h·W + w
 // Refused: any other transposition of an activation (the heads of an attention are a pattern,
 // patterns/attention_pattern.cpp).
+#include <algorithm>
+
 #include "models/onnx/ops/op_kit.h"
 #include "models/onnx/patterns/graph_index.h"
 
@@ -19,13 +22,12 @@ void transpose(NodeContext& c) {
   std::vector<std::int64_t> perm = c.get_ints("perm");
   if (perm.empty())
     for (auto d = static_cast<std::int64_t>(x.shape.size()); d-- > 0;) perm.push_back(d);
-  std::vector<bool> seen(x.shape.size(), false);
-  for (std::int64_t p : perm)
-    if (perm.size() != x.shape.size() || p < 0 || p >= static_cast<std::int64_t>(x.shape.size()) || seen[static_cast<std::size_t>(p)])
+  std::vector<std::int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t d = 0; d < sorted.size(); ++d)
+    if (sorted.size() != x.shape.size() || sorted[d] != static_cast<std::int64_t>(d))
       c.refuse("perm", "= " + dims_string(perm) + " is no permutation of the " + std::to_string(x.shape.size()) + " axes of " +
                            dims_string(x.shape));
-    else
-      seen[static_cast<std::size_t>(p)] = true;
   if (x.is_constant()) {
     OnnxValue y;
     y.constant = patterns::permuted(*x.constant, perm);

@@ -42,7 +42,10 @@ FusedGraph fuse_patterns(const onnx::GraphProto& graph, const std::string& sourc
       for (int i : r) {
         if (dropped.count(i) || placed_at.count(i))
           throw std::logic_error("ONNX import: two pattern matches share node " + std::to_string(i));
-        (i == last ? placed_at[i] = m : (dropped.insert(i), m));
+        if (i == last)
+          placed_at[i] = m;
+        else
+          dropped.insert(i);
       }
       for (auto& [name, values] : matches[m].constants) fused.constants[name] = std::move(values);
     }
