@@ -5,7 +5,7 @@
 // imported model trains and evaluates as a model file does (models::load_model reads
 // `net.onnx` through here).
 //
-// The graph walk (onnx_import.cpp) visits the nodes in order (ONNX requires topological
+// The graph walk (importer.cpp) visits the nodes in order (ONNX requires topological
 // order); each node's op type has one mapping (models/onnx/ops/<op>.cpp, registered in the
 // table of op_mapping.h) that turns it into ablate layers, folds it into the layer before it
 // (a constant bias Add) or aliases its input (Flatten, Reshape to [N, -1], Identity).

@@ -98,10 +98,16 @@ class NodeContext {
 struct OpMapping {
   std::string op_type;    // "Conv"
   std::function<void(NodeContext&)> map;
+  // Maps only a node standing for a recognised subgraph (patterns/fusion.h), no ONNX op; not
+  // listed among the supported ops.
+  bool pattern_only = false;
 };
 
 bool register_op_mapping(OpMapping mapping);
 const OpMapping* find_op_mapping(const std::string& op_type);
+
+// The subgraphs the importer recognises as one layer (patterns/fusion.h), for error messages.
+std::string recognised_subgraphs();
 
 // A number as a model file writes it, exactly (%.17g).
 std::string number(double value);
@@ -113,3 +119,7 @@ std::string dims_string(const Dims& dims);
 #define ABLATE_ONNX_OP(op_type, function)                                                            \
   [[maybe_unused]] static const bool ablate_onnx_op_registered_##function =                        \
       ::ablate::models::onnx_import::register_op_mapping({op_type, function})
+// A mapping of a node that a subgraph pattern made (OpMapping::pattern_only).
+#define ABLATE_ONNX_PATTERN_OP(op_type, function)                                                    \
+  [[maybe_unused]] static const bool ablate_onnx_op_registered_##function =                        \
+      ::ablate::models::onnx_import::register_op_mapping({op_type, function, true})

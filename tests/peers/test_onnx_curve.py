@@ -23,25 +23,17 @@ same order, scaled by 1/255 on both sides (the transform scale:1/255).
 Skipped with the reason when Debian's torch or onnx is missing, ABLATE_BINARY names no ablate
 binary, or that binary cannot import ONNX files.
 """
-import json
 import os
-import re
-import struct
-import subprocess
 import sys
-import tempfile
 import unittest
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-SCRIPT = os.path.join(REPO, "bench", "peers", "onnx", "pytorch_resnet20.py")
-ABLATE = os.environ.get("ABLATE_BINARY", "")
-STEPS, STEPS_F32, BATCH, IMAGES_PER_FILE = 100, 20, 8, 160  # 5 files of 160: 800 images, one epoch of 100 batches of 8
-LR, MOMENTUM, WEIGHT_DECAY = 0.01, 0.9, 1e-4
+from onnx_curve_case import REPO, OnnxCurveCase, relative
 
-PRESET = f"""# The ONNX curve check's recipe (tests/peers/test_onnx_curve.py): PyTorch's SGD on ablate
+STEPS_F32 = 20
+
+PRESET = """# The ONNX curve check's recipe (tests/peers/test_onnx_curve.py): PyTorch's SGD on ablate
 # (the strategy does not change the numbers beyond rounding; static runs every branching layer)
 framework torch
 dataset_family cifar10
@@ -49,13 +41,13 @@ strategy static
 backend openblas
 threads 2
 optimizer torch_sgd
-base_lr {LR}
+base_lr {lr}
 lr_policy fixed
-momentum {MOMENTUM}
+momentum {momentum}
 dampening 0
-weight_decay {WEIGHT_DECAY}
-batch {BATCH}
-iterations {STEPS}
+weight_decay {weight_decay}
+batch {batch}
+iterations {steps}
 test_interval 0
 test_batch 100
 test_iterations 1
@@ -65,114 +57,35 @@ seed 1
 """
 
 
-def missing_reason():
-    try:
-        import onnx  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError as e:
-        return f"Debian's python3-torch and python3-onnx are needed ({e})"
-    if not os.access(ABLATE, os.X_OK):
-        return "ABLATE_BINARY names no ablate binary"
-    return None
-
-
-def write_idx(path, array):
-    with open(path, "wb") as f:
-        f.write(struct.pack(">I", 0x0800 | array.ndim) + struct.pack(">" + "I" * array.ndim, *array.shape))
-        f.write(array.tobytes())
-
-
-def write_data(folder):
-    """The same images as CIFAR-10 binary files (cifar/) and IDX files; returns the IDX paths."""
-    rng = np.random.RandomState(7)
-    images = rng.randint(0, 256, size=(5 * IMAGES_PER_FILE, 3, 32, 32)).astype(np.uint8)
-    labels = rng.randint(0, 10, size=5 * IMAGES_PER_FILE).astype(np.uint8)
+def write_cifar(folder, images, labels):
+    """The images as CIFAR-10 binary files (5 files of 160; the test file the first 100)."""
     cifar = os.path.join(folder, "cifar")
     os.makedirs(cifar)
+    per_file = images.shape[0] // 5
     for k in range(5):
-        part = slice(k * IMAGES_PER_FILE, (k + 1) * IMAGES_PER_FILE)
-        records = np.concatenate([labels[part, None], images[part].reshape(IMAGES_PER_FILE, -1)], axis=1)
+        part = slice(k * per_file, (k + 1) * per_file)
+        records = np.concatenate([labels[part, None], images[part].reshape(per_file, -1)], axis=1)
         records.tofile(os.path.join(cifar, f"data_batch_{k + 1}.bin"))
     records = np.concatenate([labels[:100, None], images[:100].reshape(100, -1)], axis=1)
     records.tofile(os.path.join(cifar, "test_batch.bin"))
-    write_idx(os.path.join(folder, "images.idx"), images)
-    write_idx(os.path.join(folder, "labels.idx"), labels)
-    return cifar, os.path.join(folder, "images.idx"), os.path.join(folder, "labels.idx")
+    return cifar
 
 
-class OnnxCurveTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.reason = missing_reason()
-        if cls.reason:
-            return
-        cls.work = tempfile.TemporaryDirectory()
-        w = cls.work.name
-        cls.onnx = os.path.join(w, "resnet20.onnx")
-        done = subprocess.run([sys.executable, SCRIPT, "export", "--out", cls.onnx, "--seed", "1"],
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            raise AssertionError(f"pytorch_resnet20.py export failed:\n{done.stdout}{done.stderr}")
-        cls.cifar, cls.images, cls.labels = write_data(w)
-        cls.preset = os.path.join(w, "onnx-curve.preset")
-        with open(cls.preset, "w") as f:
-            f.write(PRESET)
+class OnnxCurveTest(OnnxCurveCase, unittest.TestCase):
+    SCRIPT = os.path.join(REPO, "bench", "peers", "onnx", "pytorch_resnet20.py")
+    NAME, DATASET, IMAGE_SHAPE, PRESET = "resnet20", "cifar10", (3, 32, 32), PRESET
 
     @classmethod
-    def tearDownClass(cls):
-        if not cls.reason:
-            cls.work.cleanup()
-
-    def setUp(self):
-        if self.reason:
-            self.skipTest(self.reason)
-
-    def ablate_losses(self, precision, steps, backend="openblas"):
-        record = os.path.join(self.work.name, f"ablate-{precision}-{backend}.json")
-        cmd = [ABLATE, "run", "--preset", self.preset, "--dataset", "cifar10", "--data", self.cifar,
-               "--model", self.onnx, "--precision", precision, "--backend", backend, "--no-random",
-               "--iterations", str(steps), "--curve-every", "1", "--quiet", "--out", record]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        said = done.stdout + done.stderr
-        if done.returncode != 0 and "has no builder for layer types" in said:  # a build without every branch's layers
-            self.skipTest(f"this ablate binary cannot train ResNet-20: {said.strip()[-200:]}")
-        if done.returncode != 0 and re.search(r"onnx", said, re.I) and not os.path.exists(record):
-            self.skipTest(f"this ablate binary does not train ONNX files: {said.strip()[-300:]}")
-        self.assertEqual(done.returncode, 0, f"{' '.join(cmd)}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-        with open(record) as f:
-            rec = json.loads(f.readline())
-        losses = {p["iteration"]: p["loss"] for p in rec["curve"]}
-        self.assertEqual(sorted(losses), list(range(1, steps + 1)))
-        return losses
-
-    def pytorch_losses(self, precision, steps):
-        cmd = [sys.executable, SCRIPT, "train", "--onnx", self.onnx, "--images", self.images, "--labels", self.labels,
-               "--steps", str(steps), "--batch", str(BATCH), "--precision", precision, "--lr", str(LR),
-               "--momentum", str(MOMENTUM), "--weight-decay", str(WEIGHT_DECAY), "--transform", "scale:1/255",
-               "--threads", "1"]  # torch 1.13 with 2 threads took 6x as long on 2 shared cores
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        self.assertEqual(done.returncode, 0, f"{' '.join(cmd)}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-        losses = {int(s): float(v) for s, v in re.findall(r"^peer_loss (\d+) (\S+)$", done.stdout, re.M)}
-        self.assertEqual(sorted(losses), list(range(1, steps + 1)))
-        return losses
-
-    @staticmethod
-    def relative(a, b):
-        return {s: abs(a[s] - b[s]) / abs(b[s]) for s in b}
+    def write_ablate_data(cls, folder, images, labels):
+        return write_cifar(folder, images, labels)
 
     def test_f64_losses_agree_within_1e_6_for_100_steps(self):
-        mine, theirs = self.ablate_losses("f64", STEPS), self.pytorch_losses("f64", STEPS)
-        rel = self.relative(mine, theirs)
-        worst = max(rel, key=rel.get)
-        print(f"\nONNX ResNet-20 f64, {STEPS} steps: largest relative loss difference {rel[worst]:.2e} at step {worst} "
-              f"(ablate {mine[worst]!r}, PyTorch {theirs[worst]!r})", file=sys.stderr)
-        self.assertLess(rel[worst], 1e-6, f"step {worst}: ablate {mine[worst]!r}, PyTorch {theirs[worst]!r}")
-        self.assertGreater(abs(mine[STEPS] - mine[1]), 1e-3)  # the curve moves: training, not 100 copies of a loss
+        self.check_f64_curve()
 
     def test_f32_losses_agree_within_1e_3_while_f32_rounding_allows(self):
         mine, theirs = self.ablate_losses("f32", STEPS_F32), self.pytorch_losses("f32", STEPS_F32)
-        own = self.relative(self.ablate_losses("f32", STEPS_F32, backend="eigen"), mine)  # ablate against itself
-        rel = self.relative(mine, theirs)
+        own = relative(self.ablate_losses("f32", STEPS_F32, backend="eigen"), mine)  # ablate against itself
+        rel = relative(mine, theirs)
         agree = 0
         while agree < STEPS_F32 and own[agree + 1] < 1e-4:
             agree += 1

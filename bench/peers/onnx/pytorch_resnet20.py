@@ -24,17 +24,11 @@ The ablate side of the same run: `ablate run --model net.onnx ...` with the opti
 as the first gradient) and lr_policy fixed (tests/peers/test_onnx_curve.py). Debian's python3-torch
 (1.13) and python3-onnx; run with /usr/bin/python3.
 """
-import argparse
-import os
-import sys
-
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import peer_common as pc  # noqa: E402
+import onnx_peer
 
 EXPECTED_OPS = {"Conv", "BatchNormalization", "Relu", "Add", "GlobalAveragePool", "Flatten", "Gemm"}
 
@@ -80,128 +74,15 @@ class ResNet20(nn.Module):
         return self.fc(torch.flatten(self.pool(x), 1))
 
 
-def undo_shared_initializers(graph):
-    """torch.onnx (1.13, eval mode) keeps one initializer of each set of equal values (every
-    batch norm's ones, zeros) and gives the others as Identity nodes of it; each becomes its own
-    initializer again, under the name the Identity gave it (its state_dict name), so that the
-    file holds every parameter and running statistic by name and only the network's ops."""
-    from onnx import numpy_helper
-
-    inits = {t.name: t for t in graph.initializer}
-    keep = []
-    for node in graph.node:
-        if node.op_type == "Identity" and node.input[0] in inits:
-            copy = numpy_helper.from_array(numpy_helper.to_array(inits[node.input[0]]), node.output[0])
-            inits[node.output[0]] = copy
-            graph.initializer.append(copy)
-        else:
-            keep.append(node)
-    del graph.node[:]
-    graph.node.extend(keep)
-
-
 def export(args):
-    import onnx
-
     torch.manual_seed(args.seed)
-    model = ResNet20().eval()
-    dummy = torch.zeros(1, 3, 32, 32)
-    torch.onnx.export(model, dummy, args.out, opset_version=13, do_constant_folding=False,
-                      training=torch.onnx.TrainingMode.PRESERVE, input_names=["input"], output_names=["logits"],
-                      dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}})
-    model_proto = onnx.load(args.out)
-    undo_shared_initializers(model_proto.graph)
-    onnx.checker.check_model(model_proto)
-    onnx.save(model_proto, args.out)
-    ops = [n.op_type for n in model_proto.graph.node]
-    if set(ops) != EXPECTED_OPS:
-        sys.exit(f"export: {args.out} holds the ops {sorted(set(ops))}, expected {sorted(EXPECTED_OPS)}")
-    counts = {op: ops.count(op) for op in sorted(EXPECTED_OPS)}
-    print("exported", args.out, " ".join(f"{op}={n}" for op, n in counts.items()))
-
-
-def load_initializers(model, path):
-    """Copies the ONNX file's initializers into the model's parameters and buffers by name (the
-    state_dict's names, as torch.onnx.export writes them); every one must be there with its shape.
-    num_batches_tracked is not in ONNX and stays 0 (momentum is set, so it is not read). Each
-    BatchNormalization's epsilon attribute becomes its module's eps."""
-    import onnx
-    from onnx import numpy_helper
-
-    graph = onnx.load(path).graph
-    inits = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
-    state = model.state_dict()
-    missing, wrong = [], []
-    for name, tensor in state.items():
-        if name.endswith("num_batches_tracked"):
-            continue
-        if name not in inits:
-            missing.append(name)
-        elif tuple(inits[name].shape) != tuple(tensor.shape):
-            wrong.append(f"{name} {inits[name].shape} vs {tuple(tensor.shape)}")
-    if missing or wrong:
-        sys.exit(f"train: {path}: initializers missing {missing}, shapes differ {wrong}")
-    with torch.no_grad():
-        for name, tensor in state.items():
-            if name in inits:
-                tensor.copy_(torch.from_numpy(np.array(inits[name], dtype=np.float64)))
-    # Each batch norm's epsilon as the file holds it: a float attribute, 1e-5 rounded to float32
-    # (9.99999974737875e-06), which ablate's import reads. With PyTorch's own 1e-5 the f64 curves
-    # part by 4.5e-2 within 100 steps on these data (a channel of tiny variance is all epsilon).
-    modules = dict(model.named_modules())
-    for node in graph.node:
-        if node.op_type == "BatchNormalization":
-            bn = modules[node.input[1].rsplit(".", 1)[0]]  # its scale is "<module>.weight"
-            for a in node.attribute:
-                if a.name == "epsilon":
-                    bn.eps = float(a.f)
-
-
-def train(args):
-    torch.set_num_threads(args.threads)
-    dtype = {"f32": torch.float32, "f64": torch.float64}[args.precision]
-    model = ResNet20()
-    load_initializers(model, args.onnx)  # while float32, the ONNX initializers' type: then widened exactly
-    model = model.to(dtype).train()
-    images, labels = pc.read_images(args.images), pc.read_idx(args.labels).astype(np.int64)
-    if images.shape[1:] != (3, 32, 32) or labels.shape[0] != images.shape[0]:
-        sys.exit(f"train: images {images.shape} and labels {labels.shape}: expected [N, 3, 32, 32] and [N]")
-    transform = pc.Transform(args.transform, images, {"f32": np.float32, "f64": np.float64}[args.precision])
-    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum, dampening=0,
-                                weight_decay=args.weight_decay, nesterov=False)
-    loss_fn = nn.CrossEntropyLoss()
-    batches = pc.batch_indices(images.shape[0], args.batch, False, None)
-    for step in range(1, args.steps + 1):
-        idx = next(batches)
-        x = torch.from_numpy(np.ascontiguousarray(transform(images[idx])))
-        y = torch.from_numpy(labels[idx])
-        optimizer.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-        print(f"peer_loss {step} {loss.item()!r}", flush=True)
+    onnx_peer.export(ResNet20(), torch.zeros(1, 3, 32, 32), args.out, 13, EXPECTED_OPS,
+                     training=torch.onnx.TrainingMode.PRESERVE)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="command", required=True)
-    e = sub.add_parser("export", help="write the initial network as ONNX (opset 13)")
-    e.add_argument("--out", required=True)
-    e.add_argument("--seed", type=int, default=1)
-    t = sub.add_parser("train", help="train from the ONNX file's weights, printing every step's loss")
-    t.add_argument("--onnx", required=True)
-    t.add_argument("--images", required=True, help="IDX file of uint8 images [N, 3, 32, 32]")
-    t.add_argument("--labels", required=True, help="IDX file of uint8 labels [N]")
-    t.add_argument("--steps", type=int, default=100)
-    t.add_argument("--batch", type=int, default=8)
-    t.add_argument("--precision", choices=("f32", "f64"), default="f64")
-    t.add_argument("--lr", type=float, default=0.01)
-    t.add_argument("--momentum", type=float, default=0.9)
-    t.add_argument("--weight-decay", type=float, default=1e-4)
-    t.add_argument("--transform", default="scale:1/255", help="datasets/transforms.h rules (peer_common.Transform)")
-    t.add_argument("--threads", type=int, default=1)
-    args = ap.parse_args(argv)
-    export(args) if args.command == "export" else train(args)
+    args = onnx_peer.parse_arguments(__doc__, (13,), "[N, 3, 32, 32]", argv)
+    export(args) if args.command == "export" else onnx_peer.train(ResNet20(), args, (3, 32, 32))
 
 
 if __name__ == "__main__":

@@ -2,8 +2,11 @@
 // [N, C, H, W] -> [N, C*H*W] in row-major (NCHW) order. ablate's inner_product flattens its
 // input the same way, so both add no layer: the output is an alias of the input value (its
 // ONNX shape [N, F] kept for the mappings after it).
-// Refused: any other axis; a Reshape whose shape is computed by the graph or is not [N, -1]
-// ([0, -1], [-1, F] and [N, F] with N the batch and F the features also read as [N, -1]).
+// A Reshape of an image [N, C, H, W] to [N, C, H·W] is an alias too, for the Transpose after it
+// that makes its positions tokens (transpose.cpp: ViT's patch embedding).
+// Refused: any other axis; a Reshape whose shape is computed by the graph or is neither [N, -1]
+// ([0, -1], [-1, F] and [N, F] with N the batch and F the features also read as [N, -1]) nor
+// [N, C, H·W] (N as -1, 0 or the batch; H·W as -1 or the number).
 #include "models/onnx/ops/op_kit.h"
 
 namespace ablate::models::onnx_import::ops {
@@ -32,6 +35,18 @@ void reshape(NodeContext& c) {
   c.refuse_unknown_attributes({"allowzero"});
   const OnnxValue& x = c.activation(0);
   const GivenValues& shape = c.constant(1);
+  if (shape.values.size() == 3 && x.shape.size() == 4) {  // [N, C, H, W] -> [N, C, H*W]
+    const auto n = static_cast<std::int64_t>(shape.values[0]), ch = static_cast<std::int64_t>(shape.values[1]),
+               hw = static_cast<std::int64_t>(shape.values[2]);
+    const bool batch_ok = n == x.shape[0] || n == -1 || (n == 0 && c.get_int("allowzero", 0) == 0);
+    if (batch_ok && (ch == x.shape[1] || (ch == 0 && c.get_int("allowzero", 0) == 0)) &&
+        (hw == -1 || hw == x.shape[2] * x.shape[3])) {
+      OnnxValue y = x;
+      y.shape = {x.shape[0], x.shape[1], x.shape[2] * x.shape[3]};
+      c.set_output(0, y);
+      return;
+    }
+  }
   const OnnxValue y = flattened(x);
   bool fits = shape.values.size() == 2;
   if (fits) {
@@ -42,7 +57,10 @@ void reshape(NodeContext& c) {
   if (!fits) {
     std::string text;
     for (double v : shape.values) text += (text.empty() ? "" : ", ") + std::to_string(static_cast<std::int64_t>(v));
-    c.refuse("input 1 (shape)", "= [" + text + "] is not supported (only [N, -1]: flattening for an inner_product)");
+    c.refuse("input 1 (shape)", "= [" + text + "] of " + dims_string(x.shape) +
+                                    " is not supported (only [N, -1]: flattening for an inner_product; [N, C, H·W]: an "
+                                    "image's positions before their Transpose to tokens; a split into heads only as part "
+                                    "of the attention pattern)");
   }
   c.set_output(0, y);
 }
