@@ -5,8 +5,8 @@ initializers; both on the same batches in file order, without random parts, SGD 
 a constant rate (ablate's torch_sgd and lr_policy fixed: torch.optim.SGD with dampening 0).
 
 A test class mixes OnnxCurveCase into unittest.TestCase and sets SCRIPT, NAME, DATASET (ablate's
---dataset), IMAGE_SHAPE, PRESET (its recipe; {lr} {momentum} {weight_decay} {batch} {steps}
-filled in) and write_ablate_data(folder, images, labels) -> the --data folder.
+--dataset), FAMILY (the preset's dataset_family), STRATEGY, IMAGE_SHAPE and
+write_ablate_data(folder, images, labels) -> the --data folder; the recipe is curve_preset's.
 
 Skipped with the reason when Debian's torch or onnx is missing, ABLATE_BINARY names no ablate
 binary, or that binary cannot import ONNX files or train the model.
@@ -44,12 +44,37 @@ def write_idx(path, array):
         f.write(array.tobytes())
 
 
+def curve_preset(test_file, family, strategy, batch, steps):
+    """The curve checks' recipe for ablate: PyTorch's SGD, no random parts, the data in file order."""
+    return f"""# The ONNX curve check's recipe ({test_file}): PyTorch's SGD on ablate
+framework torch
+dataset_family {family}
+strategy {strategy}
+backend openblas
+threads 2
+optimizer torch_sgd
+base_lr {LR}
+lr_policy fixed
+momentum {MOMENTUM}
+dampening 0
+weight_decay {WEIGHT_DECAY}
+batch {batch}
+iterations {steps}
+test_interval 0
+test_batch 100
+test_iterations 1
+transform scale:1/255
+shuffle false
+seed 1
+"""
+
+
 def relative(a, b):
     return {s: abs(a[s] - b[s]) / abs(b[s]) for s in b}
 
 
 class OnnxCurveCase:
-    SCRIPT = NAME = DATASET = PRESET = None
+    SCRIPT = NAME = DATASET = FAMILY = STRATEGY = None
     IMAGE_SHAPE = ()
     IMAGES, BATCH, STEPS = 800, 8, 100  # one epoch of 100 batches of 8
 
@@ -74,8 +99,8 @@ class OnnxCurveCase:
         write_idx(cls.labels, labels)
         cls.preset = os.path.join(w, "onnx-curve.preset")
         with open(cls.preset, "w") as f:
-            f.write(cls.PRESET.format(lr=LR, momentum=MOMENTUM, weight_decay=WEIGHT_DECAY, batch=cls.BATCH,
-                                      steps=cls.STEPS))
+            f.write(curve_preset(os.path.basename(sys.modules[cls.__module__].__file__), cls.FAMILY, cls.STRATEGY,
+                                 cls.BATCH, cls.STEPS))
 
     @classmethod
     def tearDownClass(cls):

@@ -33,28 +33,6 @@ from onnx_curve_case import REPO, OnnxCurveCase, relative
 
 STEPS_F32 = 20
 
-PRESET = """# The ONNX curve check's recipe (tests/peers/test_onnx_curve.py): PyTorch's SGD on ablate
-# (the strategy does not change the numbers beyond rounding; static runs every branching layer)
-framework torch
-dataset_family cifar10
-strategy static
-backend openblas
-threads 2
-optimizer torch_sgd
-base_lr {lr}
-lr_policy fixed
-momentum {momentum}
-dampening 0
-weight_decay {weight_decay}
-batch {batch}
-iterations {steps}
-test_interval 0
-test_batch 100
-test_iterations 1
-transform scale:1/255
-shuffle false
-seed 1
-"""
 
 
 def write_cifar(folder, images, labels):
@@ -73,7 +51,8 @@ def write_cifar(folder, images, labels):
 
 class OnnxCurveTest(OnnxCurveCase, unittest.TestCase):
     SCRIPT = os.path.join(REPO, "bench", "peers", "onnx", "pytorch_resnet20.py")
-    NAME, DATASET, IMAGE_SHAPE, PRESET = "resnet20", "cifar10", (3, 32, 32), PRESET
+    NAME, DATASET, IMAGE_SHAPE = "resnet20", "cifar10", (3, 32, 32)
+    FAMILY, STRATEGY = "cifar10", "static"
 
     @classmethod
     def write_ablate_data(cls, folder, images, labels):

@@ -22,32 +22,12 @@ import unittest
 
 from onnx_curve_case import REPO, OnnxCurveCase, write_idx
 
-PRESET = """# The ViT ONNX curve check's recipe (tests/peers/test_onnx_vit_curve.py): PyTorch's SGD on ablate
-framework torch
-dataset_family mnist
-strategy dynamic
-backend openblas
-threads 2
-optimizer torch_sgd
-base_lr {lr}
-lr_policy fixed
-momentum {momentum}
-dampening 0
-weight_decay {weight_decay}
-batch {batch}
-iterations {steps}
-test_interval 0
-test_batch 100
-test_iterations 1
-transform scale:1/255
-shuffle false
-seed 1
-"""
 
 
 class OnnxVitCurveTest(OnnxCurveCase, unittest.TestCase):
     SCRIPT = os.path.join(REPO, "bench", "peers", "onnx", "pytorch_vit_tiny.py")
-    NAME, DATASET, IMAGE_SHAPE, PRESET = "vit-tiny", "mnist", (28, 28), PRESET
+    NAME, DATASET, IMAGE_SHAPE = "vit-tiny", "mnist", (28, 28)
+    FAMILY, STRATEGY = "mnist", "dynamic"
 
     @classmethod
     def write_ablate_data(cls, folder, images, labels):
