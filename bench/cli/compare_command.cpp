@@ -74,7 +74,7 @@ std::vector<run::FlagSpec> compare_options() {
       {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
       {"peer-as-installed", "", "run PyTorch as installed (default: its best found setting, OPENBLAS_NUM_THREADS=1 "
                                 "and glibc malloc kept)"},
-      run::wait_policy_flag(),  // issue 21
+      run::wait_policy_flag(),
       run::disturbed_above_flag(),
       run::wait_quiet_flag(),
       {"with-real", "", "after each run, the real framework (TensorFlow on its Eigen and oneDNN paths, Theano; PyTorch "
@@ -127,7 +127,7 @@ void write_report(const std::string& dir, const std::string& title, const std::s
 // One comparison (one seed); `outcome`, when given, receives its rows and real comparisons.
 int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
   const auto t0 = std::chrono::steady_clock::now();
-  run::check_wait_policy_flag(args);  // issue 21: how threads wait, disturbed runs, waiting for quiet
+  run::check_wait_policy_flag(args);  // how threads wait, disturbed runs, waiting for quiet
   run::DisturbanceLog disturbances(run::read_disturbed_above(args));  // the forked runs' records follow it
   const double wait_quiet = run::read_wait_quiet(args);
   const std::string dataset = args.get("dataset", "fashion-mnist");
@@ -213,7 +213,7 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
   std::vector<experiments::CompareRow> rows;
   std::size_t index = 0;
   // --with-real: each run writes its initial weights, and the real framework's full run starts
-  // from them (issue 16: the same steps and initial weights; each side its own random draws).
+  // from them (the same steps and initial weights; each side its own random draws).
   const std::unique_ptr<experiments::TempDir> initial_dir =
       with_real ? std::make_unique<experiments::TempDir>("ablate-initial") : nullptr;
   for (experiments::ComparePlan& p : plans) {
@@ -229,7 +229,7 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
       continue;
     }
     std::printf("\n[%zu/%zu] %s\n", index, plans.size(), p.row.command.c_str());
-    if (wait_quiet > 0)  // issue 21
+    if (wait_quiet > 0)
       std::printf("%s\n", run::quiet_wait_text(run::wait_for_quiet(wait_quiet, run::disturbed_above()), wait_quiet).c_str());
     rows.push_back(run::measured_with(disturbances, p.row.framework, [&] { return experiments::run_plan(p); }));
     if (with_peers) {
@@ -259,7 +259,7 @@ int compare_once(const run::Flags& args, experiments::SeedOutcome* outcome) {
     std::printf("\nablate vs PyTorch (same data, recipe and steps; each side at its faster thread count):\n");
     for (const auto& c : peers) std::printf("%s\n", experiments::peer_ratio_line(c).c_str());
   }
-  std::printf("%s\n", disturbances.summary().c_str());  // issue 21
+  std::printf("%s\n", disturbances.summary().c_str());  // runs other processes disturbed
   std::printf("threads wait: %s (%s)\n", run::wait_policy_choice().policy.c_str(), run::wait_policy_choice().source.c_str());
   if (with_real) std::fputs(experiments::real_text(real).c_str(), stdout);
   for (const auto& w : waterfalls) std::fputs(experiments::waterfall_text(w).c_str(), stdout);

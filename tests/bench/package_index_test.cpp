@@ -1,4 +1,4 @@
-// The repository names no package index and no host of one (issue 31, "set-up names no host"):
+// The repository names no package index and no host of one:
 // scripts/setup-peers.sh and bench/peers/requirements install by package name from whatever
 // index pip is configured with. Every text file of the source tree is searched (this file
 // excepted: it spells the patterns), so an address added anywhere fails here.
