@@ -1,4 +1,4 @@
-# libFuzzer targets (issue 9): -DABLATE_FUZZ=ON with CMAKE_CXX_COMPILER=clang++-14 (libFuzzer is
+# libFuzzer targets: -DABLATE_FUZZ=ON with CMAKE_CXX_COMPILER=clang++-14 (libFuzzer is
 # clang's; the main build uses g++). Builds one executable per reader in fuzz/, each linked
 # with -fsanitize=fuzzer; cmake/sanitizers.cmake (included after this file) then adds
 # AddressSanitizer, UBSan and the coverage instrumentation to them and to the code they reach.

@@ -1,4 +1,4 @@
-# Optional MPI support (issue 8, data-parallel training): ABLATE_MPI=AUTO|ON|OFF as ABLATE_CUDA.
+# Optional MPI support (data-parallel training): ABLATE_MPI=AUTO|ON|OFF as ABLATE_CUDA.
 # graph/distributed/ always builds; with MPI it defines ABLATE_HAVE_MPI and links Open MPI, without
 # it a distributed run is an error naming the missing library. tests/distributed/ runs under
 # mpiexec with 2 ranks on loopback (--oversubscribe; root allowed through Open MPI's variables),
@@ -36,7 +36,7 @@ if(ABLATE_TESTS)
     # CI runs as root; Open MPI refuses root unless both variables are set.
     set_tests_properties(distributed_2_ranks PROPERTIES TIMEOUT 120
                          ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1")
-    # Issue 20: the same tests with the ranks on two "hosts" (network namespaces over a veth
+    # The same tests with the ranks on two "hosts" (network namespaces over a veth
     # pair, Open MPI over TCP); skipped with the reason where namespaces cannot be made.
     add_test(NAME distributed_two_hosts
              COMMAND bash ${CMAKE_SOURCE_DIR}/tests/distributed/two_hosts_test.sh $<TARGET_FILE:test_distributed>)

@@ -1,4 +1,4 @@
-# Sanitizer builds (issue 9): -DABLATE_SANITIZE=ON (= address,undefined) or any list that
+# Sanitizer builds: -DABLATE_SANITIZE=ON (= address,undefined) or any list that
 # -fsanitize= accepts ("address", "undefined", "address,undefined"). Included at the end of the
 # top CMakeLists.txt, it adds the flags to every C++ target defined so far, in this directory and
 # below, so one switch covers the libraries, the ablate program, the tests and the fuzz targets.

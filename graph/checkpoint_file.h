@@ -1,4 +1,4 @@
-// The checkpoint file: everything needed to continue a run exactly (issue 9), in one
+// The checkpoint file: everything needed to continue a run exactly (exact resume), in one
 // documented binary format shared by every strategy:
 //
 //   offset  size  field

@@ -187,7 +187,7 @@ class Backend {
   void concat_forward(const std::vector<const Tensor*>& xs, Tensor& y);
   void concat_backward(const Tensor& dy, const std::vector<Tensor*>& dxs);
 
-  // --- attention (tokens [N, T, D]; issue 28) ------------------------------------------------
+  // --- attention (tokens [N, T, D]; the Vision Transformer's ops) -------------------------------
   // Batched GEMM, one product per leading index: c[i] = alpha op(a[i]) op(b[i]) + beta c[i] for
   // a [B,M,K] (or [B,K,M] transposed), b [B,K,N] (or [B,N,K]), c [B,M,N]; one float dtype.
   // Attention's Q K^T (trans_b) and P V per (sample, head), and their gradients.

@@ -29,7 +29,7 @@ GeluApprox gelu_approx_of(Activation a);  // gelu: exact, gelu_tanh: tanh; throw
 
 // Convolution geometry. Padding may be asymmetric (TF SAME puts the odd pixel at the
 // bottom/right). Output: OH = (H + pad_top + pad_bottom - KH) / stride_h + 1, same for W.
-// activation: the convolution's epilogue (issue 17, as TF's grappler remapper makes
+// activation: the convolution's epilogue (as TF's grappler remapper makes
 // _FusedConv2D(BiasAdd, Relu) and oneDNN an eltwise post-op): y = f(conv(x, w) + bias),
 // applied inside the convolution while the output is in cache; none by default. Only
 // conv2d_forward takes one, and only relu, tanh or sigmoid, whose gradient reads y (the fused

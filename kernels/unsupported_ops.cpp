@@ -1,4 +1,4 @@
-// The defaults of the attention ops (issue 28) for a backend that has no implementation of its
+// The defaults of the attention ops for a backend that has no implementation of its
 // own: an error naming the backend and the op. reference (kernels/reference/) and the CPU
 // backends (kernels/cpu/) override every one; the CUDA backend does not yet, so a model with
 // layer_norm, attention or tokens stops there with this message instead of computing wrongly.
@@ -12,7 +12,7 @@ namespace {
 
 [[noreturn]] void unsupported(const Backend& backend, Op op) {
   throw std::runtime_error(backend.name() + " " + op_name(op) + ": not supported on the " + backend.name() +
-                           " backend (issue 28: reference, eigen, openblas and onednn have it)");
+                           " backend (reference, eigen, openblas and onednn have it)");
 }
 
 }  // namespace

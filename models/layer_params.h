@@ -78,7 +78,7 @@ std::vector<StateShape> batch_norm_state(const BatchNormParams& p, std::int64_t 
 // <suffix>_lr_mult and <suffix>_decay_mult: the initializer defaults to the layer type's
 // (LayerType::default_inits), else xavier for a weight and constant:0 for a bias; every
 // multiplier to 1.
-// Attention and token layers (issue 28; models/layers/attention.cpp, layer_norm.cpp,
+// Attention and token layers (a Vision Transformer's; models/layers/attention.cpp, layer_norm.cpp,
 // token_mean.cpp).
 // The head count of an attention layer (its `heads` key, default 1).
 int attention_heads(const LayerSpec& layer);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/, issue 9) with clang-14, AddressSanitizer and UBSan into
+# Builds the libFuzzer targets (fuzz/) with clang-14, AddressSanitizer and UBSan into
 # build-fuzz/ (or $ABLATE_FUZZ_BUILD_DIR), then runs each for SECONDS (default 60), one after
 # the other, and prints each target's executions and any crash file.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     TARGET: idx cifar10 image_folder model_spec preset checkpoint (default all)

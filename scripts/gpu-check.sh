@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The prepared GPU check of issue 7, for a machine with one NVIDIA GPU (about 8 minutes at most):
+# The CUDA backend's prepared GPU check, for a machine with one NVIDIA GPU (about 8 minutes at most):
 # builds with the CUDA backend, runs the GPU tests (which must not be skipped there), then
 # benchmarks training images/s on the GPU and on the fastest CPU backend and prints the ratio
 # for Caffe LeNet and the TF CIFAR-10 model (zoo/tf-cifar10). Synthetic data (ablate bench).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer (issue 9): configures
+# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer: configures
 # build-asan/ (or $ABLATE_ASAN_BUILD_DIR) with g++, -DABLATE_SANITIZE=ON and the CUDA backend
 # off, builds every test and the ablate program, and runs ctest. Any sanitizer report fails the
 # test that caused it (UBSan does not recover; ASan and LeakSanitizer abort by default).

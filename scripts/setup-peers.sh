@@ -49,7 +49,7 @@ fi
 pip_arguments() {
   local f=$1
   if [ "$f" != pytorch ]; then echo "-r $requirements/$f.txt"; return; fi
-  echo "setup-peers: pytorch: torch with the CUDA libraries its wheel depends on (about 5.5 GB)" >&2
+  echo "setup-peers: pytorch: torch with the CUDA libraries its wheel depends on (about 3.0 GB of wheels, 5.5 GB installed)" >&2
   echo "-r $requirements/pytorch.txt -r $requirements/pytorch-cuda-libs.txt"
 }
 

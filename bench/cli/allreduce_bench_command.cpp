@@ -1,4 +1,4 @@
-// `ablate allreduce-bench` (issue 8): time of one gradient all-reduce for the parameter counts
+// `ablate allreduce-bench`: time of one gradient all-reduce for the parameter counts
 // of the eight default models, MPI_Allreduce against our ring (graph/distributed/), run under
 // `mpirun -np N`. Each figure is the median over repeats of the slowest rank's time of one
 // call (a barrier before each call), for one f32 buffer of the model's whole gradient (what

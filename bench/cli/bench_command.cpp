@@ -189,7 +189,7 @@ std::vector<BenchPeer> bench_peers(const run::Flags& args) {
   return peers;
 }
 
-// End-to-end share of the machine's peak (issue 17): each row's median images/s times the model's
+// End-to-end share of the machine's peak: each row's median images/s times the model's
 // FLOPs per training image (models/flops.h: convolutions and fully connected layers, 3 x forward)
 // over the FMA probe's FLOP/s at that thread count (kernels/peak_flops.h), measured before the rounds.
 void print_peak_shares(const std::vector<std::string>& rows, const std::vector<int>& thread_counts,
@@ -212,7 +212,7 @@ void print_peak_shares(const std::vector<std::string>& rows, const std::vector<i
 }
 
 int bench_main(const run::Flags& args) {
-  run::check_wait_policy_flag(args);  // issue 21: how threads wait, disturbed rounds, waiting for quiet
+  run::check_wait_policy_flag(args);  // how threads wait, disturbed rounds, waiting for quiet
   run::DisturbanceLog disturbances(run::read_disturbed_above(args));
   const double wait_quiet = run::read_wait_quiet(args);
   std::string model = args.get("model", "lenet");
@@ -221,7 +221,7 @@ int bench_main(const run::Flags& args) {
   std::int64_t iterations = args.get_int("iterations", 30, 1);
   std::int64_t repeats = args.get_int("repeats", 5, 1);
   std::string strategy = args.get("strategy", "layerwise");
-  // --passes (static only, issue 17 item 2): each pass's effect on time, as `ablate run --passes`.
+  // --passes (static only): each pass's effect on time, as `ablate run --passes`.
   const std::string passes = args.get("passes", "all");
   if (args.has("passes") && strategy != "static")
     throw std::invalid_argument("--passes " + passes + ": the graph passes are the static strategy's; --strategy is " + strategy);
@@ -273,14 +273,14 @@ int bench_main(const run::Flags& args) {
               strategy == "static" ? (" (passes " + passes + ")").c_str() : "", kernels::dtype_name(dtype),
               static_cast<long long>(repeats), static_cast<long long>(iterations), static_cast<long long>(warmup),
               coretype ? coretype : "(unset)");
-  const run::WaitPolicyChoice wait = run::wait_policy_choice();  // issue 21
+  const run::WaitPolicyChoice wait = run::wait_policy_choice();
   std::printf("threads wait: %s (%s)\n", wait.policy.c_str(), wait.source.c_str());
   if (layout) std::printf("onednn convolution layout: %s\n", kernels::onednn::conv_layout_name(*layout));
   std::fflush(stdout);
 
   std::map<std::pair<std::string, int>, std::vector<double>> samples;
   for (std::int64_t r = 0; r < repeats; ++r) {
-    const std::string round = " round " + std::to_string(r + 1);  // issue 21: quiet wait, disturbance per measurement
+    const std::string round = " round " + std::to_string(r + 1);  // quiet wait, disturbance per measurement
     if (wait_quiet > 0) {
       std::printf("round %lld: %s\n", static_cast<long long>(r + 1),
                   run::quiet_wait_text(run::wait_for_quiet(wait_quiet, run::disturbed_above()), wait_quiet).c_str());
@@ -348,7 +348,7 @@ int bench_main(const run::Flags& args) {
                   libraries.c_str(), where.c_str(), ips, peer.row.c_str(), best_ablate_ips / ips);
   }
   print_peak_shares(rows, thread_counts, samples, flops_per_image, peak);
-  std::printf("%s\n", disturbances.summary().c_str());  // issue 21
+  std::printf("%s\n", disturbances.summary().c_str());  // rounds other processes disturbed
   return 0;
 }
 
@@ -382,7 +382,7 @@ Command bench_command() {
               {"peer-as-installed", "",
                "run PyTorch as installed (default: its best found setting, OPENBLAS_NUM_THREADS=1 and glibc malloc kept)"},
               {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
-              run::wait_policy_flag(),  // issue 21
+              run::wait_policy_flag(),
               run::disturbed_above_flag(),
               run::wait_quiet_flag(),
           },

@@ -5,7 +5,7 @@
 #include "bench/run/wait_policy.h"
 
 int main(int argc, char** argv) {
-  // Issue 21: the threads' waiting policy, before anything else (may re-execute this process once).
+  // The threads' waiting policy, before anything else (may re-execute this process once).
   ablate::bench::run::apply_wait_policy(argc, argv, {"run", "bench", "compare", "sweep", "paper"});
   return ablate::bench::cli::run_command_line(argc, argv, ablate::bench::cli::all_commands());
 }

@@ -25,7 +25,7 @@ int paper_main(const run::Flags& args) {
     return name.empty() && !args.has("list") ? 1 : 0;
   }
   if (!args.has("out")) throw std::invalid_argument("ablate paper " + name + ": --out FILE is required (the results file)");
-  run::check_wait_policy_flag(args);  // issue 21
+  run::check_wait_policy_flag(args);  // how threads wait
   experiments::PaperOptions o;
   o.dataset = args.get("dataset", "fashion-mnist");
   o.data_dir = args.get("data", "");
@@ -71,7 +71,7 @@ Command paper_command() {
               {"test-iterations", "N", "every run tests N batches per test pass (default: each preset's)"},
               {"out", "FILE", "the results file (required to run; read to resume)"},
               {"verbose", "", "the runs print their progress lines"},
-              run::wait_policy_flag(),  // issue 21
+              run::wait_policy_flag(),
           },
           paper_main};
 }

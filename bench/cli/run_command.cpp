@@ -17,7 +17,7 @@ namespace ablate::bench::cli {
 namespace {
 
 int run_main(const run::Flags& args) {
-  run::check_wait_policy_flag(args);  // issue 21: --wait-policy and --disturbed-above
+  run::check_wait_policy_flag(args);  // --wait-policy and --disturbed-above
   run::read_disturbed_above(args);
   run::RunConfig config = run::resolve_run_config(args);
   if (!config.out.empty()) run::check_writable(config.out);  // fail now, not after hours of training
@@ -68,7 +68,7 @@ int run_main(const run::Flags& args) {
               m.minor_faults_per_step, m.median_minor_faults_per_step, static_cast<long long>(m.minor_faults_first_step),
               static_cast<long long>(m.major_faults), run::malloc_policy_name(result.config.malloc_policy));
   std::printf("  CPU utilisation   %.2f cores\n", m.cpu_util);
-  // Issue 21: what others took meanwhile, and how the threads waited.
+  // What other processes took meanwhile, and how the threads waited.
   std::printf("  others' CPU       %s%s\n", run::disturbance_text(m.disturbance).c_str(),
               run::is_disturbed(m.disturbance, m.disturbed_above)
                   ? (": disturbed (above " + run::number(m.disturbed_above) + " cores)").c_str()
@@ -97,7 +97,7 @@ int run_main(const run::Flags& args) {
   return 0;
 }
 
-// The run flags, and the process's own (issue 21): how threads wait, when a run counts as disturbed.
+// The run flags, and the process's own: how threads wait, when a run counts as disturbed.
 std::vector<run::FlagSpec> run_options() {
   std::vector<run::FlagSpec> options = run::run_flags();
   options.push_back(run::wait_policy_flag());

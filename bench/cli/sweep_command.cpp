@@ -23,7 +23,7 @@ int sweep_main(const run::Flags& args) {
   spec.base = args.values();
   spec.max_iterations = args.get_int("max-iterations", 0, 0);
   for (const char* k : {"vary", "out", "quiet", "repeats", "verbose", "max-iterations"}) spec.base.erase(k);
-  run::check_wait_policy_flag(args);  // issue 21: one wait policy for the whole sweep (its runs are forks)
+  run::check_wait_policy_flag(args);  // one wait policy for the whole sweep (its runs are forks)
   spec.base.erase("wait-policy");
   experiments::check_spec(spec);
   run::resolve_run_config(experiments::point_args(spec, experiments::SweepPoint{}));  // a bad base flag fails now, once
@@ -52,7 +52,7 @@ Command sweep_command() {
   options.push_back({"repeats", "N", "runs per point (default 1; same seed: the spread is the timing's)"});
   options.push_back({"max-iterations", "N", "train every run at most N iterations (quick checks; recorded in sweep.note)"});
   options.push_back({"verbose", "", "the runs print their progress lines"});
-  options.push_back(run::wait_policy_flag());  // issue 21
+  options.push_back(run::wait_policy_flag());
   return {"sweep", "a resumable grid over any run flags (--vary KEY=V1,V2), with repeats",
           "Runs the grid (cartesian product) of the --vary factors over a base configuration (the run\n"
           "flags), each point in its own process, appending one record per run to --out (required).\n"

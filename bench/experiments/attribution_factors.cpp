@@ -28,7 +28,7 @@ std::vector<AttributionFactor> attribution_factors() {
       {"strategy", "strategy", graph::strategy_names(), [](C c) { return c.strategy; }},
       {"backend", "backend", kernels::cpu_speed_backend_names(), [](C c) { return c.backend.name; }},
       {"threads", "threads", {"all"}, [](C c) { return std::to_string(c.backend.options.threads); }},
-      // Issue 15's factors: a lowering or threading that the backend (after the switches before it)
+      // Each framework's own math: a lowering or threading that the backend (after the switches before it)
       // does not take is refused by the run configuration and not measured.
       {"conv lowering", "conv-lowering", names_of(kernels::cpu::all_conv_lowerings(), kernels::cpu::conv_lowering_name),
        [](C c) { return option_text(c.backend.options.conv_lowering, kernels::cpu::conv_lowering_name); }},

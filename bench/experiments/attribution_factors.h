@@ -1,5 +1,5 @@
 // The factors `ablate compare --with-real --attribute` switches one at a time, from a
-// framework's own choice to ablate's fastest (issue 16 item 4), as data: each is a run flag,
+// framework's own choice to ablate's fastest, as data: each is a run flag,
 // the values ablate may switch it to (the fastest of them is measured, not assumed), and how to
 // read the value a resolved configuration has. To account for a new factor (a convolution
 // lowering, a pooling rule), add its run flag here; the order is the waterfall's.

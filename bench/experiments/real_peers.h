@@ -1,4 +1,4 @@
-// The real frameworks beside ablate's presets (issue 16): one runner interface, one entry per
+// The real frameworks beside ablate's presets: one runner interface, one entry per
 // peer. Each peer is a Python script of bench/peers/ run by an interpreter, with the protocol
 // of peer_common.py (ablate's recipe as arguments, its data as IDX files, `peer_result ...` or
 // exit 3 `peer_not_comparable: ...`); what differs between peers is data here:

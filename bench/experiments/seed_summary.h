@@ -1,4 +1,4 @@
-// `ablate compare --seeds LIST` (issue 16: final accuracies over seeds): the comparison runs once
+// `ablate compare --seeds LIST` (final accuracies over seeds): the comparison runs once
 // per seed, and this gathers the final test accuracies of every side, seed by seed, into one
 // table: ablate's row of each framework and, with --with-real, each real framework's path, the
 // difference in points per seed, its mean and the largest single seed's.

@@ -4,7 +4,7 @@
 // with a "sweep" member {label, base, point, repeat[, note][, rank]}. Resumable: the points whose
 // (base, point, repeat) already have a record in the file are skipped.
 //
-// Distributed (issue 8): started by an MPI launcher with N > 1 processes (mpirun -np N, srun),
+// Distributed: started by an MPI launcher with N > 1 processes (mpirun -np N, srun),
 // the runs are spread over the ranks by a work queue on rank 0 (graph/distributed/work_queue.h);
 // every run is one process on its rank (forked, outside the MPI job: it never joins MPI, and a
 // sweep with --distributed is an error); rank 0 alone reads the results file, appends the

@@ -1,4 +1,4 @@
-// Convolution + bias + ReLU microbenchmarks (issue 17 item 3): the forward with the activation as
+// Convolution + bias + ReLU microbenchmarks: the forward with the activation as
 // the convolution's epilogue (Conv2dParams::activation: the CPU loops apply it per image right
 // after the GEMM, oneDNN as an eltwise post-op) against the unfused pair, conv2d_forward with its
 // bias then activation_forward in place (a second pass over the output, as the layer-wise

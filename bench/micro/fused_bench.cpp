@@ -1,4 +1,4 @@
-// Elementwise fusion microbenchmarks (issue 15 item 5): one Backend::fused_elementwise pass
+// Elementwise fusion microbenchmarks: one Backend::fused_elementwise pass
 // (Theano's Composite compiled into one loop) against the same chain run as whole-tensor ops,
 // as the static graph runs it without `elementwise_fusion`, on two sizes of tensor:
 //   lenet_conv1    LeNet's first convolution output at batch 64, [64, 20, 24, 24] f32 (2.9 MB):

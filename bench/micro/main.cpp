@@ -1,5 +1,5 @@
 // ablate_micro: Google Benchmark microbenchmarks of the Backend ops on every backend
-// (issue 6). Measures the FMA peak first (printed, and recorded in the JSON context), then
+// (speed per layer). Measures the FMA peak first (printed, and recorded in the JSON context), then
 // runs the benchmarks; all --benchmark_* flags apply (--benchmark_filter, --benchmark_format=json,
 // --benchmark_out=FILE, --benchmark_min_time=...). Extra flag: --micro_reference (or
 // ABLATE_MICRO_REFERENCE=1) also runs the slow reference backend on the heavy cases.

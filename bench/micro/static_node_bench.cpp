@@ -1,4 +1,4 @@
-// The static executor's cost per node (issue 17: kept under a microsecond), with trivial ops:
+// The static executor's cost per node (kept under a microsecond), with trivial ops:
 //   strategy/static_nodes/<executor>/<backend>   a compiled Session of a chain of 64 nodes on
 //       a [1, 4] tensor, alternating y = relu(y) and y = y + x (elementwise fusion off, so each
 //       stays a node), run as a TensorFlow session runs a graph. Counters: ns_per_node (the

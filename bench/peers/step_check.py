@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Step-by-step check of a preset against its real framework (issue 16), by hand; `ablate
+"""Step-by-step check of a preset against its real framework, by hand; `ablate
 compare --with-real` makes it for every framework of a comparison: same data, recipe, initial
 weights and steps, random parts off.
 

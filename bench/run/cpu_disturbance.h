@@ -1,4 +1,4 @@
-// How much of the machine other processes took while a measurement ran (issue 21): the CPU
+// How much of the machine other processes took while a measurement ran: the CPU
 // time every CPU spent busy (/proc/stat: user, nice, system, irq, softirq) minus this process's
 // own (utime + stime of /proc/self/stat, with its reaped children from getrusage, so a PyTorch
 // yardstick that ablate ran and waited for counts as its own), and the steal time a hypervisor

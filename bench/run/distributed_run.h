@@ -1,4 +1,4 @@
-// `ablate run --distributed` (issue 8): data-parallel training over MPI ranks, as Horovod and
+// `ablate run --distributed`: data-parallel training over MPI ranks, as Horovod and
 // PyTorch DDP run it. Every rank draws the same global batch order (same seed), trains on its
 // contiguous slice (--batch / ranks samples), and the gradients are averaged over the ranks
 // before each update (graph/distributed/data_parallel.h), so the run follows the single-process

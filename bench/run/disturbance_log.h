@@ -1,4 +1,4 @@
-// The measurements of one benchmark command that other processes disturbed (issue 21): `ablate
+// The measurements of one benchmark command that other processes disturbed: `ablate
 // bench` adds each configuration of each round, `ablate compare` each framework's run, with what
 // others took meanwhile (cpu_disturbance.h); the lines after the table name those above the
 // threshold, so a figure measured while a neighbour held a core is not taken for the framework's.

@@ -36,7 +36,7 @@ Environment capture_environment() {
   env.values["compiler"] = ABLATE_COMPILER;
   env.values["build_type"] = ABLATE_BUILD_TYPE;
   env.values["git_revision"] = ABLATE_GIT_REVISION;
-  add_wait_policy(env.values);  // issue 21: how the OpenMP threads wait, and why
+  add_wait_policy(env.values);  // how the OpenMP threads wait, and why
   return env;
 }
 

@@ -1,4 +1,4 @@
-// What glibc's malloc does with large freed blocks, chosen per process (issue 17: "no page faults
+// What glibc's malloc does with large freed blocks, chosen per process (a speed goal: "no page faults
 // inside a training step"). A run whose tensors are allocated and freed every step (the static
 // strategy's refcount memory, TensorFlow 1.x's executor dropping a tensor's last reference; the
 // dynamic strategy without its caching allocator) and the Eigen thread pool's contraction

@@ -1,4 +1,4 @@
-// Page faults of the training steps (issue 17: "no page faults inside a training step").
+// Page faults of the training steps (the speed target: "no page faults inside a training step").
 // A minor fault is the kernel mapping a page on first touch (fresh malloc'd or mmap'd memory,
 // a buffer freed back to the system and taken again); a major fault also reads from disk.
 // Counted with getrusage(RUSAGE_SELF), so every thread of the process counts: the op pools'

@@ -23,7 +23,7 @@ PassSpec parse_pass_spec(const std::string& text, const std::string& what);
 // The passes to switch off: the dropped names, or the known passes a keep-list leaves out.
 std::vector<std::string> disabled_passes(const PassSpec& spec, const std::vector<std::string>& known,
                                          const std::string& what);
-// The static strategy's passes, in pipeline order (issue 4: constant folding, common
+// The static strategy's passes, in pipeline order (constant folding, common
 // subexpression elimination, dead-code elimination, elementwise fusion, in-place rewriting,
 // memory planning). Must match graph/static's pass_names() (graph/static/passes.h).
 const std::vector<std::string>& static_pass_names();

@@ -65,7 +65,7 @@ ResourceMonitor::~ResourceMonitor() {
 void ResourceMonitor::start() {
   start_wall_ = last_wall_ = now_s();
   start_cpu_ = last_cpu_ = process_cpu_seconds();
-  start_counters_ = last_counters_ = read_cpu_counters();  // issue 21
+  start_counters_ = last_counters_ = read_cpu_counters();  // others' CPU and steal from here
   peak_rss_ = process_rss_bytes();
   peak_device_ = -1;
   samples_.clear();
@@ -83,7 +83,7 @@ void ResourceMonitor::take_sample() {
   if (device_) s.device_bytes = device_->stats().live_bytes;
   last_wall_ = wall;
   last_cpu_ = cpu;
-  const CpuCounters counters = read_cpu_counters();  // issue 21: others and steal since the last sample
+  const CpuCounters counters = read_cpu_counters();  // others and steal since the last sample
   const Disturbance d = disturbance_between(last_counters_, counters);
   s.others_cores = d.others_cores;
   s.steal_cores = d.steal_cores;
@@ -113,7 +113,7 @@ ResourceSummary ResourceMonitor::stop() {
   r.wall_s = now_s() - start_wall_;
   r.cpu_s = process_cpu_seconds() - start_cpu_;
   r.cpu_util = r.wall_s > 0 ? r.cpu_s / r.wall_s : 0;
-  r.disturbance = disturbance_between(start_counters_, last_counters_);  // issue 21
+  r.disturbance = disturbance_between(start_counters_, last_counters_);  // others and steal over the run
   std::lock_guard<std::mutex> lock(mutex_);
   r.peak_rss_bytes = peak_rss_;
   r.peak_device_bytes = peak_device_;

@@ -1,7 +1,7 @@
 // ResourceMonitor: a background sampler of this process's CPU utilisation, resident memory
 // and thread count (the study sampled its frameworks once a second; default here 10 Hz),
 // read from /proc/self. CPU utilisation is CPU seconds over wall seconds: 1.0 = one core busy.
-// Issue 21: also what other processes took meanwhile (cpu_disturbance.h), per sample and in all.
+// Also what other processes took meanwhile (cpu_disturbance.h), per sample and in all.
 #pragma once
 
 #include <atomic>
@@ -21,7 +21,7 @@ struct ResourceSample {
   std::int64_t rss_bytes = 0;
   int threads = 0;
   std::int64_t device_bytes = -1;  // GPU memory the device backend's allocator holds; -1: no device
-  double others_cores = 0, steal_cores = 0;  // issue 21: other processes and steal over the interval
+  double others_cores = 0, steal_cores = 0;  // other processes and steal over the interval
 };
 
 struct ResourceSummary {
@@ -30,7 +30,7 @@ struct ResourceSummary {
   std::int64_t peak_rss_bytes = 0;   // highest sample (and the end reading)
   std::int64_t peak_device_bytes = -1;  // highest GPU memory sample; -1: no device
   std::int64_t samples = 0;
-  Disturbance disturbance;  // issue 21: other processes and steal over the monitored span
+  Disturbance disturbance;  // other processes and steal over the monitored span
 };
 
 // Process-wide readings.
@@ -61,7 +61,7 @@ class ResourceMonitor {
   std::vector<ResourceSample> samples_;
   double start_wall_ = 0, start_cpu_ = 0, last_wall_ = 0, last_cpu_ = 0;
   std::int64_t peak_rss_ = 0, peak_device_ = -1;
-  CpuCounters start_counters_, last_counters_;  // issue 21
+  CpuCounters start_counters_, last_counters_;  // /proc/stat at the start and last sample
   const kernels::Allocator* device_ = nullptr;
 };
 

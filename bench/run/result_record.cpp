@@ -149,7 +149,7 @@ Json metrics_json(const RunMetrics& m) {
   metrics["peak_flops"] = m.peak_flops;
   metrics["mfu"] = m.mfu;
   metrics["memory_estimate_bytes"] = m.memory_estimate_bytes;
-  // Issue 21: others' CPU and steal while training (null when /proc/stat was unreadable).
+  // Others' CPU and steal while training (null when /proc/stat was unreadable).
   const Disturbance& d = m.disturbance;
   metrics["disturbance"] = {{"others_cores", number_or_null(d.known, d.others_cores)},
                             {"steal_cores", number_or_null(d.known, d.steal_cores)},
@@ -170,7 +170,7 @@ Json curve_point_json(const CurvePoint& p) {
 Json resource_json(const ResourceSample& s) {
   Json j = {{"elapsed_s", s.elapsed_s}, {"cpu_util", s.cpu_util}, {"rss_bytes", s.rss_bytes}, {"threads", s.threads}};
   if (s.device_bytes >= 0) j["device_bytes"] = s.device_bytes;
-  j["others_cores"] = s.others_cores;  // issue 21
+  j["others_cores"] = s.others_cores;
   j["steal_cores"] = s.steal_cores;
   return j;
 }

@@ -76,7 +76,7 @@ struct RunMetrics {
   // run's thread count, measured just before training (kernels/peak_flops.h).
   double model_flops_per_step = 0, achieved_flops = 0, peak_flops = 0, mfu = 0;
   double memory_estimate_bytes = 0;  // models/memory_estimate.h, checked before training
-  // Issue 21: what other processes and the hypervisor took while training ran, and the share of
+  // What other processes and the hypervisor took while training ran, and the share of
   // a core above which the run counts as disturbed (--disturbed-above).
   Disturbance disturbance;
   double disturbed_above = kDefaultDisturbedAbove;

@@ -33,7 +33,7 @@ void fill_resolved(const PreparedRun& run, std::map<std::string, std::string>& r
   r["disabled_passes"] = join(s.disabled_passes, ",");
   r["executor"] = graph::executor_name(s.executor);
   r["inter_op_threads"] = std::to_string(s.inter_op_threads);
-  // Issue 17: the static executor's pool as cut to the core budget, and the budget's split.
+  // The static executor's pool as cut to the core budget, and the budget's split.
   for (const auto& [key, value] : run.engine->report().settings)
     if (key == "inter_op_threads_applied" || key == "thread_budget") r[key] = value;
   r["unused_options"] = join(c.unused_options, ",");

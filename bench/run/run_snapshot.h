@@ -1,4 +1,4 @@
-// Snapshots of a run (issue 9): the checkpoint file (graph/checkpoint_file.h) of a training
+// Snapshots of a run (exact resume): the checkpoint file (graph/checkpoint_file.h) of a training
 // run holds, besides the engine's state (graph/engine_checkpoint.h), the run's own state as
 // metadata text: the configuration that must match on resume, the iteration, the loss curve
 // so far, the timed parts, the evaluation state (early stopping, time-to-accuracy, last test).

@@ -15,7 +15,7 @@ struct TestSummary {
   std::int64_t images = 0;  // of the whole pass (every rank's, when sharded)
 };
 
-// Sharded evaluation (issue 20) in a data-parallel run: rank `rank` of `ranks` evaluates the
+// Sharded evaluation in a data-parallel run: rank `rank` of `ranks` evaluates the
 // batches b with b % ranks == rank, and the correct counts and loss sums are summed over the
 // ranks (one all-reduce), so every rank gets the accuracy and loss of the whole pass. The
 // batches are the unsharded pass's, so the counts are the same exactly (the loss up to the

@@ -447,7 +447,7 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   RunMetrics& m = result.metrics;
   m.peak_rss_bytes = std::max(usage.peak_rss_bytes, process_rss_bytes());
   m.cpu_util = usage.cpu_util;
-  m.disturbance = usage.disturbance;    // issue 21: others' CPU and steal while training
+  m.disturbance = usage.disturbance;    // others' CPU and steal while training
   m.disturbed_above = disturbed_above();
   m.peak_device_bytes = usage.peak_device_bytes;
   m.peak_tensor_bytes = alloc_after.peak_bytes;

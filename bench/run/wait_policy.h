@@ -1,4 +1,4 @@
-// How ablate's OpenMP threads wait at a barrier, chosen once per process (issue 21). libgomp,
+// How ablate's OpenMP threads wait at a barrier, chosen once per process. libgomp,
 // which runs the OpenMP loops of kernels/cpu, spins 300,000 times before sleeping when nothing
 // is set: on a quiet machine the fastest, but when another process holds one of the cores a
 // 2-thread run spins away the time slices its partner needs and LeNet's speed collapses tenfold

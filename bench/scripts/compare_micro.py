@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Compares two Google Benchmark JSON outputs of ablate_micro (issue 6).
+"""Compares two Google Benchmark JSON outputs of ablate_micro.
 
 Usage: compare_micro.py BASE.json NEW.json [--cpu] [--filter REGEX]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 8's scaling figure, with issue 20's two hosts: training images/s of one configuration
+# The data-parallel scaling figure, with two_hosts.sh's two hosts: training images/s of one configuration
 # as 1 process, as N MPI ranks of data-parallel training on this machine (shared memory), and
 # with --two-hosts as 2 ranks on two "hosts" over TCP (two network namespaces joined by a veth
 # pair, bench/scripts/two_hosts.sh; root only), and with --rate RATE also over that link

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Loaded-machine benchmark (issue 21): the same training on a quiet machine and with a
+"""Loaded-machine benchmark: the same training on a quiet machine and with a
 competing process that busy-loops on one core, at 1 and 2 threads, for ablate under each
 waiting policy of its OpenMP threads (--wait-policy) and for PyTorch as installed.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 6's layer targets from one ablate_micro JSON run: the share of the measured FMA peak
+"""The per-layer speed targets from one ablate_micro JSON run: the share of the measured FMA peak
 that a model's convolution and fully connected layers reach together.
 
 Usage: micro_targets.py RUN.json [--model lenet=0.35 --model cifar=0.50]

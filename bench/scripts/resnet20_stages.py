@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Where a ResNet-20 training step goes, by phase and stage (issue 27), from `ablate run --profile T`.
+"""Where a ResNet-20 training step goes, by phase and stage, from `ablate run --profile T`.
 
 Usage: resnet20_stages.py TRACE.json
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Where a training step's time goes, from a trace of `ablate run --profile FILE` (issue 17).
+"""Where a training step's time goes, from a trace of `ablate run --profile FILE`.
 
 Usage: step_spans.py TRACE.json [--skip N] [--top K]
 

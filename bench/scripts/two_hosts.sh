@@ -1,4 +1,4 @@
-# Two "hosts" on one machine for distributed runs over TCP (issue 20), sourced by
+# Two "hosts" on one machine for distributed runs over TCP, sourced by
 # tests/distributed/two_hosts_test.sh and bench/scripts/distributed_scaling.sh: two network
 # namespaces joined by a veth pair (iproute2's `ip netns`, `ip link`), 10.231.0.1 and
 # 10.231.0.2, and Open MPI launched across them with its remote-shell agent pointed at

@@ -1,4 +1,4 @@
-// The modules of a Vision Transformer's layer types (issue 28), as a PyTorch user writes a ViT
+// The modules of a Vision Transformer's layer types, as a PyTorch user writes a ViT
 // from eager ops (timm's VisionTransformer before F.scaled_dot_product_attention):
 //   tokens      x.flatten(2).transpose(1, 2): permute of [N, C, H*W] by (0, 2, 1)
 //   pos_embed   x + pos_embed: bias_add over [N, T*D] with the weight viewed as [T*D]

@@ -1,4 +1,4 @@
-// The tape's attention ops (issue 28), as PyTorch before its fused kernel ran attention:
+// The tape's attention ops, as PyTorch before its fused kernel ran attention:
 // torch.bmm / torch.matmul (batched_matmul), softmax along the last axis with a scale, F.layer_norm,
 // and Tensor.permute(...).contiguous(); each is one Backend op forward and its backward ops.
 //   batched_matmul  c = alpha op(a) op(b):  da = alpha dc op(b)^T (a^T: alpha op(b) dc^T),

@@ -54,7 +54,7 @@ Variable log_softmax(const Variable& x);  // rows of [N,K]
 Variable nll_loss(const Variable& logp, const kernels::Tensor& labels);
 Variable softmax_cross_entropy(const Variable& logits, const kernels::Tensor& labels);
 
-// --- attention (issue 28; tokens [N, T, D]) ---------------------------------------------------
+// --- attention (the Vision Transformer's; tokens [N, T, D]) ------------------------------------
 // c [B, M, N] = alpha op(a) op(b) per batch index (torch.bmm): a [B, M, K] or [B, K, M]
 // (trans_a), b [B, K, N] or [B, N, K] (trans_b)
 Variable batched_matmul(const Variable& a, const Variable& b, bool trans_a, bool trans_b, double alpha = 1.0);

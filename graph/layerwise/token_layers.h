@@ -1,4 +1,4 @@
-// The parameter-light token layers of a Vision Transformer (issue 28), as a Caffe user would
+// The parameter-light token layers of a Vision Transformer, as a Caffe user would
 // write them with Reshape/Permute, Bias and Pooling layers:
 //   TokensLayer     tokens:     bottom [N, C, H, W] -> top [N, H*W, C]   (Backend::permute (0, 2, 1))
 //   PosEmbedLayer   pos_embed:  bottom [N, T, D] -> top [N, T, D], + weight [T, D]

@@ -1,4 +1,4 @@
-// The static graph of a Vision Transformer's layer types (issue 28), as a TensorFlow 1.x script
+// The static graph of a Vision Transformer's layer types, as a TensorFlow 1.x script
 // writes them (tf.reshape, tf.transpose, tf.matmul of rank 3, tf.nn.softmax, a layer-norm op):
 //   linear      reshape to [R, I], linear (+ bias_add), reshape back (tf.layers.dense on rank 3)
 //   tokens      reshape [N, C, H*W], permute (0, 2, 1)

@@ -31,7 +31,7 @@ class Executor {
 void check_inter_op_threads(int inter_op_threads);
 
 // The run's core budget, shared by the parallel executor's pool and each op's intra-op threads
-// (issue 17: never more busy threads than cores). Each worker runs one op at a time on
+// (the core budget: never more busy threads than cores). Each worker runs one op at a time on
 // `intra_op_threads` threads, so the pool gets min(requested, max(1, cores / intra_op_threads))
 // workers: with `--threads 2` and an op on 2 threads, one worker (TensorFlow's inter-op pool of
 // 2 beside an intra-op pool of 2 would keep 4 threads busy on 2 cores); with the reference

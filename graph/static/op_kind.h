@@ -25,7 +25,7 @@ enum class OpKind {
   add_n,         // x0 + x1 + ... of one shape (TF's AddN: the gradient's sum where a value has
                  // several readers): Backend::add pairwise into the output, in input order.
                  // Not a fusion step: TF 1.x kept AddN a node of its own
-  // attention (issue 28; tokens [N, T, D]):
+  // attention (the Vision Transformer's; tokens [N, T, D]):
   reshape,         // (x) -> the same values in attrs.shape (tf.reshape; a copy here, no aliasing)
   permute,         // (x) -> x's axes in the order attrs.perm (tf.transpose; Backend::permute)
   batched_matmul,  // (a, b) -> alpha op(a) op(b) per batch index (tf.matmul of rank 3; Backend::batched_gemm)

@@ -1,4 +1,4 @@
-// The contract of the attention ops (kernels/backend.h, issue 28):
+// The contract of the attention ops (kernels/backend.h; the Vision Transformer's ops):
 //   batched_gemm        a [B,M,K] (or [B,K,M]), b [B,K,N] (or [B,N,K]), c [B,M,N], one float dtype
 //   softmax_last        x, y, dy, dx of one shape, rank >= 1, last dimension >= 1; scale > 0
 //   layer_norm          x, y, dy, dx [R..., D]; gamma, beta, dgamma, dbeta [D] or empty (gamma and

@@ -1,4 +1,4 @@
-// The convolution's epilogue on the CPU backends (Conv2dParams::activation, issue 17): bias and
+// The convolution's epilogue on the CPU backends (Conv2dParams::activation): bias and
 // activation in one pass over an output block, y = f(conv + b[c]), run right after the GEMM or
 // contraction that wrote the block, while it is in cache (TF's _FusedConv2D with BiasAdd and
 // Relu; Caffe and Torch ran the bias inside the convolution and the ReLU as a layer after).

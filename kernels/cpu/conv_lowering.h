@@ -1,4 +1,4 @@
-// Two factors in which the frameworks' CPU convolutions differed (issue 15): how a
+// Two factors in which the frameworks' CPU convolutions differed: how a
 // convolution is lowered onto the math library, and who owns the threads.
 //
 // Lowering (BackendOptions::conv_lowering, `--conv-lowering`):

@@ -14,9 +14,10 @@
 // pair of the two factors in conv_lowering.h: per_image = per_image_gemm x library, batched =
 // batched_gemm x library, omp_per_image = per_image_gemm x openmp_images, omp_batched =
 // batched_gemm x openmp_images (gemm_loops_of). On onednn it sets only the loops that run the
-// f64 convolutions, as it always did. choices() and library_version() show it. Since issue 15
-// the library modes run the shared loops on one thread (Caffe's and Theano's layers were
-// single-threaded): the measurements below predate that.
+// f64 convolutions, as it always did. choices() and library_version() show it. Since the lowering
+// and the threading became factors (conv_lowering.h), the library modes run the shared loops
+// on one thread (Caffe's and Theano's layers were single-threaded): the measurements below
+// predate that.
 // Default omp_per_image, the fastest measured: Caffe's LeNet (batch 64, f32, forward +
 // backward + SGD update) on the 2-core Zen 5, medians of 5 interleaved rounds, img/s:
 //                     1 thread: per_image  batched | 2 threads: per_image batched omp_per_image omp_batched

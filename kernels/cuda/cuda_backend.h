@@ -1,4 +1,4 @@
-// The CUDA backend's factory (issue 7): tensors on an NVIDIA GPU, cuBLAS for GEMM and fully
+// The CUDA backend's factory: tensors on an NVIDIA GPU, cuBLAS for GEMM and fully
 // connected layers, cuDNN for convolution, LRN, activations and softmax, as Caffe's, TF 1.x's
 // and Torch7's GPU paths did. Plain C++: registry.cpp includes it without the CUDA headers.
 #pragma once

@@ -3,7 +3,7 @@
 // between them on the shared blocked loop (kernels/cpu/fused_elementwise.cpp). The shared loop
 // computes tanh with the scalar std::tanh of activation_math.h, about 20 times slower than
 // oneDNN's eltwise here: Torch's MNIST model (bias + tanh after each layer) trained on the static
-// strategy at half layer-wise's speed (issue 17, docs/benchmarks.md). A chain runs the same
+// strategy at half layer-wise's speed (docs/benchmarks.md). A chain runs the same
 // kernels as the unfused ops on this backend, so it gives their numbers: bias_add then oneDNN's
 // tanh, as layer-wise computes it. ReLU and the gradient steps stay in the one loop.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The attention ops of issue 28 as plain loops (the oracle): softmax along the last axis with a
+// The attention ops (tokens [N, T, D]) as plain loops (the oracle): softmax along the last axis with a
 // scale, layer normalisation over the last axis, and axis permutation. Each row's sums
 // accumulate in double and round once. batched_gemm is the Backend's default loop over this
 // backend's gemm triple loop (kernels/batched_gemm_loop.cpp).

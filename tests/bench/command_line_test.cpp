@@ -97,7 +97,7 @@ TEST(CommandLine, MalformedAndTooSmallNumbersNameTheFlagAndTheValue) {
 
 TEST(CommandLine, EveryCommandRegistersAndItsOptionsParse) {
   const auto commands = ablate::bench::cli::all_commands();
-  ASSERT_EQ(commands.size(), 13u);  // with explain and gradcheck (issue 19), export (ONNX), ablate (issue 29)
+  ASSERT_EQ(commands.size(), 13u);  // with explain, gradcheck, export (ONNX) and ablate (designed ablations)
   for (const Command& c : commands) {
     SCOPED_TRACE(c.name);
     EXPECT_FALSE(c.summary.empty());

@@ -1,4 +1,4 @@
-// What other processes take while ablate measures (issue 21, bench/run/cpu_disturbance.h):
+// What other processes take while ablate measures (bench/run/cpu_disturbance.h):
 // the arithmetic of a window, a busy child process seen as others' CPU, the resource monitor's
 // and the record's fields, the lines of bench and the run summary, and --wait-quiet giving up
 // after its time (a threshold of 0 cores can never be met) or coming (one above the machine).

@@ -1,4 +1,4 @@
-// The PyTorch yardstick's interpreter (issue 17): --peer-python chooses it for `bench
+// The PyTorch yardstick's interpreter: --peer-python chooses it for `bench
 // --with-pytorch` and `compare --with-peers` (PyTorch 2.x's environment beside Debian's 1.13),
 // a path that is no interpreter is refused before any run, and the version, BLAS and oneDNN
 // that the script's line names are printed and reported. A stand-in interpreter (a shell

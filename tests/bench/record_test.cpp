@@ -83,7 +83,7 @@ TEST(ResultRecord, IsOneLineOfJsonThatReadsBackExactly) {
   EXPECT_TRUE(back["curve"][0]["iteration"].is_number_integer()) << "counts are written whole";
 }
 
-// Issue 17: the static executor's pool as cut to the run's --threads, in `resolved`.
+// The static executor's pool as cut to the run's --threads, in `resolved`.
 TEST(ResultRecord, AStaticRunRecordsItsThreadBudget) {
   RunConfig c = tiny::tiny_config();
   c.strategy = "static";

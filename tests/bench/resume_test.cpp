@@ -1,4 +1,4 @@
-// Nothing lost (issue 9): a run killed with SIGKILL after a snapshot and resumed from it ends
+// Nothing lost: a run killed with SIGKILL after a snapshot and resumed from it ends
 // with the same weights, optimizer state and loss curve as the run that was never stopped
 // (reference backend, every strategy this build has, a tiny model); SIGINT stops at a step boundary with a
 // snapshot and an "interrupted" record; a snapshot of another configuration is refused.

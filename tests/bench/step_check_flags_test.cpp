@@ -1,4 +1,4 @@
-// The run switches of a step-by-step check against a real framework (issue 16):
+// The run switches of a step-by-step check against a real framework:
 // --snapshot-initial writes the weights before step 1 (resuming from it repeats the run bit for
 // bit), --no-random switches shuffling, dropout and random transforms off, --curve-every sets
 // how often the curve records the loss; each is recorded, and a bad combination is refused.

@@ -1,4 +1,4 @@
-// The threads' wait policy (issue 21, bench/run/wait_policy.h): ablate's default, --wait-policy
+// The threads' wait policy (bench/run/wait_policy.h): ablate's default, --wait-policy
 // and the user's own OMP_WAIT_POLICY / GOMP_SPINCOUNT reach the record; the user's variables are
 // never replaced (they win over the flag, said on stderr and in the record); the process is
 // re-executed at most once (counted with strace), a re-executed image never executes again, the

@@ -1,6 +1,6 @@
-// Issue 8's equivalence: 2 ranks with global batch 128 follow the loss sequence of one process
+// Data-parallel equivalence: 2 ranks with global batch 128 follow the loss sequence of one process
 // with batch 128 for 100 steps (1e-5 relative, f32) on the reference and OpenBLAS backends, for
-// every strategy (issue 20: the static graph's all-reduce nodes, also under TensorFlow's
+// every strategy (the static graph's all-reduce nodes, also under TensorFlow's
 // refcount memory and inter-op pool) and both all-reduce algorithms. Every rank also runs
 // the single-process reference itself, so one mpiexec compares both. A tiny model on synthetic
 // 8x8 images keeps it fast. Then the same with random draws (dropout, random crop and flip)

@@ -1,4 +1,4 @@
-// Distributed sweeps (issue 8) under mpiexec with 2 ranks: the work queue hands every task out
+// Distributed sweeps under mpiexec with 2 ranks: the work queue hands every task out
 // once and brings every result to rank 0; a 4-run sweep of a tiny model on synthetic data
 // writes exactly its 4 records (rank 0 alone writes; no duplicate, no partial line; both ranks
 // trained); an interrupted sweep (2 records and a cut third line in the file) runs only the 2

@@ -1,4 +1,4 @@
-// Sharded evaluation (issue 20, bench/run/test_pass.h): in a data-parallel run each rank
+// Sharded evaluation (bench/run/test_pass.h): in a data-parallel run each rank
 // evaluates every ranks-th batch of the test pass and the counts and loss sums are reduced, so
 // every rank reports the accuracy of the unsharded pass exactly (the loss up to the order of
 // the sum) while evaluating only its share of the images. The engines are fresh and seeded

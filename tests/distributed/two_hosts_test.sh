@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20's two hosts: the MPI tests of every strategy (2 ranks follow one process for 100
+# Two hosts (bench/scripts/two_hosts.sh): the MPI tests of every strategy (2 ranks follow one process for 100
 # steps, the running statistics' averaging, sharded evaluation, the whole `ablate run` path;
 # not the random-draw variants, which add time over TCP and nothing the network changes)
 # with each rank on a "host" of its own, two network namespaces joined by a veth pair, Open

@@ -1,4 +1,4 @@
-// The dynamic strategy on branching models (issue 27), in f64 on the reference backend: the
+// The dynamic strategy on branching models, in f64 on the reference backend: the
 // tape's add of a list (CAddTable: dy to every input, an input listed twice gets both) and
 // concat (JoinTable(2): each input its channel slice, more inputs than InputGrads keeps
 // inline); modules given several inputs; every parameter's gradient of the residual and the

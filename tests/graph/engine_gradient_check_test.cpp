@@ -2,7 +2,7 @@
 // update agrees with central differences of its training loss on the tiny LeNet in f64, for
 // caffe_sgd, torch_sgd and Adam; a gradient caught from the wrong parameter would not; an
 // unknown parameter and an f32 engine are errors naming them. The smallest Vision Transformer
-// (docs/models/vit-block.model, issue 28) likewise, parameter by parameter through the patch
+// (docs/models/vit-block.model) likewise, parameter by parameter through the patch
 // embedding, position embedding, layer norms, the attention's four projections and the MLP.
 #include <cmath>
 #include <string>

@@ -1,4 +1,4 @@
-// The static graph's data-parallel all-reduce (issue 20; graph/static/training_graph.h): as one
+// The static graph's data-parallel all-reduce (graph/static/training_graph.h): as one
 // rank (no MPI: the all-reduce of one rank is the identity and the mean scales by 1), so these
 // run in every build. The training graph puts one allreduce_mean node per bucket between the
 // gradients and the apply nodes, chained last bucket first; every pass set and memory mode

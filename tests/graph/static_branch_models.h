@@ -1,4 +1,4 @@
-// The small branching models of the static_branch and dynamic_branch tests (issue 27): a
+// The small branching models of the static_branch and dynamic_branch tests: a
 // residual block and two concatenated convolution branches, tiny enough for the reference
 // backend in f64, every weight and bias from a seeded gaussian so that no gradient is trivial;
 // and what both tests do with them: a gradient check of every parameter through the Engine,

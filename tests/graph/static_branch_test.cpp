@@ -1,4 +1,4 @@
-// The static strategy on branching models (issue 27), in f64 on the reference backend: the
+// The static strategy on branching models, in f64 on the reference backend: the
 // residual block (a fan-out summed by add_n, an add layer, global average pooling) and two
 // concatenated branches (concat and its concat_grad). Every parameter's gradient against
 // central differences; the same losses and weights over 5 steps with every pass on as with

@@ -1,4 +1,4 @@
-// The static strategy's core budget (issue 17): the parallel executor's inter-op pool and each
+// The static strategy's core budget: the parallel executor's inter-op pool and each
 // op's intra-op threads share the run's cores, so no more threads are busy than cores; the
 // engine reports the pool as asked and as applied.
 #include <algorithm>

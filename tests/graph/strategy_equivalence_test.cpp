@@ -15,7 +15,7 @@
 //                layers, the tape's accumulation, the static gradient's add_n), adds, batch_norm,
 //                global average pooling; Torch's solver
 //   docs/models/inception-block.model  a fan-out of three joined by concat
-//   docs/models/vit-block.model and vit-tiny  Vision Transformers (issue 28): patch convolution,
+//   docs/models/vit-block.model and vit-tiny  Vision Transformers: patch convolution,
 //                tokens, position embedding, pre-norm blocks of multi-head attention (one layer
 //                layer-wise, its parts on the tape and in the graph) and a GELU MLP with residual
 //                adds, token mean, linear classifier; Torch's solver

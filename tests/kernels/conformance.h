@@ -84,7 +84,7 @@ std::vector<Case> elementwise_cases();
 std::vector<Case> fused_elementwise_cases();
 std::vector<Case> concat_cases();
 std::vector<Case> optimizer_cases();
-// Issue 28: the batched GEMM (every backend, a loop of its GEMM by default) and the other
+// The attention ops: the batched GEMM (every backend, a loop of its GEMM by default) and the other
 // attention ops (softmax along the last axis, layer norm, permute: not on cuda yet).
 std::vector<Case> batched_gemm_cases();
 std::vector<Case> attention_cases();

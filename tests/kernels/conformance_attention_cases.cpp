@@ -1,4 +1,4 @@
-// Conformance cases of the attention ops (issue 28): batched_gemm in all four transpositions
+// Conformance cases of the attention ops: batched_gemm in all four transpositions
 // (attention's Q K^T, P V and their gradients) with beta 0 and 1; softmax along the last axis at
 // rank 1 to 4 with scales 1 and 1/sqrt(d), inputs spread wide enough that the max-subtraction
 // matters; layer norm with and without gamma/beta, the backward with every subset of outputs;

@@ -1,4 +1,4 @@
-// The convolution's activation epilogue (Conv2dParams::activation, issue 17) beyond the
+// The convolution's activation epilogue (Conv2dParams::activation) beyond the
 // conformance cases (conformance_conv_cases.cpp compares it with the reference on every
 // backend and lowering): the contract refuses GELU and an activation on the backward and
 // table ops on every backend; on the CPU backends the fused forward gives the bits of the

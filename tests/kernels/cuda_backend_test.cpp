@@ -1,4 +1,4 @@
-// The CUDA backend (issue 7): without a GPU, selecting it is a clear error and the GPU tests
+// The CUDA backend: without a GPU, selecting it is a clear error and the GPU tests
 // are skipped with a message; with one, a handful of ops (device tensors, host staging, the
 // cuDNN and own-kernel paths) match the reference backend. The full op set runs in the
 // conformance suite (conformance_test.cpp), which lists "cuda" when it is built.

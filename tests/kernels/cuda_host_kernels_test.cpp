@@ -1,5 +1,5 @@
 // The CUDA backend's own elementwise, reduction, loss, dropout, GELU, fused and optimizer
-// kernels run on the host (issue 32): each kernel struct of kernels/cuda/cuda_*_bodies.h over
+// kernels run on the host, without a GPU: each kernel struct of kernels/cuda/cuda_*_bodies.h over
 // its whole device grid (kernels/cuda/cuda_host_launch.h: every block and thread, the tail
 // past the data too, forwards and backwards), on canary-fenced buffers (cuda_host_harness.h),
 // against the reference backend, in f32 and f64, on sizes around the block size. No GPU is

@@ -1,4 +1,4 @@
-// The CUDA backend's own layer kernels run on the host (issue 32), as in
+// The CUDA backend's own layer kernels run on the host, without a GPU, as in
 // cuda_host_kernels_test.cpp: pooling (Caffe ceil, TF SAME, valid; max with ties, first and
 // all maxima; average), the zero padding and crop of asymmetric convolution padding (checked
 // through the reference's convolution: padded then unpadded equals padded by the op), the

@@ -6,7 +6,7 @@
 // Kinks are kept out of reach: relu inputs avoid 0 and max-pool inputs are distinct. GELU's
 // backward reads x; batch normalisation's is that of its training forward (batch statistics).
 // Concatenation's backward (the split) is checked against its forward the same way, and so are
-// the attention ops' (issue 28): batched GEMM's products, the scaled softmax, layer norm, permute.
+// the attention ops': batched GEMM's products, the scaled softmax, layer norm, permute.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The Vision Transformer's layer types (issue 28): vit-tiny's shapes and parameters from the
+// The Vision Transformer's layer types: vit-tiny's shapes and parameters from the
 // zoo file (patches of 7 as 16 tokens of 64, four blocks, the classifier on the tokens' mean),
 // each type's parameter shapes and initial values, and the shape errors naming file, line, layer
 // and shapes (heads not dividing D, tokens into a convolution, an image into attention).

@@ -1,4 +1,4 @@
-// The descriptions of the two layer types added through models/layers/ (issue 14 item 9):
+// The descriptions of the two layer types added through models/layers/:
 // gelu (approximate=none|tanh, an activation whose backward reads its input) and batch_norm
 // (parameters, running statistics as state with their initial values, the keys of each
 // momentum style and the errors of keys that do not fit together); the zoo's lenet-bn-gelu.
