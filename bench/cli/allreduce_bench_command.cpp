@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "bench/run/median.h"
 #include "bench/run/flags.h"
 #include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
@@ -44,8 +45,7 @@ double time_allreduce(const std::string& algorithm, std::int64_t count, int warm
     if (i >= warmup && dist::rank() == 0) times.push_back(*std::max_element(all.begin(), all.end()));
   }
   if (times.empty()) return 0;
-  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
-  return times[times.size() / 2];
+  return run::median(std::move(times));
 }
 int allreduce_bench_main(const run::Flags& args) {
   const std::vector<std::string> names = run::split_list(args.get(

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bench/run/median.h"
 #include "bench/run/text_format.h"
 
 namespace ablate::bench::experiments {
@@ -15,10 +16,7 @@ Median median_of(const std::vector<double>& samples, bool positive) {
   for (double x : samples)
     if (std::isfinite(x) && (!positive || x > 0)) good.push_back(x);
   m.failed = samples.size() - good.size();
-  if (good.empty()) return m;
-  std::sort(good.begin(), good.end());
-  const std::size_t n = good.size();
-  m.value = n % 2 ? good[n / 2] : 0.5 * (good[n / 2 - 1] + good[n / 2]);
+  if (!good.empty()) m.value = run::median(std::move(good));
   return m;
 }
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "bench/run/median.h"
+
 namespace ablate::bench::run {
 
 FaultCount process_faults() {
@@ -42,10 +44,7 @@ double StepFaults::minor_per_step() const {
 
 double StepFaults::median_minor_per_step() const {
   if (later_minor_.empty()) return 0;
-  std::vector<std::int64_t> sorted = later_minor_;
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  return n % 2 ? static_cast<double>(sorted[n / 2]) : 0.5 * static_cast<double>(sorted[n / 2 - 1] + sorted[n / 2]);
+  return median(std::vector<double>(later_minor_.begin(), later_minor_.end()));
 }
 
 }  // namespace ablate::bench::run

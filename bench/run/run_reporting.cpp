@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "bench/run/median.h"
 #include "bench/run/resource_monitor.h"
 #include "bench/run/run_timing.h"
 #include "bench/run/text_format.h"
@@ -69,10 +70,7 @@ void finish_profile(const PreparedRun& run, RunResult& result) {
             [](const ProfileOp& a, const ProfileOp& b) { return a.seconds > b.seconds; });
   result.resolved["profile"] = run.config.profile;
   std::vector<double> coverage = run.trace->coverage("step");
-  if (!coverage.empty()) {
-    std::nth_element(coverage.begin(), coverage.begin() + coverage.size() / 2, coverage.end());
-    result.profile_step_coverage = coverage[coverage.size() / 2];
-  }
+  if (!coverage.empty()) result.profile_step_coverage = median(std::move(coverage));
 }
 
 }  // namespace ablate::bench::run

@@ -14,6 +14,7 @@
 #include "bench/experiments/sample_median.h"
 #include "bench/experiments/shapley_values.h"
 #include "bench/experiments/two_level_effects.h"
+#include "bench/run/median.h"
 
 using namespace ablate::bench::experiments;
 
@@ -260,4 +261,12 @@ TEST(SampleMedian, CountsFailedSamplesInsteadOfDroppingThem) {
   EXPECT_EQ(median_text(median_of({})), "-");
   EXPECT_EQ(median_of({4, 1, 3, 2}).value, 2.5);
   EXPECT_EQ(median_of({-1.5, 2}, false).value, 0.25);  // any finite value when not positive-only
+}
+
+// The one median under every figure (bench/run/median.h): the all-reduce bench, the profile's
+// step coverage and the page faults take it too, so an even count gives the mean of the middle two.
+TEST(SampleMedian, TheSharedMedianTakesTheMiddleTwoOfAnEvenCount) {
+  EXPECT_EQ(ablate::bench::run::median({5, 1, 3}), 3);
+  EXPECT_EQ(ablate::bench::run::median({4, 1, 3, 2}), 2.5);
+  EXPECT_TRUE(std::isnan(ablate::bench::run::median({})));
 }
