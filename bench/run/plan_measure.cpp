@@ -119,24 +119,28 @@ PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec) {
 
 std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& plan, const models::ModelSpec& spec,
                                                               const BackendSettings& run) {
-  auto make = [&](const PlanChoice& c) {
-    const std::string problem = choice_problem(c, run);
-    if (!problem.empty()) throw std::invalid_argument("plan: " + c.label() + " cannot run with this run's settings: " + problem);
-    return kernels::make_backend(c.backend, choice_options(c, run));
-  };
-  auto planned = std::make_unique<kernels::PlannedBackend>(make(plan.fallback), plan.fallback.label());
-  std::vector<std::pair<PlanChoice, kernels::Backend*>> made = {{plan.fallback, &planned->fallback()}};
-  for (const LayerPlan::Row& row : plan.rows) {
+  for (const LayerPlan::Row& row : plan.rows) {  // every layer and choice checked before any backend is made
     bool in_model = false;
     for (const models::LayerSpec& layer : spec.layers) in_model = in_model || layer.name == row.layer;
     if (!in_model)
       throw std::invalid_argument("plan: layer '" + row.layer + "' is not a layer of model " + spec.name +
                                   " (a plan of another model?)");
+  }
+  auto make = [&](const PlanChoice& c, const std::string& what) {
+    const std::string problem = choice_problem(c, run);
+    if (!problem.empty())
+      throw std::invalid_argument("plan: " + what + " " + c.label() + " cannot run with this run's settings: " + problem +
+                                  " (name a lowering that does, or change --threading)");
+    return kernels::make_backend(c.backend, choice_options(c, run));
+  };
+  auto planned = std::make_unique<kernels::PlannedBackend>(make(plan.fallback, "the fallback"), plan.fallback.label());
+  std::vector<std::pair<PlanChoice, kernels::Backend*>> made = {{plan.fallback, &planned->fallback()}};
+  for (const LayerPlan::Row& row : plan.rows) {
     kernels::Backend* backend = nullptr;
     for (auto& [choice, b] : made)
       if (choice == row.choice) backend = b;
     if (!backend) {
-      backend = &planned->add(make(row.choice), row.choice.label());
+      backend = &planned->add(make(row.choice, "layer " + row.layer + "'s"), row.choice.label());
       made.emplace_back(row.choice, backend);
     }
     planned->route(row.layer, *backend);

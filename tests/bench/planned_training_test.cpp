@@ -122,5 +122,27 @@ TEST(PlannedTraining, APlanOfAnotherModelIsRefused) {
   }
 }
 
+TEST(PlannedTraining, AChoiceThatCannotRunUnderTheRunsThreadingIsRefused) {
+  const models::ModelSpec spec = models::load_model("lenet");
+  BackendSettings settings;
+  settings.name = "openblas";
+  settings.options.threading = kernels::cpu::Threading::library;  // Caffe's: the BLAS's own threads
+  LayerPlan plan;
+  plan.fallback = {"openblas", kernels::cpu::ConvLowering::per_image_gemm};
+  plan.rows = {{"conv1", {"eigen", kernels::cpu::ConvLowering::omp_per_image}, {}}};
+  try {
+    make_planned_backend(plan, spec, settings);
+    FAIL() << "a choice that does not run under the run's threading was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("layer conv1's eigen/omp_per_image cannot run with this run's settings: "
+                                         "threading 'library'"),
+              std::string::npos)
+        << e.what();
+  }
+  // Every candidate of such a run runs under it.
+  for (const PlanChoice& c : plan_candidates(settings)) EXPECT_EQ(choice_problem(c, settings), "") << c.label();
+  EXPECT_EQ(choice_problem(plan.rows[0].choice, settings).empty(), false);
+}
+
 }  // namespace
 }  // namespace ablate::bench::run
