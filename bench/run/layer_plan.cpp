@@ -143,12 +143,19 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
       auto it = last_warmup[c].find(layer);
       return it == last_warmup[c].end() ? 0.0 : it->second;
     };
+    std::map<std::string, double> best_of;  // per layer, the least warm-up time of any candidate
+    double step_best = 0;
+    for (const std::string& layer : layers) {
+      double best = time_of(0, layer);
+      for (std::size_t o = 1; o < n; ++o) best = std::min(best, time_of(o, layer));
+      best_of[layer] = best;
+      step_best += best;
+    }
     for (std::size_t c = 0; c < n; ++c) {
       bool slow_everywhere = true, compared = false;
       for (const std::string& layer : layers) {
-        double best = time_of(c, layer);
-        for (std::size_t o = 0; o < n; ++o) best = std::min(best, time_of(o, layer));
-        if (best <= 0) continue;  // a layer that ran no op of its own
+        const double best = best_of[layer];
+        if (best <= 0 || best < 0.01 * step_best) continue;  // no op of its own, or too small to matter
         compared = true;
         if (time_of(c, layer) < timing.prune * best) slow_everywhere = false;
       }

@@ -10,8 +10,10 @@
 // candidate is the sum of its ops' times in one step (forward, backward, update), its median
 // over the rounds after the warm-up; each layer takes the candidate of least median (ties: the
 // earlier candidate). Briefly: a candidate at least `prune` times slower than the best on every
-// layer in the last warm-up round (the reference loops, a lowering that does not suit the
-// network) is not timed further; its warm-up times stand as its row.
+// layer that matters in the last warm-up round (the reference loops, a library pool that
+// collapses on a busy host) is not timed further; its warm-up times stand as its row. A layer
+// matters when its best time is at least 1% of the step's (the sum of the layers' bests): a
+// loss or an activation of microseconds does not keep a slow candidate in the rounds.
 //
 // Plan file (text, one entry a line, '#' comments):
 //   ablate-plan 1

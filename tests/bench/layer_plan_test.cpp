@@ -87,6 +87,33 @@ TEST(LayerPlan, ACandidateSlowOnEveryLayerIsNotTimedAfterTheWarmUp) {
   EXPECT_EQ(calls[2], 5);
   EXPECT_DOUBLE_EQ(plan.rows[0].seconds[0], 9.0) << "a pruned candidate keeps its warm-up time";
   EXPECT_EQ(plan.rows[1].choice.label(), "openblas/per_image_gemm");
+
+  // Winning a layer of under 1% of the step does not keep a slow candidate in the rounds; it
+  // still takes that layer, on its warm-up time.
+  calls.clear();
+  const std::vector<std::string> with_loss = {"conv1", "pool1", "ip1", "loss"};
+  const StepTimer timer_with_loss = [&](std::size_t index) {
+    ++calls[index];
+    std::map<std::string, double> out;
+    for (const auto& [layer, costs] : kCost) out[layer] = costs[index];
+    out["loss"] = index == 0 ? 0.001 : 0.002;
+    return out;
+  };
+  const LayerPlan small = choose_plan(with_loss, kCandidates, timing, timer_with_loss);
+  EXPECT_EQ(calls[0], 2) << "reference: only the warm-up rounds";
+  EXPECT_EQ(small.rows[3].choice.label(), "reference");
+  // A layer that matters keeps it: reference fastest on ip1 stays timed.
+  calls.clear();
+  const StepTimer timer_ip1 = [&](std::size_t index) {
+    ++calls[index];
+    std::map<std::string, double> out;
+    for (const auto& [layer, costs] : kCost) out[layer] = costs[index];
+    if (index == 0) out["ip1"] = 1.0;
+    return out;
+  };
+  const LayerPlan kept = choose_plan(kLayers, kCandidates, timing, timer_ip1);
+  EXPECT_EQ(calls[0], 5);
+  EXPECT_EQ(kept.rows[2].choice.label(), "reference");
 }
 
 TEST(LayerPlan, RefusesNothingToChooseFrom) {
