@@ -5,7 +5,9 @@
 // --peer-python: the PyTorch 2.x environment's interpreter)
 // trains the same model file with the same batch and threads in each round: the yardstick;
 // with --with-real, the real frameworks too (real_peers.h: PyTorch 2.x, TensorFlow's two paths,
-// Theano), each on its own synthetic data in its speed mode.
+// Theano), each on its own synthetic data in its speed mode. The row "plan" (--backends ...,plan)
+// is a backend per layer (bench/run/plan_measure.h), measured once per thread count before the
+// rounds (its start-up time printed) and replayed in every round.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include "bench/run/disturbance_log.h"
 #include "bench/run/flags.h"
 #include "bench/run/pass_spec.h"
+#include "bench/run/plan_measure.h"
 #include "bench/run/wait_policy.h"
 #include "bench/run/text_format.h"
 #include "bench/cli/commands.h"
@@ -83,19 +86,47 @@ std::unique_ptr<kernels::Backend> bench_backend(const std::string& name, int thr
   return kernels::make_backend(name, options);
 }
 
+// The training recipe of every row: Caffe's SGD with momentum and weight decay.
+graph::OptimizerConfig bench_optimizer() {
+  graph::OptimizerConfig o;
+  o.type = "caffe_sgd";
+  o.lr.base_lr = 0.01;
+  o.momentum = 0.9;
+  o.weight_decay = 5e-4;
+  return o;
+}
+
+// The row "plan": its backend settings, run configuration and the plan measured for them.
+struct BenchPlan {
+  run::RunConfig config;
+  run::LayerPlan plan;
+};
+BenchPlan measure_bench_plan(const Workload& w, int threads, const std::string& strategy, kernels::DType dtype,
+                             std::int64_t batch, const std::vector<std::string>& disabled_passes) {
+  BenchPlan p;
+  run::RunConfig& c = p.config;
+  c.backend.name = kernels::cpu_speed_backend_names().front();  // the fallback: ops of no layer
+  c.backend.options.threads = threads;
+  c.strategy = strategy;
+  c.precision = dtype;
+  c.batch = batch;
+  c.optimizer = bench_optimizer();
+  c.switches.disabled_passes = disabled_passes;
+  p.plan = run::measure_plan(c, w.spec);
+  return p;
+}
+
 double measure_ablate(const Workload& w, const std::string& backend_name, int threads, const std::string& strategy,
                       kernels::DType dtype, std::int64_t batch, std::int64_t warmup, std::int64_t iterations,
                       const std::vector<std::string>& disabled_passes,
-                      const std::optional<kernels::onednn::ConvLayout>& layout) {
-  auto backend = bench_backend(backend_name, threads, layout);
+                      const std::optional<kernels::onednn::ConvLayout>& layout, const BenchPlan* plan = nullptr) {
+  auto backend = plan ? run::make_planned_backend(plan->plan, w.spec, plan->config.backend)
+                      : bench_backend(backend_name, threads, layout);
   graph::EngineOptions options;
   options.disabled_passes = disabled_passes;  // static strategy: --passes
   options.dtype = dtype;
   options.batch = batch;
-  options.optimizer.type = "caffe_sgd";
-  options.optimizer.lr.base_lr = 0.01;
-  options.optimizer.momentum = 0.9;
-  options.optimizer.weight_decay = 5e-4;
+  options.optimizer = bench_optimizer();
   auto engine = graph::make_engine(strategy, w.spec, *backend, options);
   std::size_t k = 0;
   for (std::int64_t i = 0; i < warmup; ++i, ++k) engine->train_step(w.xs[k % w.xs.size()], w.labels[k % w.xs.size()], i);
@@ -250,7 +281,8 @@ int bench_main(const run::Flags& args) {
     thread_counts.push_back(run::parse_thread_count(t, "--threads"));
     run::warn_if_oversubscribed(thread_counts.back(), "--threads");
   }
-  for (const auto& b : backends) kernels::make_backend(b, 1);  // an unknown name fails before any timing
+  for (const auto& b : backends)
+    if (b != "plan") kernels::make_backend(b, 1);  // an unknown name fails before any timing
   std::optional<kernels::onednn::ConvLayout> layout;  // --onednn-conv-layout: the onednn row's convolution layout
   if (args.has("onednn-conv-layout")) {
     layout = kernels::parse_conv_layout(args.get("onednn-conv-layout"));
@@ -278,6 +310,15 @@ int bench_main(const run::Flags& args) {
   if (layout) std::printf("onednn convolution layout: %s\n", kernels::onednn::conv_layout_name(*layout));
   std::fflush(stdout);
 
+  std::map<int, BenchPlan> plans;  // the row "plan": one per thread count, measured before the rounds
+  if (std::find(backends.begin(), backends.end(), "plan") != backends.end())
+    for (int t : thread_counts) {
+      plans[t] = measure_bench_plan(w, t, strategy, dtype, batch, disabled_passes);
+      std::printf("plan at %d thread(s), measured in %.2f s (start-up, outside the rounds):\n%s", t,
+                  plans[t].plan.measure_seconds, plans[t].plan.table().c_str());
+      std::fflush(stdout);
+    }
+
   std::map<std::pair<std::string, int>, std::vector<double>> samples;
   for (std::int64_t r = 0; r < repeats; ++r) {
     const std::string round = " round " + std::to_string(r + 1);  // quiet wait, disturbance per measurement
@@ -289,13 +330,14 @@ int bench_main(const run::Flags& args) {
     for (const auto& b : backends) {
       double single = -1;  // a backend that ignores the thread setting (reference) is measured once
       for (int t : thread_counts) {
-        bool ignores_threads = kernels::make_backend(b, t)->threads() != t;
+        const bool ignores_threads = b != "plan" && kernels::make_backend(b, t)->threads() != t;
         if (ignores_threads && single >= 0) {
           samples[{b, t}].push_back(single);
           continue;
         }
         double ips = run::measured_with(disturbances, b + " " + std::to_string(t) + " thr" + round, [&] {
-          return measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations, disabled_passes, layout);
+          return measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations, disabled_passes, layout,
+                                b == "plan" ? &plans.at(t) : nullptr);
         });
         if (ignores_threads) single = ips;
         samples[{b, t}].push_back(ips);
@@ -362,7 +404,8 @@ Command bench_command() {
           {
               {"model", "NAME|FILE", "model (default lenet)"},
               {"batch", "N", "batch size (default 64)"},
-              {"backends", "LIST", "comma-separated backends (default: all built)"},
+              {"backends", "LIST", "comma-separated backends (default: all built); 'plan': a backend per layer, "
+                                   "measured before the rounds (docs/plan.md)"},
               {"threads", "LIST", "comma-separated thread counts (default 1,2)"},
               {"strategy", "NAME", "execution strategy (default layerwise)"},
               {"passes", "SPEC", "static strategy's graph passes: all (default), all,-conv_activation_fusion, or a list to keep"},

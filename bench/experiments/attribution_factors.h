@@ -20,8 +20,8 @@ struct AttributionFactor {
   std::function<std::string(const run::RunConfig&)> value;  // the value a resolved configuration has
 };
 
-// strategy, backend, threads, conv lowering, threading, precision, passes, executor, allocator; a factor whose flag is
-// not a run flag of this build is left out.
+// strategy, backend, threads, conv lowering, threading, precision, passes, executor, allocator, plan, malloc; a
+// factor whose flag is not a run flag of this build is left out.
 std::vector<AttributionFactor> attribution_factors();
 
 }  // namespace ablate::bench::experiments

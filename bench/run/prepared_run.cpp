@@ -2,6 +2,7 @@
 // engine.
 #include "bench/run/prepared_run.h"
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,6 +66,12 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
   check_input_shape(run->spec, run->test_transform, run->data.test);
   run->dtype = cfg.precision;
   check_memory(*run);
+  if (!cfg.plan.empty()) {
+    const auto start = std::chrono::steady_clock::now();
+    run->plan = resolve_plan(cfg, run->spec);
+    run->backend = make_planned_backend(run->plan->plan, run->spec, cfg.backend);
+    run->plan->startup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
 
   if (!cfg.profile.empty()) {
     run->trace = std::make_unique<kernels::TraceRecorder>();

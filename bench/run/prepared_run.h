@@ -3,11 +3,14 @@
 // (TF's 5,000 and Theano's 10,000 images), the length resolved on what is left, the
 // transforms fitted on the training part, the backend and the model built, the input shape
 // checked against the data, the memory estimate checked, and the engine of the chosen
-// strategy built over the backend (observed by the profiler with --profile).
+// strategy built over the backend (observed by the profiler with --profile). With --plan the
+// backend is a per-layer plan's, measured (or read) once the model is known.
 #pragma once
 
 #include <memory>
+#include <optional>
 
+#include "bench/run/plan_measure.h"
 #include "bench/run/run_config.h"
 #include "datasets/image_set.h"
 #include "datasets/transforms.h"
@@ -24,6 +27,9 @@ struct PreparedRun {
   datasets::TrainTest data;
   datasets::ImageSet validation;  // empty without validation_count
   std::unique_ptr<kernels::Backend> backend;
+  // With --plan: the per-layer plan that `backend` (a kernels::PlannedBackend) executes, where
+  // it came from and what it cost at start-up (plan_measure.h).
+  std::optional<PlanResolution> plan;
   // With --profile: the recorder and the backend's observer (kernels/profiling_observer.h).
   std::unique_ptr<kernels::TraceRecorder> trace;
   std::unique_ptr<kernels::OpObserver> profiled;

@@ -33,6 +33,7 @@ Json config_json(const RunConfig& c) {
       {"strategy", c.strategy},
       {"backend", c.backend.name},
       {"threads", c.backend.options.threads},
+      {"plan", c.plan},
       {"conv_mode", c.backend.options.conv_mode ? Json(kernels::cpu::conv_mode_name(*c.backend.options.conv_mode)) : Json()},
       {"conv_lowering", c.backend.options.conv_lowering
                             ? Json(kernels::cpu::conv_lowering_name(*c.backend.options.conv_lowering))

@@ -181,6 +181,8 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   if (given("model", "model")) c.model = args.get("model");
   if (given("strategy", "strategy")) names.strategy = args.get("strategy");
   if (given("backend", "backend")) c.backend.name = args.get("backend");
+  if (given("plan", "plan")) c.plan = args.get("plan") == "off" ? "" : args.get("plan");
+  if (given("plan-cache", "plan_cache")) c.plan_cache = args.get("plan-cache");
   if (given("threads", "threads")) {
     c.backend.options.threads = parse_thread_count(args.get("threads"), "--threads");
     warn_if_oversubscribed(c.backend.options.threads, "--threads");
@@ -279,6 +281,8 @@ void check(RunConfig& c, const Names& names, Origins& origins) {
   c.strategy = parse_strategy(names.strategy, origins.of("strategy"));
   check_backend_name(c.backend.name, origins.of("backend"));
   apply_backend_options(c, names, origins);
+  if (!c.plan.empty() && c.backend.name == "cuda")
+    fail("plan", c.plan, "a plan mixes host backends per layer; --backend cuda runs on the GPU (leave out --plan)");
   graph::validate(c.optimizer);
   if (c.test_interval_epochs < 0)
     fail("test_interval_epochs", number(c.test_interval_epochs), "expected a non-negative number of epochs");

@@ -28,6 +28,10 @@ struct RunConfig {
   std::string strategy;          // a strategy of graph's table (strategy_switches.h)
   StrategySwitches switches;     // the strategy's (strategy_switches.h)
   BackendSettings backend;       // name, threads, determinism (backend_settings.h)
+  // --plan: "auto" (measure each layer's backend, or take the cached plan), a plan file to
+  // replay, or "" (every layer on `backend`); plan_measure.h. plan_cache: the cache folder
+  // ("" : plan_measure.h's default_plan_cache()).
+  std::string plan, plan_cache;
   kernels::DType precision = kernels::DType::f32;
   graph::OptimizerConfig optimizer;
   std::int64_t batch = 64;

@@ -38,6 +38,14 @@ void fill_resolved(const PreparedRun& run, std::map<std::string, std::string>& r
   for (const auto& [key, value] : run.engine->report().settings)
     if (key == "inter_op_threads_applied" || key == "thread_budget") r[key] = value;
   r["unused_options"] = join(c.unused_options, ",");
+  if (run.plan) {  // --plan: each layer's backend, where the plan came from, its start-up cost
+    r["plan"] = run.plan->plan.summary();
+    r["plan_fallback"] = run.plan->plan.fallback.label();
+    r["plan_source"] = run.plan->source;
+    r["plan_startup_s"] = number(run.plan->startup_s);
+    if (run.plan->plan.measure_seconds > 0) r["plan_measure_s"] = number(run.plan->plan.measure_seconds);
+    if (!run.plan->note.empty()) r["plan_note"] = run.plan->note;
+  }
 }
 
 void check_memory(const PreparedRun& run) {

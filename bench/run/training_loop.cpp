@@ -415,6 +415,11 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   auto data_parallel = start_data_parallel(cfg, *run->engine);
   datasets::BatchLoader loader(run->data.train, run->transform, lo);
 
+  if (!cfg.quiet && run->plan) {
+    if (!run->plan->note.empty()) std::printf("plan: %s\n", run->plan->note.c_str());
+    std::printf("plan of %s per layer (%s; %.3f s at start-up):\n%s", run->spec.name.c_str(),
+                run->plan->source.c_str(), run->plan->startup_s, run->plan->plan.table().c_str());
+  }
   if (!cfg.quiet) {
     std::printf("training %s (%s) on %s: %s strategy, %s backend, %d thread(s), %s, batch %lld, %lld iterations%s\n",
                 run->spec.name.c_str(), cfg.framework.c_str(), run->data.train.name.c_str(), run->engine->strategy().c_str(),

@@ -118,7 +118,8 @@ TEST(AttributionFactors, AreRunFlagsWithChoicesAndReadTheirValue) {
   std::vector<std::string> names;
   for (const auto& f : factors) names.push_back(f.name);
   for (const char* expected :
-       {"strategy", "backend", "threads", "conv lowering", "threading", "precision", "passes", "executor", "allocator"})
+       {"strategy", "backend", "threads", "conv lowering", "threading", "precision", "passes", "executor", "allocator",
+        "plan"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   run::Flags flags;
   flags.set("framework", "theano");
@@ -137,6 +138,10 @@ TEST(AttributionFactors, AreRunFlagsWithChoicesAndReadTheirValue) {
     }
     if (f.name == "threading") {
       EXPECT_EQ(f.value(c), "library");
+    }
+    if (f.name == "plan") {  // a preset keeps its framework's one backend
+      EXPECT_EQ(f.value(c), "off");
+      EXPECT_EQ(f.choices, std::vector<std::string>{"auto"});
     }
     if (f.name == "backend") {
       EXPECT_EQ(f.value(c), "openblas");

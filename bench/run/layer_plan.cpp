@@ -1,0 +1,313 @@
+// The per-layer plan: choice from timings, its key, table and file (see layer_plan.h).
+#include "bench/run/layer_plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "bench/run/text_file.h"
+#include "bench/run/text_format.h"
+#include "kernels/registry.h"
+
+namespace ablate::bench::run {
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string ms(double seconds) { return fmt("%.3f", seconds * 1e3); }
+
+// The key's fields by name, in the file's order.
+std::vector<std::pair<std::string, std::string>> key_fields(const PlanKey& k) {
+  return {{"cpu_model", k.cpu_model}, {"threads", std::to_string(k.threads)}, {"model", k.model},
+          {"shapes", k.shapes},       {"dtype", k.dtype},                     {"strategy", k.strategy},
+          {"version", k.version}};
+}
+
+}  // namespace
+
+std::string PlanChoice::label() const {
+  return lowering ? backend + "/" + kernels::cpu::conv_lowering_name(*lowering) : backend;
+}
+
+PlanChoice parse_plan_choice(const std::string& text, const std::string& where) {
+  const std::size_t slash = text.find('/');
+  PlanChoice c;
+  c.backend = text.substr(0, slash);
+  const std::vector<std::string> known = kernels::backend_names();
+  if (std::find(known.begin(), known.end(), c.backend) == known.end())
+    throw std::invalid_argument(where + ": backend '" + c.backend + "' in '" + text +
+                                "' is not one of this build (" + join(known, ", ") + ")");
+  if (c.backend == "cuda")
+    throw std::invalid_argument(where + ": '" + text + "': a plan mixes host backends only (cuda runs on a device)");
+  const std::vector<kernels::cpu::ConvLowering> lowerings = kernels::conv_lowerings_of(c.backend);
+  if (slash == std::string::npos) {
+    if (!lowerings.empty()) c.lowering = lowerings.front();  // the backend's default
+    return c;
+  }
+  const std::string name = text.substr(slash + 1);
+  std::vector<std::string> names;
+  for (kernels::cpu::ConvLowering l : lowerings) {
+    names.emplace_back(kernels::cpu::conv_lowering_name(l));
+    if (names.back() == name) c.lowering = l;
+  }
+  if (!c.lowering)
+    throw std::invalid_argument(where + ": '" + name + "' in '" + text + "' is not a convolution lowering of " +
+                                c.backend + (names.empty() ? " (it takes none)" : " (it takes " + join(names, ", ") + ")"));
+  return c;
+}
+
+std::string plan_key_difference(const PlanKey& plan, const PlanKey& run) {
+  std::vector<std::string> differences;
+  const auto a = key_fields(plan), b = key_fields(run);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].second != b[i].second)
+      differences.push_back(a[i].first + " '" + a[i].second + "' in the plan, '" + b[i].second + "' in this run");
+  return join(differences, "; ");
+}
+
+const LayerPlan::Row* LayerPlan::row(const std::string& layer) const {
+  for (const Row& r : rows)
+    if (r.layer == layer) return &r;
+  return nullptr;
+}
+
+std::string LayerPlan::summary() const {
+  std::vector<std::string> parts;
+  for (const Row& r : rows) parts.push_back(r.layer + "=" + r.choice.label());
+  return join(parts, ",");
+}
+
+std::string LayerPlan::table() const {
+  std::size_t width = 5;
+  for (const Row& r : rows) width = std::max(width, r.layer.size());
+  auto pad = [](std::string s, std::size_t n) { return s.size() < n ? s + std::string(n - s.size(), ' ') : s; };
+  std::ostringstream out;
+  out << pad("layer", width) << "  " << pad("choice", 26) << "  ms (median)  runner-up                    ms\n";
+  double chosen_total = 0;
+  for (const Row& r : rows) {
+    out << pad(r.layer, width) << "  " << pad(r.choice.label(), 26);
+    if (r.seconds.size() == candidates.size() && !r.seconds.empty()) {
+      std::size_t best = 0, second = candidates.size();
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        if (candidates[i] == r.choice) best = i;
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        if (i != best && (second == candidates.size() || r.seconds[i] < r.seconds[second])) second = i;
+      chosen_total += r.seconds[best];
+      out << "  " << pad(ms(r.seconds[best]), 11);
+      if (second < candidates.size()) out << "  " << pad(candidates[second].label(), 26) << "  " << ms(r.seconds[second]);
+    }
+    out << "\n";
+  }
+  if (chosen_total > 0) out << pad("total", width) << "  " << pad("", 26) << "  " << ms(chosen_total) << "\n";
+  return out.str();
+}
+
+LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<PlanChoice>& candidates,
+                      const PlanTiming& timing, const StepTimer& timer) {
+  if (candidates.empty()) throw std::invalid_argument("plan: no candidate backend to time");
+  if (layers.empty()) throw std::invalid_argument("plan: the model has no layer to plan");
+  if (timing.rounds < 1)
+    throw std::invalid_argument("plan: rounds " + std::to_string(timing.rounds) + ": expected at least 1");
+  if (timing.warmup < 0)
+    throw std::invalid_argument("plan: warm-up rounds " + std::to_string(timing.warmup) + ": expected at least 0");
+  const std::size_t n = candidates.size();
+  // samples[layer][candidate]: one time per timed round (a pruned candidate: its last warm-up's).
+  std::map<std::string, std::vector<std::vector<double>>> samples;
+  for (const std::string& layer : layers) samples[layer].assign(n, {});
+  std::vector<bool> timed(n, true);
+  std::vector<std::map<std::string, double>> last_warmup(n);
+  for (int round = 0; round < timing.warmup + timing.rounds; ++round) {
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t index = (k + static_cast<std::size_t>(round)) % n;  // rotated: interleaved
+      if (!timed[index]) continue;
+      std::map<std::string, double> step = timer(index);
+      if (round < timing.warmup) {
+        last_warmup[index] = std::move(step);
+        continue;
+      }
+      for (const std::string& layer : layers) {
+        auto it = step.find(layer);
+        samples[layer][index].push_back(it == step.end() ? 0.0 : it->second);
+      }
+    }
+    if (round + 1 != timing.warmup || timing.prune <= 0) continue;
+    auto time_of = [&](std::size_t c, const std::string& layer) {
+      auto it = last_warmup[c].find(layer);
+      return it == last_warmup[c].end() ? 0.0 : it->second;
+    };
+    std::map<std::string, double> best_of;  // per layer, the least warm-up time of any candidate
+    double step_best = 0;
+    for (const std::string& layer : layers) {
+      double best = time_of(0, layer);
+      for (std::size_t o = 1; o < n; ++o) best = std::min(best, time_of(o, layer));
+      best_of[layer] = best;
+      step_best += best;
+    }
+    for (std::size_t c = 0; c < n; ++c) {
+      bool slow_everywhere = true, compared = false;
+      for (const std::string& layer : layers) {
+        const double best = best_of[layer];
+        if (best <= 0 || best < 0.01 * step_best) continue;  // no op of its own, or too small to matter
+        compared = true;
+        if (time_of(c, layer) < timing.prune * best) slow_everywhere = false;
+      }
+      if (!compared || !slow_everywhere) continue;
+      timed[c] = false;
+      for (const std::string& layer : layers) samples[layer][c] = {time_of(c, layer)};
+    }
+  }
+  LayerPlan plan;
+  plan.candidates = candidates;
+  plan.rounds = timing.rounds;
+  for (const std::string& layer : layers) {
+    LayerPlan::Row row{layer, candidates.front(), {}};
+    std::size_t best = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      row.seconds.push_back(median(samples[layer][i]));
+      if (row.seconds[i] < row.seconds[best]) best = i;
+    }
+    row.choice = candidates[best];
+    plan.rows.push_back(std::move(row));
+  }
+  return plan;
+}
+
+void write_plan_file(const LayerPlan& plan, const std::string& path) {
+  std::ostringstream out;
+  out << "# ablate layer plan (docs/plan.md): the backend of each layer, timed on this key\n";
+  out << "ablate-plan 1\n";
+  for (const auto& [name, value] : key_fields(plan.key)) out << name << " " << value << "\n";
+  out << "rounds " << plan.rounds << "\n";
+  out << "fallback " << plan.fallback.label() << "\n";
+  if (!plan.candidates.empty()) {
+    out << "candidates";
+    for (const PlanChoice& c : plan.candidates) out << " " << c.label();
+    out << "\n";
+  }
+  char buffer[32];
+  for (const LayerPlan::Row& r : plan.rows) {
+    out << "layer " << r.layer << " " << r.choice.label();
+    for (double s : r.seconds) {
+      std::snprintf(buffer, sizeof buffer, " %.6g", s);
+      out << buffer;
+    }
+    out << "\n";
+  }
+  write_text_file(path, out.str(), "plan");
+}
+
+LayerPlan read_plan_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("plan file '" + path + "': cannot be read");
+  LayerPlan plan;
+  std::string line;
+  int number = 0;
+  bool header = false, has_fallback = false;
+  std::map<std::string, bool> seen;
+  auto fail = [&](const std::string& what) {
+    throw std::invalid_argument(path + ":" + std::to_string(number) + ": " + what);
+  };
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    std::istringstream words(line.substr(first));
+    std::string key;
+    words >> key;
+    std::string rest;
+    std::getline(words >> std::ws, rest);
+    if (!header) {
+      if (key != "ablate-plan") fail("expected the header 'ablate-plan 1', got '" + line + "'");
+      if (rest != "1") fail("plan format '" + rest + "' is not known (this ablate reads format 1)");
+      header = true;
+      continue;
+    }
+    if (key != "layer" && seen[key]) fail("'" + key + "' given twice");
+    seen[key] = true;
+    const std::string where = path + ":" + std::to_string(number);
+    if (key == "cpu_model") plan.key.cpu_model = rest;
+    else if (key == "model") plan.key.model = rest;
+    else if (key == "shapes") plan.key.shapes = rest;
+    else if (key == "dtype") plan.key.dtype = rest;
+    else if (key == "strategy") plan.key.strategy = rest;
+    else if (key == "version") plan.key.version = rest;
+    else if (key == "threads" || key == "rounds") {
+      int value = 0;
+      try {
+        std::size_t used = 0;
+        value = std::stoi(rest, &used);
+        if (used != rest.size()) throw std::invalid_argument(rest);
+      } catch (const std::exception&) {
+        fail(key + " '" + rest + "': expected a whole number");
+      }
+      if (value < (key == "threads" ? 1 : 0)) fail(key + " " + rest + ": expected a count of at least " + (key == "threads" ? "1" : "0"));
+      (key == "threads" ? plan.key.threads : plan.rounds) = value;
+    } else if (key == "fallback") {
+      plan.fallback = parse_plan_choice(rest, where);
+      has_fallback = true;
+    } else if (key == "candidates") {
+      std::istringstream items(rest);
+      for (std::string item; items >> item;) plan.candidates.push_back(parse_plan_choice(item, where));
+    } else if (key == "layer") {
+      std::istringstream items(rest);
+      LayerPlan::Row row;
+      std::string choice;
+      if (!(items >> row.layer >> choice)) fail("expected 'layer NAME BACKEND[/LOWERING] [seconds...]', got '" + line + "'");
+      if (plan.row(row.layer)) fail("layer '" + row.layer + "' planned twice");
+      row.choice = parse_plan_choice(choice, where);
+      for (std::string s; items >> s;) {
+        try {
+          std::size_t used = 0;
+          row.seconds.push_back(std::stod(s, &used));
+          if (used != s.size() || !(row.seconds.back() >= 0)) throw std::invalid_argument(s);
+        } catch (const std::exception&) {
+          fail("layer '" + row.layer + "': time '" + s + "' is not a number of seconds");
+        }
+      }
+      if (!row.seconds.empty() && row.seconds.size() != plan.candidates.size())
+        fail("layer '" + row.layer + "' has " + std::to_string(row.seconds.size()) + " times but the plan names " +
+             std::to_string(plan.candidates.size()) + " candidates (give one time per candidate, or none)");
+      plan.rows.push_back(std::move(row));
+    } else {
+      fail("unknown entry '" + key + "' (known: cpu_model, threads, model, shapes, dtype, strategy, version, rounds, "
+           "fallback, candidates, layer)");
+    }
+  }
+  auto fail_file = [&](const std::string& what) { throw std::invalid_argument(path + ": " + what); };
+  if (!header) fail_file("empty plan file: expected the header 'ablate-plan 1'");
+  if (!has_fallback) fail_file("no 'fallback' entry: the backend for ops of no layer is needed");
+  if (plan.rows.empty()) fail_file("no 'layer' entry: a plan names at least one layer");
+  return plan;
+}
+
+std::optional<LayerPlan> load_cached_plan(const std::string& path, const PlanKey& key, std::string& why) {
+  if (!std::filesystem::exists(path)) {
+    why = "no cached plan at " + path;
+    return std::nullopt;
+  }
+  LayerPlan plan;
+  try {
+    plan = read_plan_file(path);
+  } catch (const std::exception& e) {
+    why = std::string("cached plan not used: ") + e.what();
+    return std::nullopt;
+  }
+  const std::string difference = plan_key_difference(plan.key, key);
+  if (!difference.empty()) {
+    why = "cached plan " + path + " not used: " + difference;
+    return std::nullopt;
+  }
+  why.clear();
+  return plan;
+}
+
+}  // namespace ablate::bench::run

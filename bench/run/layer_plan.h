@@ -1,0 +1,112 @@
+// A per-layer plan: which host backend (and, where a backend has several, which convolution
+// lowering) runs each layer of a network, chosen by timing every choice on the run's own
+// shapes (`ablate run --plan auto`), as cuDNN's Find and oneDNN's and TVM's tuners measure
+// instead of guessing. This file holds the plan itself, the choice from timings, the key a
+// cached plan must match, and the plan file; plan_measure.h times a real network and builds
+// the kernels::PlannedBackend that executes a plan. docs/plan.md describes the whole.
+//
+// Choice: rounds of one training step per candidate, the candidates' order rotated each round
+// (interleaved, so that a slow minute of a busy host falls on all of them); a layer's time on a
+// candidate is the sum of its ops' times in one step (forward, backward, update), its median
+// over the rounds after the warm-up; each layer takes the candidate of least median (ties: the
+// earlier candidate). Briefly: a candidate at least `prune` times slower than the best on every
+// layer that matters in the last warm-up round (the reference loops, a library pool that
+// collapses on a busy host) is not timed further; its warm-up times stand as its row. A layer
+// matters when its best time is at least 1% of the step's (the sum of the layers' bests): a
+// loss or an activation of microseconds does not keep a slow candidate in the rounds.
+//
+// Plan file (text, one entry a line, '#' comments):
+//   ablate-plan 1
+//   cpu_model AMD EPYC 7B13        (the key: cpu_model, threads, model, shapes, dtype,
+//   threads 2                       strategy, version; a cache with another key is not used)
+//   model lenet
+//   shapes 64x1x28x28
+//   dtype f32
+//   strategy layerwise
+//   version 0.1.0 e604952
+//   rounds 5                        (optional, informative)
+//   fallback openblas/omp_per_image (runs ops of no layer)
+//   candidates reference eigen/omp_per_image ... (optional: the choices timed)
+//   layer conv1 onednn/direct 0.00012 0.00034 ...  (choice, then optional median seconds per
+//                                                   candidate in the candidates' order)
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/conv_lowering.h"
+
+namespace ablate::bench::run {
+
+// One way to run a layer: a backend, with the convolution lowering where the backend takes one.
+struct PlanChoice {
+  std::string backend;
+  std::optional<kernels::cpu::ConvLowering> lowering;
+  std::string label() const;  // "onednn/direct", "reference"
+  bool operator==(const PlanChoice&) const = default;
+};
+// "onednn/direct" or "reference": the backend must be known to this build and take the
+// lowering; throws std::invalid_argument "<where>: ..." naming the text and what is known.
+PlanChoice parse_plan_choice(const std::string& text, const std::string& where);
+
+// What a plan was measured for. A cached plan is used only when every field matches.
+struct PlanKey {
+  std::string cpu_model;
+  int threads = 1;
+  std::string model;   // the model's name
+  std::string shapes;  // the training input: "64x1x28x28" (batch x C x H x W)
+  std::string dtype;   // f32, f64
+  std::string strategy;
+  std::string version;  // ablate's version and git revision
+  bool operator==(const PlanKey&) const = default;
+};
+// "" when the keys match; otherwise every difference, "threads 1 in the plan, 2 in this run; ...".
+std::string plan_key_difference(const PlanKey& plan, const PlanKey& run);
+
+struct LayerPlan {
+  struct Row {
+    std::string layer;
+    PlanChoice choice;
+    std::vector<double> seconds;  // median per candidate (empty in a hand-written plan)
+  };
+  PlanKey key;
+  PlanChoice fallback;
+  std::vector<PlanChoice> candidates;
+  std::vector<Row> rows;
+  int rounds = 0;             // timed rounds (0: not measured here)
+  double measure_seconds = 0; // wall time of the measurement (not in the file)
+
+  const Row* row(const std::string& layer) const;
+  // "conv1=onednn/direct,pool1=eigen/omp_per_image,...": the record's one-line form.
+  std::string summary() const;
+  // The printed table: layer, choice, its median, the runner-up and its median.
+  std::string table() const;
+};
+
+// One training step with every op on candidate `index`: the seconds spent in each layer's ops.
+using StepTimer = std::function<std::map<std::string, double>(std::size_t index)>;
+struct PlanTiming {
+  int warmup = 2;     // untimed rounds (first calls: oneDNN builds its primitives, buffers grow)
+  int rounds = 5;     // timed rounds: the median of these
+  double prune = 4;   // see above; 0: time every candidate every round
+};
+// The choice described above; `layers` in the network's order. Throws std::invalid_argument
+// without candidates or layers, or with rounds < 1 or warmup < 0.
+LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<PlanChoice>& candidates,
+                      const PlanTiming& timing, const StepTimer& timer);
+
+// Writes through a temporary file renamed into place; throws naming the path.
+void write_plan_file(const LayerPlan& plan, const std::string& path);
+// Throws std::invalid_argument "<path>:<line>: ..." for a malformed file, std::runtime_error
+// when it cannot be read.
+LayerPlan read_plan_file(const std::string& path);
+
+// A cached plan if `path` holds one measured for `key`; otherwise nullopt and `why` says why
+// not (no file, a file that does not parse, the key's differences).
+std::optional<LayerPlan> load_cached_plan(const std::string& path, const PlanKey& key, std::string& why);
+
+}  // namespace ablate::bench::run

@@ -1,0 +1,237 @@
+// Measuring, caching and executing a per-layer plan (see plan_measure.h).
+#include "bench/run/plan_measure.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+
+#include "bench/run/environment.h"
+#include "bench/run/strategy_switches.h"
+#include "bench/run/text_format.h"
+#include "kernels/op_label.h"
+#include "kernels/op_observer.h"
+#include "kernels/registry.h"
+
+namespace ablate::bench::run {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Adds each op's wall time to the layer its label names ("" for ops of no layer).
+class LayerTimer final : public kernels::OpObserver {
+ public:
+  void begin(kernels::OpCall& call) override {
+    call.started = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  }
+  void end(const kernels::OpCall& call, bool) override {
+    const double now = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+    const std::string layer(kernels::current_op_label().layer);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    totals_[layer] += now - call.started;
+  }
+  std::map<std::string, double> take() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(totals_, {});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, double> totals_;
+};
+
+// A batch of the run's input shape: values from a fixed linear congruential sequence in
+// [-1, 1), every label 0 (a class of every model).
+void fill_batch(kernels::Tensor& x) {
+  std::uint64_t state = 12345;
+  const std::int64_t n = x.numel();
+  for (std::int64_t i = 0; i < n; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double v = static_cast<double>(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    if (x.dtype() == kernels::DType::f64)
+      x.data<double>()[i] = v;
+    else
+      x.data<float>()[i] = static_cast<float>(v);
+  }
+}
+
+std::string shape_text(std::int64_t batch, const std::vector<int>& chw) {
+  std::string s = std::to_string(batch);
+  for (int d : chw) s += "x" + std::to_string(d);
+  return s;
+}
+
+}  // namespace
+
+std::string choice_problem(const PlanChoice& choice, const BackendSettings& run) {
+  const kernels::BackendOptions o = choice_options(choice, run);
+  for (kernels::BackendOption option : kernels::options_set(o)) {
+    const std::string problem = kernels::option_problem(choice.backend, o, option);
+    if (!problem.empty()) return problem;
+  }
+  return "";
+}
+
+kernels::BackendOptions choice_options(const PlanChoice& choice, const BackendSettings& run) {
+  kernels::BackendOptions o;
+  o.threads = run.options.threads;
+  o.pool_gradient = run.options.pool_gradient;
+  o.deterministic = run.options.deterministic;
+  o.conv_lowering = choice.lowering;
+  if (choice.lowering) {
+    o.threading = run.options.threading;
+    if (!o.threading && run.options.conv_mode) o.threading = kernels::cpu::gemm_loops_of(*run.options.conv_mode).threading;
+  }
+  if (choice.backend == run.name || choice.backend == "onednn") o.onednn_conv_layout = run.options.onednn_conv_layout;
+  if (choice.backend != "onednn") o.onednn_conv_layout.reset();
+  return o;
+}
+
+std::vector<PlanChoice> plan_candidates(const BackendSettings& run) {
+  std::vector<PlanChoice> out;
+  for (const std::string& name : kernels::backend_names()) {
+    if (name == "cuda") continue;
+    const std::vector<kernels::cpu::ConvLowering> lowerings = kernels::conv_lowerings_of(name);
+    std::vector<PlanChoice> choices;
+    if (lowerings.empty()) choices.push_back({name, std::nullopt});
+    for (kernels::cpu::ConvLowering l : lowerings) choices.push_back({name, l});
+    for (PlanChoice& c : choices)
+      if (choice_problem(c, run).empty()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec) {
+  const Environment env = capture_environment();
+  PlanKey k;
+  k.cpu_model = env.values.at("cpu_model");
+  k.threads = config.backend.options.threads;
+  k.model = spec.name;
+  k.shapes = shape_text(engine_options(config).batch, spec.input_shape);
+  k.dtype = kernels::dtype_name(config.precision);
+  k.strategy = config.strategy;
+  k.version = std::string(ABLATE_VERSION) + " " + env.values.at("git_revision");
+  return k;
+}
+
+std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& plan, const models::ModelSpec& spec,
+                                                              const BackendSettings& run) {
+  for (const LayerPlan::Row& row : plan.rows) {  // every layer and choice checked before any backend is made
+    bool in_model = false;
+    for (const models::LayerSpec& layer : spec.layers) in_model = in_model || layer.name == row.layer;
+    if (!in_model)
+      throw std::invalid_argument("plan: layer '" + row.layer + "' is not a layer of model " + spec.name +
+                                  " (a plan of another model?)");
+  }
+  auto make = [&](const PlanChoice& c, const std::string& what) {
+    const std::string problem = choice_problem(c, run);
+    if (!problem.empty())
+      throw std::invalid_argument("plan: " + what + " " + c.label() + " cannot run with this run's settings: " + problem +
+                                  " (name a lowering that does, or change --threading)");
+    return kernels::make_backend(c.backend, choice_options(c, run));
+  };
+  auto planned = std::make_unique<kernels::PlannedBackend>(make(plan.fallback, "the fallback"), plan.fallback.label());
+  std::vector<std::pair<PlanChoice, kernels::Backend*>> made = {{plan.fallback, &planned->fallback()}};
+  for (const LayerPlan::Row& row : plan.rows) {
+    kernels::Backend* backend = nullptr;
+    for (auto& [choice, b] : made)
+      if (choice == row.choice) backend = b;
+    if (!backend) {
+      backend = &planned->add(make(row.choice, "layer " + row.layer + "'s"), row.choice.label());
+      made.emplace_back(row.choice, backend);
+    }
+    planned->route(row.layer, *backend);
+  }
+  return planned;
+}
+
+LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, const PlanTiming& timing) {
+  const Clock::time_point start = Clock::now();
+  const std::vector<PlanChoice> candidates = plan_candidates(config.backend);
+  if (candidates.empty())
+    throw std::invalid_argument("--plan auto: no host backend of this build runs with the run's settings");
+  auto planned = std::make_unique<kernels::PlannedBackend>(
+      kernels::make_backend(candidates.front().backend, choice_options(candidates.front(), config.backend)),
+      candidates.front().label());
+  std::vector<kernels::Backend*> backends = {&planned->fallback()};
+  for (std::size_t i = 1; i < candidates.size(); ++i)
+    backends.push_back(&planned->add(kernels::make_backend(candidates[i].backend,
+                                                           choice_options(candidates[i], config.backend)),
+                                     candidates[i].label()));
+  // The throwaway engine learns slowly and never stops on a gradient check: only its op times count.
+  RunConfig quiet = config;
+  quiet.optimizer.lr.base_lr *= 1e-3;
+  quiet.optimizer.check_gradients = false;
+  std::unique_ptr<graph::Engine> engine = make_engine(quiet, spec, *planned);
+  LayerTimer timer;
+  planned->set_observer(&timer);
+  const std::int64_t batch = engine_options(config).batch;
+  kernels::Tensor x({batch, spec.input_shape[0], spec.input_shape[1], spec.input_shape[2]}, config.precision);
+  fill_batch(x);
+  kernels::Tensor labels({batch}, kernels::DType::i32);
+  std::int64_t iteration = 0;
+  std::vector<std::string> layers;
+  for (const models::LayerSpec& layer : spec.layers) layers.push_back(layer.name);
+  LayerPlan plan = choose_plan(layers, candidates, timing, [&](std::size_t index) {
+    planned->route_all(backends[index]);
+    timer.take();
+    engine->train_step(x, labels, iteration++);
+    return timer.take();
+  });
+  planned->set_observer(nullptr);
+  // Layers that ran no op of their own (an input, a layer folded into another) keep the fallback.
+  std::vector<LayerPlan::Row> timed;
+  for (LayerPlan::Row& row : plan.rows) {
+    double total = 0;
+    for (double s : row.seconds) total += s;
+    if (total > 0) timed.push_back(std::move(row));
+  }
+  plan.rows = std::move(timed);
+  plan.key = plan_key(config, spec);
+  plan.fallback = PlanChoice{config.backend.name,
+                             config.backend.options.conv_lowering
+                                 ? config.backend.options.conv_lowering
+                                 : (kernels::conv_lowerings_of(config.backend.name).empty()
+                                        ? std::nullopt
+                                        : std::optional(kernels::conv_lowerings_of(config.backend.name).front()))};
+  if (!choice_problem(plan.fallback, config.backend).empty() || config.backend.name == "cuda") plan.fallback = candidates.front();
+  plan.measure_seconds = seconds_since(start);
+  return plan;
+}
+
+std::string default_plan_cache() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/ablate/plans";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/ablate/plans";
+  return ".ablate-plans";
+}
+
+PlanResolution resolve_plan(const RunConfig& config, const models::ModelSpec& spec) {
+  const Clock::time_point start = Clock::now();
+  PlanResolution r;
+  const PlanKey key = plan_key(config, spec);
+  if (config.plan == "auto") {
+    const std::string cache = (config.plan_cache.empty() ? default_plan_cache() : config.plan_cache) + "/" + spec.name + ".plan";
+    std::string why;
+    if (std::optional<LayerPlan> cached = load_cached_plan(cache, key, why)) {
+      r.plan = std::move(*cached);
+      r.source = "cache " + cache;
+    } else {
+      r.note = why;
+      r.plan = measure_plan(config, spec);
+      write_plan_file(r.plan, cache);
+      r.source = "measured (cached in " + cache + ")";
+    }
+  } else {
+    r.plan = read_plan_file(config.plan);
+    r.source = "file " + config.plan;
+    const std::string difference = plan_key_difference(r.plan.key, key);
+    if (!difference.empty()) r.note = "plan " + config.plan + " replayed although it was measured for another key: " + difference;
+  }
+  r.startup_s = seconds_since(start);
+  return r;
+}
+
+}  // namespace ablate::bench::run

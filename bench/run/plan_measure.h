@@ -1,0 +1,55 @@
+// `--plan auto|FILE`: the per-layer plan of a run (layer_plan.h) measured on the run's own
+// network, shapes, dtype, strategy and threads, or read from the cache or a file, and the
+// kernels::PlannedBackend that executes it. The candidates are every host backend of the build
+// (reference, eigen, openblas, onednn) with each convolution lowering it takes; the threading
+// stays the run's (a lowering that does not run under the run's --threading is not a
+// candidate), as do the thread count, the pooling gradient and determinism.
+//
+// Measuring: a throwaway engine of the run's strategy is built over a PlannedBackend holding
+// every candidate, on a batch of the run's shape (seeded values, label 0); each timed step
+// routes every op to one candidate (PlannedBackend::route_all) and an op observer adds each
+// op's time to the layer its label names. The run's own engine is built afterwards, from the
+// run's seed, so the measurement leaves no trace in the weights.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/run/layer_plan.h"
+#include "bench/run/run_config.h"
+#include "kernels/planned_backend.h"
+#include "models/model_spec.h"
+
+namespace ablate::bench::run {
+
+// The choices timed for a run with these backend settings, in registry order.
+std::vector<PlanChoice> plan_candidates(const BackendSettings& run);
+// The options a choice's backend is made with: the run's, with the choice's lowering; empty
+// text when they fit, otherwise why not (a threading the lowering does not run under).
+std::string choice_problem(const PlanChoice& choice, const BackendSettings& run);
+kernels::BackendOptions choice_options(const PlanChoice& choice, const BackendSettings& run);
+// The key of this run: CPU model, threads, model name, input shapes, dtype, strategy, version.
+PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec);
+// The backend that runs `plan`: one backend per distinct choice (and the fallback), each layer
+// routed to its choice's. Throws naming the layer when the plan names a layer the model lacks.
+std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& plan, const models::ModelSpec& spec,
+                                                              const BackendSettings& run);
+// Times every candidate on the run's network (above), as choose_plan does.
+LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, const PlanTiming& timing = {});
+
+struct PlanResolution {
+  LayerPlan plan;
+  std::string source;  // "measured", "cache <path>", "file <path>"
+  std::string note;    // why a cache was not used, or how a replayed file's key differs; "" if none
+  double startup_s = 0;  // reading or measuring the plan and building its backends
+};
+// config.plan "auto": the cache file (config.plan_cache/<model>.plan) when its key matches,
+// otherwise measured and written there; any other value: the plan file given, replayed (a
+// differing key is noted, not refused: it was asked for).
+PlanResolution resolve_plan(const RunConfig& config, const models::ModelSpec& spec);
+// The default cache folder: $XDG_CACHE_HOME/ablate/plans, else $HOME/.cache/ablate/plans,
+// else ./.ablate-plans.
+std::string default_plan_cache();
+
+}  // namespace ablate::bench::run

@@ -1,0 +1,70 @@
+// `--plan auto` and `--plan FILE` in a whole run (bench/run/plan_measure.h): the first run
+// measures and caches the plan and records it; the second takes the cache; a run with another
+// thread count does not, and says why; a plan file is replayed as written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "bench/run/layer_plan.h"
+#include "bench/run/training_loop.h"
+#include "tiny_run.h"
+
+namespace ablate::bench::run {
+namespace {
+
+std::filesystem::path scratch_dir() {
+  const auto dir = std::filesystem::temp_directory_path() / ("ablate-plan-run-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(PlanRun, AutoMeasuresCachesAndRecordsThePlan) {
+  const auto dir = scratch_dir();
+  RunConfig c = tiny::tiny_config();
+  c.iterations = 3;
+  c.plan = "auto";
+  c.plan_cache = dir.string();
+  const RunResult first = train_and_test(c, tiny::tiny_data());
+  EXPECT_EQ(first.resolved.at("backend"), "planned");
+  const std::string plan = first.resolved.at("plan");
+  EXPECT_NE(plan.find("c1="), std::string::npos) << plan;
+  EXPECT_NE(plan.find("fc="), std::string::npos) << plan;
+  EXPECT_NE(first.resolved.at("plan_source").find("measured"), std::string::npos);
+  EXPECT_GT(std::stod(first.resolved.at("plan_startup_s")), 0.0);
+  const std::string cache = (dir / "tiny.plan").string();
+  ASSERT_TRUE(std::filesystem::exists(cache));
+
+  const RunResult second = train_and_test(c, tiny::tiny_data());
+  EXPECT_EQ(second.resolved.at("plan_source"), "cache " + cache);
+  EXPECT_EQ(second.resolved.at("plan"), plan) << "the cached plan is the measured one";
+
+  c.backend.options.threads = 2;
+  const RunResult other = train_and_test(c, tiny::tiny_data());
+  EXPECT_NE(other.resolved.at("plan_source").find("measured"), std::string::npos);
+  EXPECT_NE(other.resolved.at("plan_note").find("threads '1' in the plan, '2' in this run"), std::string::npos)
+      << other.resolved.at("plan_note");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PlanRun, AFileIsReplayedAsWritten) {
+  const auto dir = scratch_dir();
+  const std::string path = (dir / "hand.plan").string();
+  std::ofstream(path) << "ablate-plan 1\nfallback eigen\nlayer c1 openblas/per_image_gemm\nlayer fc reference\n";
+  RunConfig c = tiny::tiny_config();
+  c.iterations = 2;
+  c.plan = path;
+  const RunResult r = train_and_test(c, tiny::tiny_data());
+  EXPECT_EQ(r.resolved.at("plan"), "c1=openblas/per_image_gemm,fc=reference");
+  EXPECT_EQ(r.resolved.at("plan_source"), "file " + path);
+  EXPECT_EQ(r.resolved.at("backend.plan.c1"), "openblas/per_image_gemm");
+  EXPECT_EQ(r.resolved.at("backend.plan.fallback"), "eigen/omp_per_image");
+  // Written by hand, without a key: every difference is noted, nothing refused.
+  EXPECT_NE(r.resolved.at("plan_note").find("replayed although"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ablate::bench::run

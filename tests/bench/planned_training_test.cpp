@@ -1,0 +1,148 @@
+// A mixed-backend network (kernels::PlannedBackend built from a plan, bench/run/plan_measure.h)
+// trains as a single-backend one: Caffe's LeNet in f64, every strategy, its layers spread over
+// every host backend and lowering of the build; the losses of 10 SGD steps and the final weights
+// agree with OpenBLAS alone to 1e-9 relative, and every planned layer ran on its backend.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <mutex>
+#include <set>
+
+#include "bench/run/plan_measure.h"
+#include "graph/engine.h"
+#include "kernels/op_label.h"
+#include "kernels/registry.h"
+#include "models/model_spec.h"
+
+namespace ablate::bench::run {
+namespace {
+
+// Records the layers whose ops came through the observed backend.
+class SeenLayers final : public kernels::OpObserver {
+ public:
+  void begin(kernels::OpCall&) override {}
+  void end(const kernels::OpCall&, bool) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    layers.insert(std::string(kernels::current_op_label().layer));
+  }
+  std::set<std::string> layers;
+
+ private:
+  std::mutex mutex_;
+};
+
+struct Trained {
+  std::vector<double> losses;
+  std::vector<kernels::Tensor> weights;
+};
+
+Trained train(const std::string& strategy, const models::ModelSpec& spec, kernels::Backend& backend, int steps) {
+  graph::EngineOptions o;
+  o.dtype = kernels::DType::f64;
+  o.batch = 4;
+  o.seed = 5;
+  o.optimizer.type = "caffe_sgd";
+  o.optimizer.lr.base_lr = 0.01;
+  o.optimizer.momentum = 0.9;
+  o.optimizer.weight_decay = 5e-4;
+  auto engine = graph::make_engine(strategy, spec, backend, o);
+  Trained out;
+  for (int step = 0; step < steps; ++step) {
+    kernels::Tensor x({4, 1, 28, 28}, kernels::DType::f64), labels({4}, kernels::DType::i32);
+    for (std::int64_t i = 0; i < x.numel(); ++i) x.data<double>()[i] = std::sin(0.37 * static_cast<double>(i + 97 * step));
+    for (int n = 0; n < 4; ++n) labels.data<std::int32_t>()[n] = (n + step) % 10;
+    out.losses.push_back(engine->train_step(x, labels, step));
+  }
+  for (graph::Parameter* p : engine->parameters()) {
+    kernels::Tensor copy(p->value.shape(), p->value.dtype());
+    copy.copy_from(p->value);
+    out.weights.push_back(std::move(copy));
+  }
+  return out;
+}
+
+TEST(PlannedTraining, MixedBackendNetworkTrainsAsOneBackendInF64) {
+  const auto names = kernels::backend_names();
+  if (std::find(names.begin(), names.end(), "openblas") == names.end()) GTEST_SKIP() << "no openblas in this build";
+  const models::ModelSpec spec = models::load_model("lenet");
+  BackendSettings settings;
+  settings.name = "openblas";
+  settings.options.threads = 2;
+  // Every host choice of the build, dealt over the layers in turn.
+  const std::vector<PlanChoice> choices = plan_candidates(settings);
+  ASSERT_GE(choices.size(), 2u);
+  LayerPlan plan;
+  plan.fallback = {"openblas", std::nullopt};
+  plan.fallback.lowering = kernels::conv_lowerings_of("openblas").front();
+  std::size_t next = 1;  // the first choice is reference: keep it to one layer, it is slow
+  for (const models::LayerSpec& layer : spec.layers) {
+    plan.rows.push_back({layer.name, choices[next % choices.size()], {}});
+    next += 3;
+  }
+  std::set<std::string> used;
+  for (const auto& row : plan.rows) used.insert(row.choice.label());
+  ASSERT_GE(used.size(), 3u) << plan.summary();
+
+  auto single = kernels::make_backend("openblas", 2);
+  for (const std::string& strategy : graph::strategy_names()) {
+    SCOPED_TRACE(strategy + " with plan " + plan.summary());
+    auto planned = make_planned_backend(plan, spec, settings);
+    SeenLayers seen;
+    planned->set_observer(&seen);
+    const Trained a = train(strategy, spec, *single, 10);
+    const Trained b = train(strategy, spec, *planned, 10);
+    EXPECT_NE(a.losses.front(), a.losses.back()) << "the model did not train";
+    for (std::size_t i = 0; i < a.losses.size(); ++i)
+      EXPECT_NEAR(b.losses[i], a.losses[i], 1e-9 * std::abs(a.losses[i])) << "step " << i;
+    ASSERT_EQ(a.weights.size(), b.weights.size());
+    for (std::size_t t = 0; t < a.weights.size(); ++t) {
+      double scale = 1e-5, diff = 0;
+      for (std::int64_t j = 0; j < a.weights[t].numel(); ++j) {
+        scale = std::max(scale, std::abs(a.weights[t].at(j)));
+        diff = std::max(diff, std::abs(a.weights[t].at(j) - b.weights[t].at(j)));
+      }
+      EXPECT_LE(diff, 1e-9 * scale) << "parameter " << t;
+    }
+    for (const auto& row : plan.rows) EXPECT_TRUE(seen.layers.count(row.layer)) << "no op of layer " << row.layer << " ran";
+  }
+}
+
+TEST(PlannedTraining, APlanOfAnotherModelIsRefused) {
+  const models::ModelSpec spec = models::load_model("lenet");
+  LayerPlan plan;
+  plan.fallback = {"reference", std::nullopt};
+  plan.rows = {{"conv9", {"reference", std::nullopt}, {}}};
+  BackendSettings settings;
+  settings.name = "reference";
+  try {
+    make_planned_backend(plan, spec, settings);
+    FAIL() << "a plan naming a layer the model lacks was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 'conv9' is not a layer of model lenet"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PlannedTraining, AChoiceThatCannotRunUnderTheRunsThreadingIsRefused) {
+  const models::ModelSpec spec = models::load_model("lenet");
+  BackendSettings settings;
+  settings.name = "openblas";
+  settings.options.threading = kernels::cpu::Threading::library;  // Caffe's: the BLAS's own threads
+  LayerPlan plan;
+  plan.fallback = {"openblas", kernels::cpu::ConvLowering::per_image_gemm};
+  plan.rows = {{"conv1", {"eigen", kernels::cpu::ConvLowering::omp_per_image}, {}}};
+  try {
+    make_planned_backend(plan, spec, settings);
+    FAIL() << "a choice that does not run under the run's threading was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("layer conv1's eigen/omp_per_image cannot run with this run's settings: "
+                                         "threading 'library'"),
+              std::string::npos)
+        << e.what();
+  }
+  // Every candidate of such a run runs under it.
+  for (const PlanChoice& c : plan_candidates(settings)) EXPECT_EQ(choice_problem(c, settings), "") << c.label();
+  EXPECT_EQ(choice_problem(plan.rows[0].choice, settings).empty(), false);
+}
+
+}  // namespace
+}  // namespace ablate::bench::run

@@ -1,0 +1,98 @@
+// PlannedBackend (kernels/planned_backend.h): each op runs on the backend routed to the layer
+// named by the thread's op label, the fallback elsewhere; routes are checked; identity and
+// settings reach every backend it holds.
+#include <gtest/gtest.h>
+
+#include "kernels/op_label.h"
+#include "kernels/planned_backend.h"
+#include "kernels/registry.h"
+
+namespace ablate::kernels {
+namespace {
+
+std::unique_ptr<Backend> reference_with(PoolGradient g) {
+  BackendOptions o;
+  o.pool_gradient = g;
+  return make_backend("reference", o);
+}
+
+// Max pooling of one 2x2 window of four equal values: the gradient goes to the first cell
+// (PoolGradient::first) or to all four (PoolGradient::all), so the result tells which
+// backend ran the op.
+Tensor pooled_gradient(Backend& backend) {
+  Tensor x({1, 1, 2, 2}), y({1, 1, 1, 1}), workspace, dy({1, 1, 1, 1}), dx({1, 1, 2, 2});
+  for (int i = 0; i < 4; ++i) x.data<float>()[i] = 3.0f;
+  dy.data<float>()[0] = 1.0f;
+  Pool2dParams p;
+  p.kind = PoolKind::max;
+  p.out_h = p.out_w = 1;
+  backend.pool2d_forward(x, y, workspace, p);
+  backend.pool2d_backward(x, y, dy, workspace, dx, p);
+  return dx;
+}
+
+TEST(PlannedBackend, RunsEachLayerOnItsRoutedBackend) {
+  PlannedBackend planned(reference_with(PoolGradient::first), "reference/first");
+  Backend& all = planned.add(reference_with(PoolGradient::all), "reference/all");
+  planned.route("pool_all", all);
+
+  {
+    const OpLabelScope label({"backward", "pool_all", "pooling"});
+    const Tensor dx = pooled_gradient(planned);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(dx.data<float>()[i], 1.0f) << "routed layer, cell " << i;
+  }
+  {
+    const OpLabelScope label({"backward", "pool_other", "pooling"});
+    const Tensor dx = pooled_gradient(planned);
+    EXPECT_EQ(dx.data<float>()[0], 1.0f);
+    for (int i = 1; i < 4; ++i) EXPECT_EQ(dx.data<float>()[i], 0.0f) << "unrouted layer: the fallback, cell " << i;
+  }
+  const Tensor no_label = pooled_gradient(planned);
+  EXPECT_EQ(no_label.data<float>()[3], 0.0f) << "an op of no layer runs on the fallback";
+
+  planned.route_all(&all);
+  EXPECT_EQ(pooled_gradient(planned).data<float>()[3], 1.0f) << "route_all sends every op to one backend";
+  planned.route_all(nullptr);
+  EXPECT_EQ(pooled_gradient(planned).data<float>()[3], 0.0f);
+}
+
+TEST(PlannedBackend, RefusesBadRoutes) {
+  PlannedBackend planned(make_backend("reference"), "reference");
+  auto stranger = make_backend("reference");
+  try {
+    planned.route("conv1", *stranger);
+    FAIL() << "a backend not added was routed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("was not added"), std::string::npos) << e.what();
+  }
+  Backend& added = planned.add(make_backend("reference"), "reference-2");
+  planned.route("conv1", added);
+  try {
+    planned.route("conv1", planned.fallback());
+    FAIL() << "a layer was routed twice";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 'conv1' is routed twice (to reference-2 and reference)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(planned.add(nullptr, "none"), std::invalid_argument);
+}
+
+TEST(PlannedBackend, SettingsReachEveryBackend) {
+  const std::vector<std::string> names = cpu_speed_backend_names();
+  if (names.empty()) GTEST_SKIP() << "no optimized host backend in this build";
+  PlannedBackend planned(make_backend("reference"), "reference");
+  Backend& other = planned.add(make_backend(names.front()), names.front());
+  planned.route("ip1", other);
+  planned.set_threads(2);
+  EXPECT_EQ(planned.threads(), 2);
+  EXPECT_EQ(other.threads(), 2);
+  EXPECT_EQ(planned.name(), "planned");
+  EXPECT_NE(planned.library_version().find(other.library_version()), std::string::npos) << planned.library_version();
+  bool routed = false;
+  for (const auto& [key, value] : planned.choices()) routed = routed || (key == "plan.ip1" && value == names.front());
+  EXPECT_TRUE(routed) << "choices() names each layer's backend";
+}
+
+}  // namespace
+}  // namespace ablate::kernels
