@@ -1,5 +1,6 @@
 // `ablate export`: writes a model's inference graph as an ONNX file (models/onnx/onnx_export.h:
-// opset 13, float32, the loss dropped, the logits or LogSoftmax output), with the weights of a
+// opset 13, or 17 for a model with layer_norm; float32, the loss dropped, the logits or
+// LogSoftmax output), with the weights of a
 // checkpoint (graph/checkpoint_file.h: a snapshot `ablate run --snapshot-every` or
 // `--snapshot-initial` writes; the parameters and the running statistics by name) or, without
 // one, the initial weights a run of --seed draws (models::make_initial_parameters). The values
@@ -7,7 +8,7 @@
 //
 // --logits-input FILE --logits-out FILE: ablate's own output for an input, to set beside another
 // runtime's (tests/peers/test_onnx_runtime.py, ONNX Runtime): FILE is a serialized ONNX
-// TensorProto (as ONNX's test_data_set_*/input_0.pb) of shape [N, C, H, W]; the output
+// TensorProto (as ONNX's test_data_set_*/input_0.pb) of the model's input shape [N, C, H, W]; the output
 // [N, classes] is computed by the forward runner (graph/static/forward_runner.h: the static
 // graph's test phase on the reference backend, in f32) from the exported float32 weights, and
 // written as a TensorProto named after the graph output.
@@ -122,7 +123,7 @@ int export_main(const run::Flags& args) {
   const auto& g = result.model.graph();
   std::printf("wrote %s: model '%s', %d nodes, %d initializers, opset %d, output '%s'; weights: %s\n",
               args.get("onnx").c_str(), spec.name.c_str(), g.node_size(), g.initializer_size(),
-              models::onnx_export::kExportOpset, result.output.c_str(), from.c_str());
+              static_cast<int>(result.model.opset_import(0).version()), result.output.c_str(), from.c_str());
   std::printf("note: %s\n", result.note.c_str());
   if (args.has("logits-input")) write_logits(spec, values, result.output, args);
   return 0;
@@ -132,8 +133,9 @@ int export_main(const run::Flags& args) {
 
 Command export_command() {
   return {"export",
-          "write a model's inference graph as ONNX (opset 13) with trained or initial weights",
-          "Writes the inference graph of a model as an ONNX file (opset 13, float32): the loss is dropped\n"
+          "write a model's inference graph as ONNX (opset 13, 17 with layer_norm) with trained or initial weights",
+          "Writes the inference graph of a model as an ONNX file (opset 13, or 17 when it has layer_norm:\n"
+          "LayerNormalization; float32): the loss is dropped\n"
           "(the output is what it read: the logits, or LogSoftmax's output before nll_loss), dropout omitted,\n"
           "batch norm on its running statistics. Weights from --checkpoint (a snapshot of ablate run) or\n"
           "the initial ones of --seed. A layer ONNX cannot express is an error naming it.",

@@ -11,123 +11,10 @@
 
 #include "models/checked_model.h"
 #include "models/layer_params.h"
+#include "models/onnx/export_graph.h"
 
 namespace ablate::models::onnx_export {
 namespace {
-
-std::string dims_text(const Dims& d) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
-  return s + "]";
-}
-
-void set_type(onnx::ValueInfoProto& info, const std::string& name, const std::vector<std::string>& symbolic,
-              const Dims& dims) {
-  info.set_name(name);
-  auto* tensor = info.mutable_type()->mutable_tensor_type();
-  tensor->set_elem_type(onnx::TensorProto::FLOAT);
-  auto* shape = tensor->mutable_shape();
-  for (const std::string& s : symbolic) shape->add_dim()->set_dim_param(s);
-  for (std::int64_t d : dims) shape->add_dim()->set_dim_value(d);
-}
-
-// The graph being written: nodes, float32 initializers, and the values it takes weights from.
-class GraphWriter {
- public:
-  GraphWriter(onnx::GraphProto& graph, const std::map<std::string, GivenValues>& values)
-      : graph_(graph), values_(values) {}
-
-  onnx::NodeProto& node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
-                        const std::string& output) {
-    onnx::NodeProto* n = graph_.add_node();
-    n->set_op_type(op);
-    n->set_name(name);
-    for (const std::string& in : inputs) n->add_input(in);
-    n->add_output(output);
-    return *n;
-  }
-
-  void initializer(const std::string& name, const GivenValues& v) { *graph_.add_initializer() = float_tensor(name, v); }
-  std::string scalar(const std::string& name, double value) {
-    initializer(name, GivenValues{{}, {value}});
-    return name;
-  }
-
-  // The value of tensor `name`, whose shape must be `shape`; `layer` names it in errors.
-  const GivenValues& value(const std::string& name, const Dims& shape, const LayerSpec& layer) const {
-    auto it = values_.find(name);
-    if (it == values_.end()) layer.fail("no value for its tensor '" + name + "' to export");
-    if (it->second.shape != shape)
-      layer.fail("tensor '" + name + "' is " + dims_text(it->second.shape) + ", expected " + dims_text(shape));
-    return it->second;
-  }
-
- private:
-  onnx::GraphProto& graph_;
-  const std::map<std::string, GivenValues>& values_;
-};
-
-void attribute(onnx::NodeProto& n, const std::string& name, std::int64_t v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
-void attribute(onnx::NodeProto& n, const std::string& name, const std::vector<std::int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (std::int64_t x : v) a->add_ints(x);
-}
-void float_attribute(onnx::NodeProto& n, const std::string& name, double v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::FLOAT);
-  a->set_f(static_cast<float>(v));
-}
-
-// What a layer writer sees: the layer, its shapes at batch 1, the tensors holding its inputs.
-struct LayerContext {
-  const LayerSpec& layer;
-  const LayerShapes& shapes;
-  std::vector<std::string> inputs;  // tensor names
-  GraphWriter& graph;
-
-  const std::string& x() const { return inputs.front(); }
-  const Dims& in() const { return shapes.input; }
-  std::string name() const { return layer.name; }
-  // The initializer "<layer>.<suffix>" of parameter `suffix`, written; returns its name.
-  std::string param(const std::string& suffix) const {
-    for (std::size_t i = 0; i < shapes.param_names.size(); ++i)
-      if (shapes.param_names[i] == suffix) {
-        const std::string tensor = layer.name + "." + suffix;
-        graph.initializer(tensor, graph.value(tensor, shapes.params[i], layer));
-        return tensor;
-      }
-    layer.fail("has no parameter '" + suffix + "'");
-  }
-  bool has_param(const std::string& suffix) const {
-    for (const std::string& s : shapes.param_names)
-      if (s == suffix) return true;
-    return false;
-  }
-  const GivenValues& state(const std::string& suffix) const {
-    for (const StateShape& s : shapes.state)
-      if (s.suffix == suffix) return graph.value(layer.name + "." + suffix, s.shape, layer);
-    layer.fail("has no state tensor '" + suffix + "'");
-  }
-  [[noreturn]] void refuse(const std::string& what) const { layer.fail("cannot be exported to ONNX: " + what); }
-};
-
-// Returns the name of the tensor that holds the layer's output.
-using LayerWriter = std::function<std::string(LayerContext&)>;
-
-void string_attribute(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
-}
 
 // padding=same (TF SAME: the odd padded pixel at the bottom/right) is ONNX's auto_pad
 // SAME_UPPER; explicit padding is the same on every side.
@@ -358,7 +245,8 @@ std::string global_avg_pool(LayerContext& c) {
 std::string dropout(LayerContext& c) { return c.x(); }  // evaluation: the input as it is
 
 const std::map<std::string, LayerWriter>& writers() {
-  static const std::map<std::string, LayerWriter> table{
+  static const std::map<std::string, LayerWriter> table = [] {
+    std::map<std::string, LayerWriter> t{
       {"convolution", convolution},
       {"conv_map", conv_map},
       {"pooling", pooling},
@@ -375,7 +263,10 @@ const std::map<std::string, LayerWriter>& writers() {
       {"log_softmax", log_softmax},
       {"global_avg_pool", global_avg_pool},
       {"dropout", dropout},
-  };
+    };
+    t.insert(token_writers().begin(), token_writers().end());
+    return t;
+  }();
   return table;
 }
 
@@ -419,13 +310,9 @@ ExportResult export_model(const ModelSpec& spec, const std::map<std::string, Giv
 
   ExportResult result;
   onnx::ModelProto& m = result.model;
-  m.set_ir_version(7);  // ONNX 1.8's IR, the first with opset 13
   m.set_producer_name("ablate");
   m.set_model_version(1);
   if (!doc.empty()) m.set_doc_string(doc);
-  auto* opset = m.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(kExportOpset);
   onnx::GraphProto& graph = *m.mutable_graph();
   graph.set_name(spec.name);
   GraphWriter writer(graph, values);
@@ -463,6 +350,11 @@ ExportResult export_model(const ModelSpec& spec, const std::map<std::string, Giv
   set_type(*graph.add_output(), result.output, {"N"}, out);
   result.note = "the loss '" + loss.name + "' (" + loss.type + ") is not exported: the output '" + result.output +
                 "' is what it read" + (loss.type == "softmax_loss" ? " (the logits)" : "");
+  // Opset 13 unless an operator needs a later one (LayerNormalization: 17, ONNX 1.12, IR 8).
+  m.set_ir_version(writer.opset() >= 17 ? 8 : 7);  // IR 7: ONNX 1.8, the first with opset 13
+  auto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(writer.opset());
   if (dropped_dropout) result.note += "; dropout is omitted (evaluation passes values through)";
   return result;
 }

@@ -1,5 +1,6 @@
 // ONNX export: a ModelSpec and its weights written as the inference graph of an ONNX model
-// (onnx::ModelProto, opset 13, float32), the form ONNX Runtime and the other frameworks read.
+// (onnx::ModelProto, opset 13, or 17 where a layer needs LayerNormalization; float32), the form
+// ONNX Runtime and the other frameworks read.
 // The training-only parts go: the loss layer is dropped and the graph's one output is what the
 // loss read (softmax_loss: the logits [N, classes]; log_softmax + nll_loss: the LogSoftmax
 // output), dropout passes its input through (evaluation), batch normalisation uses its running
@@ -30,6 +31,11 @@
 //   add, concat      Add (Sum for more than two inputs), Concat axis 1
 //   log_softmax      LogSoftmax axis 1
 //   dropout          none: its readers read its input
+//   tokens, pos_embed, layer_norm, linear, token_mean, attention: the forms torch.onnx writes a
+//                    ViT's modules in, which the importer reads back (export_tokens.cpp):
+//                    Reshape + Transpose, Add of [1, T, D], LayerNormalization (opset 17),
+//                    MatMul + Add, ReduceMean over axis 1, and multi-head self-attention as its
+//                    MatMul / Reshape / Transpose / Mul / Softmax subgraph
 // Errors (std::invalid_argument) name the layer and what cannot be exported.
 #pragma once
 
@@ -42,6 +48,7 @@
 
 namespace ablate::models::onnx_export {
 
+// The opset of a model whose operators all exist at 13 (a later one where a layer needs it).
 inline constexpr int kExportOpset = 13;
 // The model input's name in the exported graph (`data`, as model files name it).
 inline constexpr const char* kInputName = "data";

@@ -1,7 +1,9 @@
 // ONNX export then import (models/onnx/onnx_export.h, onnx_import.h): a zoo model comes back as
 // the same layers (names, types, inputs, shapes and the geometry each layer resolves to) with the
 // same weights, bit for bit at float32; and what ONNX cannot express is refused naming the layer.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -9,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "graph/static/forward_runner.h"
+#include "kernels/registry.h"
 #include "models/checked_model.h"
 #include "models/layer_params.h"
 #include "models/model_spec.h"
@@ -80,9 +84,13 @@ void expect_same_geometry(const LayerSpec& a, const LayerSpec& b, const LayerSha
     EXPECT_EQ(x.affine, y.affine);
     EXPECT_NEAR(x.epsilon, y.epsilon, 1e-6 * x.epsilon);  // a float attribute in ONNX
     EXPECT_NEAR(x.momentum, y.momentum, 1e-6);
-  } else if (a.type == "inner_product") {
+  } else if (a.type == "inner_product" || a.type == "linear") {
     EXPECT_EQ(layer_outputs(a), layer_outputs(b));
     EXPECT_EQ(layer_has_bias(a), layer_has_bias(b));
+  } else if (a.type == "attention") {
+    EXPECT_EQ(attention_heads(a), attention_heads(b));
+  } else if (a.type == "layer_norm") {
+    EXPECT_NEAR(layer_norm_epsilon(a), layer_norm_epsilon(b), 1e-6 * layer_norm_epsilon(a));  // a float attribute
   }
 }
 
@@ -100,7 +108,10 @@ void expect_round_trip(const std::string& zoo_name) {
   for (std::size_t i = 0; i < a.size(); ++i) {
     SCOPED_TRACE(a.layer(i).name);
     EXPECT_EQ(b.layer(i).name, a.layer(i).name);
-    EXPECT_EQ(b.layer(i).type, a.layer(i).type);
+    // linear on [N, I] is inner_product's y = x Wᵀ + b (weight [O, I], bias [O]); ONNX's MatMul
+    // of a matrix cannot tell them apart, and the importer reads it as inner_product.
+    const bool matrix_linear = a.layer(i).type == "linear" && sa[i].input.size() == 2;
+    EXPECT_EQ(b.layer(i).type, matrix_linear ? "inner_product" : a.layer(i).type);
     EXPECT_EQ(b.inputs(i), a.inputs(i));
     EXPECT_EQ(sb[i].output, sa[i].output);
     EXPECT_EQ(sb[i].params, sa[i].params);
@@ -117,6 +128,42 @@ void expect_round_trip(const std::string& zoo_name) {
     EXPECT_EQ(it->second.shape, v.shape);
     EXPECT_EQ(it->second.values, v.values);  // float32 values, exactly
   }
+}
+
+// The model without its loss, forward only, with `values` as its weights: the exported graph.
+CheckedModel inference(const ModelSpec& spec, const Values& values) {
+  const CheckedModel trained(spec);
+  ModelSpec m = trained.spec();
+  m.layers.resize(static_cast<std::size_t>(trained.input(trained.size() - 1) + 1));
+  m.forward_only = true;
+  m.given = values;
+  return CheckedModel(m);
+}
+
+// The largest |a - b| over the outputs of `spec` (with `values`) and its round trip, for one
+// input batch of 3, in f64 on the reference backend; `scale` gets the largest |output|.
+double round_trip_forward_difference(const ModelSpec& spec, double& scale) {
+  const Values values = distinct_values(spec);
+  const onnx_import::ImportResult back = round_trip(spec, values);
+  ablate::kernels::Shape shape{3};
+  for (int d : spec.input_shape) shape.push_back(d);
+  ablate::kernels::Tensor x(shape, ablate::kernels::DType::f64);
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (std::int64_t i = 0; i < x.numel(); ++i) x.data<double>()[i] = u(gen);
+  auto backend = ablate::kernels::make_backend("reference", 1);
+  ablate::graph::static_graph::ForwardOptions f64;
+  f64.dtype = ablate::kernels::DType::f64;
+  const auto ya = ablate::graph::static_graph::run_forward(inference(spec, values), *backend, x, f64);
+  const auto yb = ablate::graph::static_graph::run_forward(inference(back.spec, back.spec.given), *backend, x, f64);
+  EXPECT_EQ(ya.shape(), yb.shape());
+  double worst = 0;
+  scale = 0;
+  for (std::int64_t i = 0; i < ya.numel(); ++i) {
+    worst = std::max(worst, std::fabs(ya.data<double>()[i] - yb.data<double>()[i]));
+    scale = std::max(scale, std::fabs(ya.data<double>()[i]));
+  }
+  return worst;
 }
 
 ModelSpec model(const std::string& layers) {
@@ -138,6 +185,55 @@ std::string export_error(const ModelSpec& spec) {
 TEST(OnnxExportRoundTrip, LenetComesBackWithTheSameLayersAndWeights) { expect_round_trip("lenet"); }
 
 TEST(OnnxExportRoundTrip, Resnet20ComesBackWithTheSameLayersAndWeights) { expect_round_trip("resnet20"); }
+
+TEST(OnnxExportRoundTrip, VitTinyComesBackWithTheSameLayersAndWeights) { expect_round_trip("vit-tiny"); }
+
+TEST(OnnxExportRoundTrip, VitBlockComesBackWithTheSameLayersAndWeights) {
+  expect_round_trip(std::string(ABLATE_SOURCE_DIR) + "/docs/models/vit-block.model");
+}
+
+TEST(OnnxExportRoundTrip, TheForwardIsTheSameAfterTheRoundTripInF64) {
+  // The same layers on the same float32 weights: equal up to the epsilon of layer_norm and
+  // batch_norm, which comes back as its float32 attribute (1e-5 -> 9.99999974737875e-06); lenet
+  // has neither and comes back bit for bit.
+  for (const std::string& name : {std::string("vit-tiny"), std::string(ABLATE_SOURCE_DIR) + "/docs/models/vit-block.model",
+                                  std::string("resnet20"), std::string("lenet")}) {
+    SCOPED_TRACE(name);
+    double scale = 0;
+    const double worst = round_trip_forward_difference(load_model(name), scale);
+    std::printf("%s: largest |difference| %.3g, %.3g of the largest output %.3g (f64)\n", name.c_str(), worst,
+                worst / scale, scale);
+    EXPECT_GT(scale, 1e-3);
+    EXPECT_LE(worst, 1e-9 * scale);
+    if (name == "lenet") EXPECT_EQ(worst, 0.0);
+  }
+}
+
+TEST(OnnxExportRoundTrip, TheVitGraphIsOpset17WithTheAttentionSubgraph) {
+  const ModelSpec spec = load_model(std::string(ABLATE_SOURCE_DIR) + "/docs/models/vit-block.model");
+  const auto r = onnx_export::export_model(spec, distinct_values(spec));
+  ASSERT_EQ(r.model.opset_import_size(), 1);
+  EXPECT_EQ(r.model.opset_import(0).version(), 17);
+  EXPECT_EQ(r.model.ir_version(), 8);
+  EXPECT_EQ(r.output, "fc");
+  std::map<std::string, int> ops;
+  for (const auto& n : r.model.graph().node()) ++ops[n.op_type()];
+  // patch Conv; tokens Reshape + Transpose; pos Add; 3 LayerNormalization; attention: 4 projections
+  // (MatMul + Add), 3 head Reshapes and Transposes, Q Kᵀ and P V MatMuls, Mul, Softmax, Transpose
+  // and Reshape back; fc1, fc2, fc: MatMul + Add; gelu: Div, Erf, Add, Mul, Mul; 2 residual Adds;
+  // ReduceMean.
+  EXPECT_EQ(ops, (std::map<std::string, int>{{"Add", 1 + 4 + 3 + 1 + 2},
+                                              {"Conv", 1},
+                                              {"Div", 1},
+                                              {"Erf", 1},
+                                              {"LayerNormalization", 3},
+                                              {"MatMul", 4 + 2 + 3},
+                                              {"Mul", 1 + 2},
+                                              {"ReduceMean", 1},
+                                              {"Reshape", 1 + 3 + 1},
+                                              {"Softmax", 1},
+                                              {"Transpose", 1 + 3 + 1}}));
+}
 
 TEST(OnnxExportRoundTrip, TheGraphIsTheInferenceGraph) {
   const ModelSpec spec = load_model("resnet20");
@@ -226,3 +322,4 @@ TEST(OnnxExportRoundTrip, AModelWithoutALossIsRefused) {
   EXPECT_CONTAINS(e, "layer 'ip'");
   EXPECT_CONTAINS(e, "the last layer is no loss");
 }
+

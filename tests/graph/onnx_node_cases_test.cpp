@@ -15,6 +15,14 @@
 //   Softmax, LogSoftmax over a rank-2 input: an identity Gemm before the node, so that the
 //                 node reads an inner_product's [N, F] (the model input is [N, F, 1, 1])
 //   Flatten       an identity Gemm after it (a Flatten alone aliases its input: no layer)
+//   LayerNormalization, ReduceMean on [N, T, D]: tokens before the node, as a ViT makes them:
+//                 X fed transposed as an image [N, D, T, 1], an identity 1x1 Conv, Reshape to
+//                 [N, D, T] and Transpose perm [0, 2, 1] (a permutation: X exactly)
+//   LayerNormalization on [N, F]: an identity Gemm before it; on [N, C, H, W]: an identity 1x1
+//                 Conv before it; only its output Y is compared (Mean and InvStdDev dropped:
+//                 an ablate model has one output)
+//   Transpose     of [N, A, B]: X read as [N, A, B, 1], an identity 1x1 Conv, Reshape to
+//                 [N, A, B] (an image's positions, which perm [0, 2, 1] makes tokens)
 // A forward-only Softmax runs as log_softmax; exp of its output is compared.
 #include <gtest/gtest.h>
 
@@ -22,6 +30,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -63,6 +72,9 @@ const std::map<std::string, std::vector<std::string>> kOpCases = {
     {"LogSoftmax", {"test_logsoftmax"}},
     {"Flatten", {"test_flatten"}},
     {"Dropout", {"test_dropout"}},
+    {"LayerNormalization", {"test_layer_normalization"}},
+    {"Transpose", {"test_transpose"}},
+    {"ReduceMean", {"test_reduce_mean"}},
 };
 
 struct Skip {
@@ -110,6 +122,13 @@ onnx::NodeProto* add_node(onnx::GraphProto& g, const std::string& op, std::vecto
   return n;
 }
 
+void set_ints(onnx::NodeProto* n, const std::string& name, const std::vector<std::int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (std::int64_t x : v) a->add_ints(x);
+}
+
 void set_int(onnx::NodeProto* n, const std::string& name, std::int64_t v) {
   auto* a = n->add_attribute();
   a->set_name(name);
@@ -132,6 +151,24 @@ void identity_gemm(onnx::GraphProto& g, const std::string& in, const std::string
   for (std::int64_t i = 0; i < f; ++i) eye[static_cast<std::size_t>(i * f + i)] = 1.0f;
   *g.add_initializer() = tensor(out + ".eye", {f, f}, eye);
   set_int(add_node(g, "Gemm", {in, out + ".eye"}, out), "transB", 1);
+}
+
+// An identity 1x1 Conv (weight [c, c, 1, 1] = I) reading `in`, writing `out`.
+void identity_conv(onnx::GraphProto& g, const std::string& in, const std::string& out, std::int64_t c) {
+  std::vector<float> eye(static_cast<std::size_t>(c * c), 0.0f);
+  for (std::int64_t i = 0; i < c; ++i) eye[static_cast<std::size_t>(i * c + i)] = 1.0f;
+  *g.add_initializer() = tensor(out + ".eye", {c, c, 1, 1}, eye);
+  add_node(g, "Conv", {in, out + ".eye"}, out);
+}
+
+// Reshape of `in` to the constant `dims`, writing `out`.
+void reshape_to(onnx::GraphProto& g, const std::string& in, const std::string& out, const std::vector<std::int64_t>& dims) {
+  onnx::TensorProto* shape = g.add_initializer();
+  shape->set_name(out + ".shape");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(static_cast<std::int64_t>(dims.size()));
+  for (std::int64_t d : dims) shape->add_int64_data(d);
+  add_node(g, "Reshape", {in, out + ".shape"}, out);
 }
 
 struct PreparedCase {
@@ -204,6 +241,40 @@ PreparedCase join_inputs(const onnx::ModelProto& original, const std::vector<Giv
 
 PreparedCase prepare_case(const fs::path& dir, const onnx::ModelProto& original);
 
+// The case's node reading what `build` makes of the graph input X (renamed "X.fed", of shape
+// `fed`) in place of X; `build` adds its nodes and returns the value the node reads.
+void wrap_first_input(PreparedCase& p, const std::vector<std::int64_t>& fed,
+                      const std::function<std::string(onnx::GraphProto&, const std::string&)>& build, const std::string& how) {
+  onnx::GraphProto& g = *p.model.mutable_graph();
+  onnx::NodeProto node = g.node(0);
+  g.clear_node();
+  onnx::ValueInfoProto& in = *g.mutable_input(0);
+  in.set_name(in.name() + ".fed");
+  auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->clear_dim();
+  for (std::int64_t d : fed) shape->add_dim()->set_dim_value(d);
+  node.set_input(0, build(g, in.name()));
+  *g.add_node() = node;
+  p.wrapped = how;
+}
+
+// X [N, T, D] as tokens: fed transposed [N, D, T], an identity 1x1 Conv, Reshape, Transpose [0, 2, 1].
+void tokens_before(PreparedCase& p) {
+  const std::int64_t n = p.x.shape[0], t = p.x.shape[1], d = p.x.shape[2];
+  GivenValues fed{{n, d, t, 1}, std::vector<double>(p.x.values.size())};
+  for (std::int64_t b = 0; b < n; ++b)
+    for (std::int64_t i = 0; i < t; ++i)
+      for (std::int64_t k = 0; k < d; ++k)
+        fed.values[static_cast<std::size_t>((b * d + k) * t + i)] = p.x.values[static_cast<std::size_t>((b * t + i) * d + k)];
+  p.x = fed;
+  wrap_first_input(p, fed.shape, [&](onnx::GraphProto& g, const std::string& x) {
+    identity_conv(g, x, "image", d);
+    reshape_to(g, "image", "positions", {-1, d, t});
+    set_ints(add_node(g, "Transpose", {"positions"}, "tokens"), "perm", {0, 2, 1});
+    return std::string("tokens");
+  }, "tokens before it: X fed transposed, an identity 1x1 Conv, Reshape, Transpose [0, 2, 1]");
+}
+
 PreparedCase prepare(const fs::path& dir, const onnx::ModelProto& original) {
   PreparedCase p = prepare_case(dir, original);
   p.options.forward_only = true;
@@ -230,6 +301,37 @@ PreparedCase prepare_case(const fs::path& dir, const onnx::ModelProto& original)
     node.set_input(0, "identity");
     *g.add_node() = node;
     p.wrapped = "an identity Gemm before it";
+  }
+  const std::size_t rank = inputs[0].shape.size();
+  if (op == "LayerNormalization") {  // Y only
+    while (g.output_size() > 1) g.mutable_output()->RemoveLast();
+    while (g.node(0).output_size() > 1) g.mutable_node(0)->mutable_output()->RemoveLast();
+    if (rank == 2) {
+      onnx::NodeProto node = g.node(0);
+      g.clear_node();
+      identity_gemm(g, graph.input(0).name(), "identity", inputs[0].shape[1]);
+      node.set_input(0, "identity");
+      *g.add_node() = node;
+      p.wrapped = "an identity Gemm before it; Y only";
+    } else if (rank == 3) {
+      tokens_before(p);
+      p.wrapped += "; Y only";
+    } else if (rank == 4) {
+      wrap_first_input(p, inputs[0].shape, [&](onnx::GraphProto& gr, const std::string& x) {
+        identity_conv(gr, x, "identity", inputs[0].shape[1]);
+        return std::string("identity");
+      }, "an identity 1x1 Conv before it; Y only");
+    }
+  }
+  if (op == "ReduceMean" && rank == 3) tokens_before(p);
+  if (op == "Transpose" && rank == 3) {
+    const std::int64_t a = inputs[0].shape[1], b = inputs[0].shape[2];
+    p.x.shape.push_back(1);
+    wrap_first_input(p, p.x.shape, [&](onnx::GraphProto& gr, const std::string& x) {
+      identity_conv(gr, x, "image", a);
+      reshape_to(gr, "image", "positions", {-1, a, b});
+      return std::string("positions");
+    }, "X read as an image [N, A, B, 1]: an identity 1x1 Conv, Reshape to [N, A, B]");
   }
   if (op == "Flatten") {
     const GivenValues expected = read_tensor(dir / "test_data_set_0" / "output_0.pb");

@@ -7,7 +7,9 @@ Models: lenet and resnet20 (the issue's two), and one zoo model per other export
 cifar10_quick (Caffe's ceil-rounded average pooling: ceil_mode 1, count_include_pad 0),
 tf-cifar10 (TF SAME max pooling and convolution, LRN), theano-lenet5 (a bias layer after pooling,
 tanh, LogSoftmax as the output), torch-cifar10 (conv_map as a dense Conv), lenet-bn-gelu (BatchNormalization, GELU's erf and
-tanh forms). resnet20, lenet-bn-gelu and theano-lenet5 (whose classifier starts at 0) are exported from a checkpoint written after two
+tanh forms), vit-tiny and docs/models/vit-block.model (opset 17: tokens as Reshape + Transpose, the position embedding's
+Add, LayerNormalization, MatMul + Add linears, multi-head self-attention as its MatMul/Reshape/Transpose/Mul/Softmax
+subgraph, GELU's erf form, ReduceMean over the tokens), vit-tiny also from a checkpoint. resnet20, lenet-bn-gelu and theano-lenet5 (whose classifier starts at 0) are exported from a checkpoint written after two
 training steps (`ablate run --snapshot-every`), so the running statistics are not the initial 0 and 1.
 
 Skipped with the reason without the onnxruntime environment (scripts/setup-peers.sh onnxruntime),
@@ -72,7 +74,7 @@ class OnnxRuntimeTest(unittest.TestCase):
 
     def checkpoint(self, model, dataset):
         """A snapshot after two training steps of batch 4 on synthetic data."""
-        snapshot = self.path(model + ".ckpt")
+        snapshot = self.path(os.path.basename(model) + ".ckpt")
         cmd = [ABLATE, "run", "--model", model, "--dataset", dataset, "--iterations", "2", "--batch", "4",
                "--test-iterations", "1", "--test-batch", "4", "--threads", "1", "--quiet",
                "--snapshot-every", "2", "--snapshot", snapshot]
@@ -82,11 +84,11 @@ class OnnxRuntimeTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, f"{' '.join(cmd)}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
         return snapshot
 
-    def check(self, model, checkpoint=None):
+    def check(self, model, checkpoint=None, opset=13):
         import onnx
         from onnx import numpy_helper
 
-        net, x_pb, ablate_pb = self.path(model + ".onnx"), self.path("x.pb"), self.path("ablate.pb")
+        net, x_pb, ablate_pb = self.path(os.path.basename(model) + ".onnx"), self.path("x.pb"), self.path("ablate.pb")
         x_npy, ort_npy = self.path("x.npy"), self.path("ort.npy")
         # The input's shape from the exported graph: [N, C, H, W] with N symbolic; a batch of 3.
         first = [ABLATE, "export", "--model", model, "--onnx", net, "--seed", "3"]
@@ -95,7 +97,7 @@ class OnnxRuntimeTest(unittest.TestCase):
         proto = onnx.load(net)
         onnx.checker.check_model(proto)
         self.assertEqual([o.domain for o in proto.opset_import], [""])
-        self.assertEqual(proto.opset_import[0].version, 13)
+        self.assertEqual(proto.opset_import[0].version, opset)
         ops = {n.op_type for n in proto.graph.node}
         self.assertFalse(ops & {"SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss", "Dropout"}, ops)
         dims = [d.dim_value for d in proto.graph.input[0].type.tensor_type.shape.dim[1:]]
@@ -148,6 +150,19 @@ class OnnxRuntimeTest(unittest.TestCase):
 
     def test_batch_norm_and_gelu_from_a_checkpoint(self):
         self.check("lenet-bn-gelu", self.checkpoint("lenet-bn-gelu", "synthetic"))
+
+    VIT_OPS = {"Conv", "Reshape", "Transpose", "Add", "LayerNormalization", "MatMul", "Mul", "Softmax", "Div", "Erf",
+               "ReduceMean"}
+
+    def test_vit_tiny(self):  # opset 17: LayerNormalization; attention as its MatMul/Softmax subgraph
+        ops = {n.op_type for n in self.check("vit-tiny", opset=17).graph.node}
+        self.assertEqual(ops, self.VIT_OPS)
+
+    def test_vit_tiny_from_a_checkpoint(self):  # trained two steps: biases, norms and positions away from their start
+        self.check("vit-tiny", self.checkpoint("vit-tiny", "synthetic"), opset=17)
+
+    def test_vit_block(self):
+        self.check(os.path.join(REPO, "docs", "models", "vit-block.model"), opset=17)
 
 
 if __name__ == "__main__":
