@@ -217,6 +217,22 @@ class Backend {
   // Images to tokens ([N, C, T] -> [N, T, C]: {0, 2, 1}), heads apart ([N, T, H, dh] ->
   // [N, H, T, dh]: {0, 2, 1, 3}). Its backward is permute by the inverse. No aliasing.
   void permute(const Tensor& x, const std::vector<int>& perm, Tensor& y);
+  // Fused attention (FlashAttention, Dao et al. 2022, on the CPU): for q, k, v [B, T, d] (B the
+  // (sample, head) pairs), per batch index b and query row i,
+  //   o[b, i] = sum_j p_ij v[b, j],  p_ij = exp(s q_i . k_j - lse[b, i]),
+  //   lse[b, i] = log sum_j exp(s q_i . k_j)
+  // computed over the keys `block` at a time with a running max and a running sum (online
+  // softmax): no [T, T] matrix is formed. lse [B, T] is kept for the backward. s = scale > 0,
+  // block >= 1 (need not divide T). o and lse must not alias q, k or v.
+  void fused_attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, double scale, std::int64_t block,
+                               Tensor& o, Tensor& lse);
+  // Its gradient from dout [B, T, d], recomputing p block by block from q, k and lse:
+  //   D_i = dout_i . o_i,  dp_ij = dout_i . v_j,  ds_ij = p_ij (dp_ij - D_i),
+  //   dq_i = s sum_j ds_ij k_j,  dk_j = s sum_i ds_ij q_i,  dv_j = sum_i p_ij dout_i
+  // dq, dk, dv [B, T, d], separate from every input.
+  void fused_attention_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& lse,
+                                const Tensor& dout, double scale, std::int64_t block, Tensor& dq, Tensor& dk,
+                                Tensor& dv);
 
   // --- optimizer updates on one parameter w with gradient g (g may be modified) ---------
   void caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p);
@@ -297,6 +313,11 @@ class Backend {
   virtual void layer_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
                                         const Tensor& rstd, Tensor& dx, Tensor& dgamma, Tensor& dbeta);
   virtual void permute_impl(const Tensor& x, const std::vector<int>& perm, Tensor& y);
+  virtual void fused_attention_forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
+                                            std::int64_t block, Tensor& o, Tensor& lse);
+  virtual void fused_attention_backward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o,
+                                             const Tensor& lse, const Tensor& dout, double scale, std::int64_t block,
+                                             Tensor& dq, Tensor& dk, Tensor& dv);
   virtual void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) = 0;
   virtual void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) = 0;
   virtual void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) = 0;

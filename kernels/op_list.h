@@ -27,6 +27,7 @@
   X(concat_forward) X(concat_backward)                                                                  \
   X(batched_gemm) X(softmax_last_forward) X(softmax_last_backward)                                      \
   X(layer_norm_forward) X(layer_norm_backward) X(permute)                                               \
+  X(fused_attention_forward) X(fused_attention_backward)                                                \
   X(caffe_sgd_update) X(torch_sgd_update) X(adam_update)
 
 namespace ablate::kernels {

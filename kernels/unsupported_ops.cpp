@@ -29,5 +29,13 @@ void Backend::layer_norm_backward_impl(const Tensor&, const Tensor&, const Tenso
   unsupported(*this, Op::layer_norm_backward);
 }
 void Backend::permute_impl(const Tensor&, const std::vector<int>&, Tensor&) { unsupported(*this, Op::permute); }
+void Backend::fused_attention_forward_impl(const Tensor&, const Tensor&, const Tensor&, double, std::int64_t, Tensor&,
+                                           Tensor&) {
+  unsupported(*this, Op::fused_attention_forward);
+}
+void Backend::fused_attention_backward_impl(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                            const Tensor&, double, std::int64_t, Tensor&, Tensor&, Tensor&) {
+  unsupported(*this, Op::fused_attention_backward);
+}
 
 }  // namespace ablate::kernels

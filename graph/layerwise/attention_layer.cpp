@@ -79,12 +79,15 @@ void AttentionLayer::run_backward(const std::vector<Blob*>& top, const std::vect
   backend_.batched_gemm(true, false, 1.0, dp_, heads_qkv_[0], 0.0, d_heads_[1]);   // dkh = ds^T qh
   const kernels::Tensor x = bottom[0]->data().reshaped({n_ * t_, d_});
   kernels::Tensor dx = propagate_down[0] ? bottom[0]->diff().reshaped({n_ * t_, d_}) : kernels::Tensor();
-  for (int k = 0; k < 3; ++k) {
-    kernels::Tensor d_split = d_rows_.reshaped(split);  // dq, dk, dv [R, D] in turn
+  // dv, dk, dq [R, D] in turn: the latest projection first, the order of the tape's and the
+  // symbolic gradient's backward, so the input gradient sums (dv + dk) + dq as they do and
+  // `ablate explain` pairs each projection's gradient ops with theirs.
+  for (int k = 2; k >= 0; --k) {
+    kernels::Tensor d_split = d_rows_.reshaped(split);
     backend_.permute(d_heads_[k].reshaped(apart), kHeadsApart, d_split);
     backend_.linear_backward_weights(x, d_rows_, weight(k).diff(), bias(k).diff());
     if (dx.empty()) continue;
-    if (k == 0) {
+    if (k == 2) {
       backend_.linear_backward_data(d_rows_, weight(k).data(), dx);
     } else {
       backend_.linear_backward_data(d_rows_, weight(k).data(), d_rows2_);

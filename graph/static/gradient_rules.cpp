@@ -146,6 +146,14 @@ std::vector<Value> Rule::run() {
     case OpKind::gemm:
     case OpKind::batched_matmul: gemm(op); break;
     case OpKind::layer_norm: layer_norm(); break;
+    case OpKind::fused_attention: {
+      if (dout_.size() > 1 && dout_[1].valid())
+        throw std::invalid_argument("static graph: node '" + n_.name + "': the gradient of its log-sum-exp is not built");
+      const int id = g_.add(OpKind::fused_attention_grad, "grad/" + n_.name + "/fused_attention_grad",
+                            {x(0), x(1), x(2), y(0), y(1), dy()}, n_.attrs);
+      for (std::size_t k = 0; k < 3; ++k) grads_[k] = g_.out(id, static_cast<int>(k));
+      break;
+    }
     case OpKind::softmax_last: grads_[0] = emit(OpKind::softmax_last_grad, {y(), dy()}, n_.attrs); break;
     case OpKind::reshape: grads_[0] = emit(OpKind::reshape, {dy()}, with_shape(x(0))); break;
     case OpKind::permute: {

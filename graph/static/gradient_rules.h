@@ -19,6 +19,7 @@
 //   copy                   dx = dy;  sum: dx = broadcast(g);  sum_squares: dx = x * broadcast(2g)
 //   broadcast              dg = sum(dy);  scalar_scale: dg = a g'
 //   softmax                none: the Backend has no softmax backward
+//   fused_attention        dq, dk, dv = fused_attention_grad(q, k, v, o, lse, dout)
 #pragma once
 
 #include <vector>

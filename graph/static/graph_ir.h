@@ -59,6 +59,7 @@ struct Attrs {
   double beta = 0.0;               // gemm, axpby: the factor of the second term
   bool trans_a = false, trans_b = false;  // gemm, batched_matmul
   std::vector<int> perm;           // permute: y.shape[i] = x.shape[perm[i]]
+  std::int64_t block = 0;          // fused_attention(_grad): keys per block of the online softmax
   int outputs = 0;                 // conv2d_map: output planes K (the weight [T, KH, KW] lacks it)
   bool bias = false;               // *_grad_filter, linear_grad_weight: also the bias gradient (output 1)
   kernels::Shape shape;            // sources and reshape: their shape; *_grad_input and nll_grad: dx's shape;

@@ -139,6 +139,12 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
     case OpKind::layer_norm_grad:
       b.layer_norm_backward(in(0), in(1), in(4), in(2), in(3), out(0), out(1), out(2));
       return;
+    case OpKind::fused_attention:
+      b.fused_attention_forward(in(0), in(1), in(2), a.alpha, a.block, out(0), out(1));
+      return;
+    case OpKind::fused_attention_grad:
+      b.fused_attention_backward(in(0), in(1), in(2), in(3), in(4), in(5), a.alpha, a.block, out(0), out(1), out(2));
+      return;
     case OpKind::softmax: b.softmax_forward(in(0), out(0)); return;
     case OpKind::sum: out(0).set(0, b.sum(in(0))); return;
     case OpKind::sum_squares: out(0).set(0, b.sum_squares(in(0))); return;

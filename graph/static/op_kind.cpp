@@ -17,6 +17,8 @@ const char* op_name(OpKind op) {
     case OpKind::layer_norm: return "layer_norm";
     case OpKind::softmax_last_grad: return "softmax_last_grad";
     case OpKind::layer_norm_grad: return "layer_norm_grad";
+    case OpKind::fused_attention: return "fused_attention";
+    case OpKind::fused_attention_grad: return "fused_attention_grad";
     case OpKind::gemm: return "gemm";
     case OpKind::axpby: return "axpby";
     case OpKind::copy: return "copy";

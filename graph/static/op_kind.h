@@ -31,6 +31,8 @@ enum class OpKind {
   batched_matmul,  // (a, b) -> alpha op(a) op(b) per batch index (tf.matmul of rank 3; Backend::batched_gemm)
   softmax_last,    // (x) -> softmax(attrs.alpha x) along the last axis (Backend::softmax_last_forward)
   layer_norm,      // (x, weight, bias) -> y, mean, rstd [R] over the last axis; attrs.alpha the epsilon
+  fused_attention,  // (q, k, v) [B, T, d] -> o = softmax(attrs.alpha q k^T) v, lse [B, T]: made by the
+                    // attention_fusion pass (Backend::fused_attention_forward, attrs.block keys a block)
   gemm,          // c = alpha op(a) op(b) + beta c0 (Backend::gemm; c0 read only when beta != 0)
   axpby,         // out = alpha x + beta y (Backend::axpy when beta is 1, else axpby)
   copy,          // out = x (Backend::copy)
@@ -53,6 +55,7 @@ enum class OpKind {
   softmax_xent_grad, log_softmax_grad, nll_grad,
   softmax_last_grad,  // (y, dy) -> dx = s y (dy - sum dy y), s = attrs.alpha
   layer_norm_grad,    // (x, dy, mean, rstd, weight) -> dx, dweight, dbias (Backend::layer_norm_backward)
+  fused_attention_grad,  // (q, k, v, o, lse, dout) -> dq, dk, dv (Backend::fused_attention_backward)
   concat_grad,   // (dy) -> dx0, dx1, ...: dy's channel slices of attrs.sizes channels each
                  // (Backend::concat_backward; TF's gradient of ConcatV2: a Slice per input)
   batch_norm_grad,  // (x, dy, mean, var[, weight]) -> dx[, dweight, dbias]: FusedBatchNormGrad

@@ -209,6 +209,22 @@ std::vector<TensorType> attention(const Checker& c, const Node& n) {
   }
 }
 
+// fused_attention (q, k, v) -> o, lse and its gradient (q, k, v, o, lse, dout) -> dq, dk, dv:
+// q, k, v, o, dout [B, T, d] of one shape, lse [B, T].
+std::vector<TensorType> fused_attention(const Checker& c, const Node& n) {
+  const bool grad = n.op == OpKind::fused_attention_grad;
+  c.arity(grad ? 6 : 3, grad ? 6 : 3);
+  c.dims(0, 3, "[B, T, d]");
+  c.same(0, 1);
+  c.same(0, 2);
+  const Shape& q = c.shape(0);
+  if (!grad) return {c.like(0, q), c.like(0, {q[0], q[1]})};
+  c.same(0, 3);
+  c.exactly(4, {q[0], q[1]}, "one log-sum-exp per query row");
+  c.same(0, 5);
+  return {c.like(0, q), c.like(0, q), c.like(0, q)};
+}
+
 // The batch normalisation ops (op_kind.h): x [N, C] or [N, C, H, W], per-channel tensors [C].
 std::int64_t batch_norm_channels(const Checker& c, std::size_t x) {
   if (c.shape(x).size() != 2 && c.shape(x).size() != 4) c.fail(c.desc(x) + " is not [N, C] or [N, C, H, W]");
@@ -338,6 +354,8 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
     case OpKind::softmax_last_grad:
     case OpKind::layer_norm:
     case OpKind::layer_norm_grad: return attention(c, n);
+    case OpKind::fused_attention:
+    case OpKind::fused_attention_grad: return fused_attention(c, n);
     case OpKind::axpby:
       c.arity(2, 2);
       c.same(0, 1);

@@ -11,7 +11,7 @@ namespace ablate::graph::static_graph {
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {
-      "constant_folding", "cse", "dce", "conv_activation_fusion", "elementwise_fusion", "inplace",  // rewrites, in order
+      "constant_folding", "cse", "dce", "attention_fusion", "conv_activation_fusion", "elementwise_fusion", "inplace",  // rewrites, in order
       "buffer_forwarding", "memory_planning", "session_buffers", "refcount_allocation"};  // memory_mode.h
   return names;
 }
@@ -51,6 +51,7 @@ PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, ke
   run("constant_folding", [&] { return constant_folding_pass(graph, backend); });
   run("cse", [&] { return cse_pass(graph); });
   run("dce", [&] { return dce_pass(graph); });
+  run("attention_fusion", [&] { return attention_fusion_pass(graph); });
   run("conv_activation_fusion", [&] { return conv_activation_fusion_pass(graph); });
   run("elementwise_fusion", [&] { return elementwise_fusion_pass(graph); });
   run("inplace", [&] { return inplace_pass(graph); });
@@ -85,7 +86,7 @@ std::string attribute_signature(const Node& n) {
        "," + number(bn.momentum) + "," + number(bn.moving_average_fraction);
   s += "|act " + std::string(kernels::activation_name(a.activation)) + (a.grad_from_input ? ",x" : "") + "|alpha " + number(a.alpha) + "|beta " +
        number(a.beta) + "|trans " + std::to_string(a.trans_a) + std::to_string(a.trans_b);
-  s += "|outputs " + std::to_string(a.outputs) + "|bias " + std::to_string(a.bias);
+  s += "|block " + std::to_string(a.block) + "|outputs " + std::to_string(a.outputs) + "|bias " + std::to_string(a.bias);
   s += "|shape " + kernels::shape_string(a.shape) + kernels::dtype_name(a.dtype) + "|key " + a.key;
   s += "|mult " + number(a.lr_mult) + "," + number(a.decay_mult);
   if (!a.perm.empty()) {

@@ -10,6 +10,10 @@
 //                       ArithmeticOptimizer dedup)
 //   dce                 nodes no fetch or target needs are removed (the input images'
 //                       gradient, constants left behind by folding)
+//   attention_fusion    softmax(a s q k^T) v (batched_matmul, softmax_last, batched_matmul) and
+//                       its gradient nodes become fused_attention and fused_attention_grad:
+//                       online softmax over blocks of keys, no [T, T] tensor (XLA's fused
+//                       attention, FlashAttention); before the other fusions
 //   conv_activation_fusion  conv2d -> bias_add -> relu/tanh/sigmoid (or conv2d -> the fused
 //                       [bias_add, activation]) becomes one conv2d whose epilogue adds the bias
 //                       and applies the activation (Conv2dParams::activation; grappler's
@@ -46,7 +50,12 @@ namespace ablate::graph::static_graph {
 int constant_folding_pass(Graph& graph, kernels::Backend& backend);
 int cse_pass(Graph& graph);
 int dce_pass(Graph& graph);
+int attention_fusion_pass(Graph& graph);
 int conv_activation_fusion_pass(Graph& graph);
+
+// Keys per block of the fused attention nodes: 8, so that vit-tiny's 16 tokens take two blocks
+// and the running max and sum carry over a block boundary in every training step.
+inline constexpr std::int64_t kAttentionBlock = 8;
 int elementwise_fusion_pass(Graph& graph);
 int inplace_pass(Graph& graph);
 

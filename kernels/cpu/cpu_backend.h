@@ -98,6 +98,11 @@ class CpuBackend : public Backend {
   void layer_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
                                 const Tensor& rstd, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
   void permute_impl(const Tensor& x, const std::vector<int>& perm, Tensor& y) override;
+  void fused_attention_forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, double scale, std::int64_t block,
+                                    Tensor& o, Tensor& lse) override;
+  void fused_attention_backward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& lse,
+                                     const Tensor& dout, double scale, std::int64_t block, Tensor& dq, Tensor& dk,
+                                     Tensor& dv) override;
   void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) override;
   void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) override;
   void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) override;

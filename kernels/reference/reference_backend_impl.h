@@ -9,7 +9,8 @@
 // reference_conv_map.cpp (Torch's connection-table convolution), reference_pool.cpp,
 // reference_activation.cpp (with GELU), reference_lrn.cpp, reference_batch_norm.cpp, reference_dropout.cpp,
 // reference_losses.cpp, reference_elementwise.cpp, reference_concat.cpp, reference_optim.cpp,
-// reference_attention.cpp (softmax over the last axis, layer norm, permute).
+// reference_attention.cpp (softmax over the last axis, layer norm, permute),
+// reference_fused_attention.cpp (attention in one op, its gradient).
 // Private to kernels/reference/: the rest of the code uses make_reference_backend().
 #pragma once
 
@@ -101,6 +102,11 @@ class ReferenceBackend final : public Backend {
   void layer_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
                                 const Tensor& rstd, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
   void permute_impl(const Tensor& x, const std::vector<int>& perm, Tensor& y) override;
+  void fused_attention_forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, double scale, std::int64_t block,
+                                    Tensor& o, Tensor& lse) override;
+  void fused_attention_backward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& lse,
+                                     const Tensor& dout, double scale, std::int64_t block, Tensor& dq, Tensor& dk,
+                                     Tensor& dv) override;
 
   void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) override;
   void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) override;

@@ -1,5 +1,5 @@
-// `ablate explain` (bench/cli/explain_command.cpp): on Caffe's LeNet and the TensorFlow CNN,
-// tiny batches of synthetic data in f64 on the reference backend, the three strategies' ops
+// `ablate explain` (bench/cli/explain_command.cpp): on Caffe's LeNet, the TensorFlow CNN and a
+// transformer block, tiny batches of synthetic data in f64 on the reference backend, the three strategies' ops
 // that match have equal FLOPs and output checksums (within 1e-9), every op is labelled, the
 // trace's peak is the record's peak_tensor_bytes, the memory plan's rectangles never overlap,
 // and there is one dot file per graph pass that ran, the last one the compiled graph. A golden
@@ -171,6 +171,47 @@ TEST_F(Explain, SwitchingFusionOffRemovesItsPassAndItsFusedOp) {
   for (const auto& entry : fs::directory_iterator(out("passes")))
     EXPECT_EQ(entry.path().string().find("elementwise_fusion"), std::string::npos) << entry.path();
   for (const Json& op : step["strategies"][0]["ops"]) EXPECT_NE(op["op"], "fused_elementwise") << op.dump();
+}
+
+// One transformer block (docs/models/vit-block.model) side by side: the three strategies' matched
+// ops agree in f64 (the layer-wise attention's backward takes the projections in the tape's
+// order, value first, so each row pairs like with like); with every pass the static graph runs
+// attention as fused_attention_forward and _backward, which the other strategies do not (rows
+// of their own), and shows the attention_fusion pass as a dot file; with it off the static
+// graph runs the same batched_gemm and softmax_last_forward rows as the others.
+TEST_F(Explain, VitBlockUnderTheThreeStrategiesWithAttentionFusedAndNot) {
+  const std::string vit = std::string("--framework tensorflow --model ") + ABLATE_SOURCE_DIR +
+                          "/docs/models/vit-block.model --batch 2 --precision f64 --backend reference";
+  auto ops_of = [](const Json& strategy) {
+    std::vector<std::string> ops;
+    for (const Json& op : strategy["ops"]) ops.push_back(op["op"]);
+    return ops;
+  };
+  auto count = [](const std::vector<std::string>& ops, const char* op) { return std::count(ops.begin(), ops.end(), op); };
+  const Json fused = explain(vit + " --passes all");
+  ASSERT_EQ(fused["strategies"].size(), 3u);
+  EXPECT_GE(check_matched_rows(fused), 40);
+  check_labelled(fused);
+  for (const Json& s : fused["strategies"])
+    EXPECT_NEAR(s["loss"].get<double>(), fused["strategies"][0]["loss"].get<double>(), 1e-12) << s["strategy"];
+  const auto layerwise = ops_of(fused["strategies"][0]), fused_static = ops_of(fused["strategies"][2]);
+  EXPECT_EQ(count(layerwise, "softmax_last_forward"), 1);
+  EXPECT_EQ(count(layerwise, "fused_attention_forward"), 0);
+  EXPECT_EQ(count(fused_static, "fused_attention_forward"), 1);
+  EXPECT_EQ(count(fused_static, "fused_attention_backward"), 1);
+  EXPECT_EQ(count(fused_static, "softmax_last_forward"), 0);
+  EXPECT_EQ(count(fused_static, "batched_gemm"), 0);
+  bool pass_dot = false;
+  for (const auto& entry : fs::directory_iterator(out("passes")))
+    pass_dot = pass_dot || entry.path().filename().string().find("attention_fusion") != std::string::npos;
+  EXPECT_TRUE(pass_dot) << "no passes/NN-attention_fusion.dot";
+
+  const Json unfused = explain(vit + " --passes all,-attention_fusion");
+  EXPECT_GE(check_matched_rows(unfused), 50);
+  const auto plain_static = ops_of(unfused["strategies"][2]);
+  EXPECT_EQ(count(plain_static, "fused_attention_forward"), 0);
+  EXPECT_EQ(count(plain_static, "softmax_last_forward"), 1);
+  EXPECT_EQ(count(plain_static, "batched_gemm"), count(layerwise, "batched_gemm"));
 }
 
 // `ablate graph --framework F` rewrites the graph with the passes F's preset trains with (TF 1.3's

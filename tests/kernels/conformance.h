@@ -88,6 +88,7 @@ std::vector<Case> optimizer_cases();
 // attention ops (softmax along the last axis, layer norm, permute: not on cuda yet).
 std::vector<Case> batched_gemm_cases();
 std::vector<Case> attention_cases();
+std::vector<Case> fused_attention_cases();
 // Every case of the lists above, in their order.
 std::vector<Case> all_cases();
 

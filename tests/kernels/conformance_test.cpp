@@ -112,6 +112,10 @@ TEST_P(Conformance, Attention) {
   if (tested_->name() == "cuda") GTEST_SKIP() << "softmax_last, layer_norm and permute are not on cuda yet";
   check(attention_cases());
 }
+TEST_P(Conformance, FusedAttention) {
+  if (tested_->name() == "cuda") GTEST_SKIP() << "fused attention is not on cuda (the CPU backends and reference have it)";
+  check(fused_attention_cases());
+}
 
 class LoweringConformance : public ConformanceBase {};
 TEST_P(LoweringConformance, Conv2d) { check(conv_cases()); }

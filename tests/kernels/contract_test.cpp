@@ -93,6 +93,31 @@ TEST(Contract, AttentionOpsShapesAndParameters) {
   }
 }
 
+TEST(Contract, FusedAttentionShapesBlockAndAliasing) {
+  for (auto& b : backends()) {
+    const std::string name = b->name();
+    Tensor q = ones({6, 17, 4}), k = ones({6, 17, 4}), v = ones({6, 17, 4}), o({6, 17, 4}, DType::f32);
+    Tensor lse({6, 17}, DType::f32), short_k = ones({6, 16, 4}), flat = ones({17, 4}), wide_lse({6, 17, 4}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->fused_attention_forward(q, short_k, v, 0.5, 4, o, lse); }),
+              name + " fused_attention_forward: k is f32[6, 16, 4], expected shape [6, 17, 4]");
+    EXPECT_EQ(invalid_argument_of([&] { b->fused_attention_forward(flat, flat, flat, 0.5, 4, o, lse); }),
+              name + " fused_attention_forward: q is f32[17, 4], expected 3 dimensions");
+    EXPECT_EQ(invalid_argument_of([&] { b->fused_attention_forward(q, k, v, 0.5, 0, o, lse); }),
+              name + " fused_attention_forward: block is 0, expected >= 1 keys per block");
+    EXPECT_EQ(invalid_argument_of([&] { b->fused_attention_forward(q, k, v, -1.0, 4, o, lse); }),
+              name + " fused_attention_forward: scale is -1.000000, expected a finite value > 0");
+    EXPECT_EQ(invalid_argument_of([&] { b->fused_attention_forward(q, k, v, 0.5, 4, o, wide_lse); }),
+              name + " fused_attention_forward: lse is f32[6, 17, 4], expected shape [6, 17]");
+    EXPECT_EQ(invalid_argument_of([&] { b->fused_attention_forward(q, k, v, 0.5, 4, v, lse); }),
+              name + " fused_attention_forward: o shares memory with v, expected separate tensors");
+    Tensor dq({6, 17, 4}, DType::f32), dk({6, 17, 4}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->fused_attention_backward(q, k, v, o, lse, o, 0.5, 4, dq, dk, dk); }),
+              name + " fused_attention_backward: dv shares memory with dk, expected separate tensors");
+    EXPECT_EQ(invalid_argument_of([&] { b->fused_attention_backward(q, k, v, o, wide_lse, o, 0.5, 4, dq, dk, v); }),
+              name + " fused_attention_backward: lse is f32[6, 17, 4], expected shape [6, 17]");
+  }
+}
+
 TEST(Contract, ConcatPartsAndWhole) {
   for (auto& b : backends()) {
     const std::string name = b->name();
