@@ -57,6 +57,10 @@ class _Reader:
             self.fail(f"{what} is not UTF-8 text")
 
 
+PARAMETER_SUFFIXES = {"weight", "bias"} | {f"{role}_{part}" for role in ("query", "key", "value", "out")
+                                            for part in ("weight", "bias")}
+
+
 class Checkpoint:
     """metadata: {key: text}; tensors: {name: numpy array} in file order."""
 
@@ -70,8 +74,10 @@ class Checkpoint:
         return self.tensors[name]
 
     def parameters(self):
-        """{name: array} of the `<layer>.weight` / `<layer>.bias` tensors (no optimizer state)."""
-        return {n: t for n, t in self.tensors.items() if n.endswith((".weight", ".bias"))}
+        """{name: array} of the parameters, `<layer>.weight` / `<layer>.bias` and an attention
+        layer's `<layer>.query_weight` ... `<layer>.out_bias` (no optimizer state: `<name>/m`)."""
+        return {n: t for n, t in self.tensors.items()
+                if "/" not in n and n.rpartition(".")[2] in PARAMETER_SUFFIXES}
 
 
 def load_parameters(path, expected, dtype):

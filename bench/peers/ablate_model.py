@@ -8,6 +8,11 @@ ceil_mode=True, TF's SAME pooling pads with -inf, Theano's bias after pooling is
 softmax_loss is CrossEntropyLoss, log_softmax + nll_loss is LogSoftmax + NLLLoss, gelu is
 nn.GELU(approximate=...), batch_norm (momentum_style=torch) is BatchNorm2d / BatchNorm1d with
 the model's eps and momentum (Caffe's convention is not comparable).
+Token layers (docs/attention.md) act on [N, T, D]: tokens is x.flatten(2).transpose(1, 2),
+pos_embed adds a [T, D] parameter, layer_norm is nn.LayerNorm(D), linear nn.Linear on the last
+axis, attention the separate-projection multi-head self-attention of
+bench/peers/onnx/pytorch_vit_tiny.py (parameters `<layer>.query_weight`, ..., `<layer>.out_bias`),
+token_mean x.mean(dim=1).
 Initializers (models/initializers.cpp): fan_in = numel / shape[0], fan_out = numel / shape[1];
 a bias draws with its layer's weight fans; a convolution read by a pooling layer has
 fan_out = K*KH*KW / pool^2 (Theano's LeNetConvPoolLayer, only glorot uses it).
@@ -118,6 +123,55 @@ class Concat(nn.Module):
         return torch.cat(xs, dim=1)
 
 
+class Tokens(nn.Module):
+    """ablate's tokens: [N, C, H, W] -> [N, H*W, C], token t = h*W + w."""
+
+    def forward(self, x):
+        return x.flatten(2).transpose(1, 2)
+
+
+class PosEmbed(nn.Module):
+    """ablate's pos_embed: y = x + weight, weight [T, D] shared by every sample."""
+
+    def __init__(self, tokens, width):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(tokens, width))
+
+    def forward(self, x):
+        return x + self.weight
+
+
+class TokenMean(nn.Module):
+    """ablate's token_mean: [N, T, D] -> [N, D], the mean over the tokens."""
+
+    def forward(self, x):
+        return x.mean(dim=1)
+
+
+class Attention(nn.Module):
+    """ablate's attention: q, k, v = x W^T + b, each split into heads [N, h, T, dh];
+    softmax(q k^T / sqrt(dh)) v per head; the heads joined to [N, T, D]; the output projection."""
+
+    ROLES = ("query", "key", "value", "out")
+
+    def __init__(self, width, heads):
+        super().__init__()
+        if heads < 1 or width % heads:
+            raise ValueError(f"attention heads={heads} must divide the width {width}")
+        self.heads, self.dh = heads, width // heads
+        self.query, self.key, self.value, self.out = (nn.Linear(width, width) for _ in self.ROLES)
+
+    def forward(self, x):
+        n, t, d = x.shape
+
+        def split(y):  # [N, T, D] -> [N, h, T, dh]
+            return y.reshape(n, t, self.heads, self.dh).transpose(1, 2)
+
+        q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
+        p = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(self.dh), dim=-1)
+        return self.out((p @ v).transpose(1, 2).reshape(n, t, d))
+
+
 class Built:
     """The torch model, its loss, [(parameter, lr_mult, decay_mult)] in file order, and each
     parameter's name in ablate (`<layer>.weight`, `<layer>.bias`): the same layouts, [K, C, KH, KW]
@@ -158,14 +212,45 @@ def build(shape, classes, layers, seed=1):
                 return kind, p
         return None, {}
 
+    token_kinds = ("pos_embed", "layer_norm", "attention", "token_mean")
     for i, (name, kind, p) in enumerate(layers):
         ins = inputs[i]
         src = shapes[ins[0]]
         flat = len(src) == 1
-        c, h, w = (src[0], 1, 1) if flat else src
+        if len(src) == 2 and kind not in token_kinds + ("linear", "add", "gelu", "relu", "tanh", "sigmoid", "dropout"):
+            raise NotComparable(f"layer {name} ({kind}) on tokens")
+        if len(src) != 2 and kind in token_kinds:
+            raise NotComparable(f"layer {name} ({kind}) on a tensor of shape {list(src)}, not tokens")
+        c, h, w = (src[0], 1, 1) if flat else src if len(src) == 3 else (0, 0, 0)
         out_shape = src
         module = None
-        if kind == "convolution":
+        if kind == "tokens":
+            module = Tokens()
+            out_shape = (h * w, c)
+        elif kind == "pos_embed":
+            module = PosEmbed(*src)
+            add_params(name, module, p, (src[1], src[0]), weight_init="truncated_normal:0.02")
+        elif kind == "layer_norm":
+            module = nn.LayerNorm(src[-1], eps=float(p.get("eps", 1e-5)))
+            add_params(name, module, p, (1, src[-1]), weight_init="constant:1")  # a [D] tensor's own fans
+        elif kind == "linear":
+            out = int(p["outputs"])
+            module = nn.Linear(src[-1], out, bias=p.get("bias", "true") == "true")
+            add_params(name, module, p, (src[-1], out))
+            out_shape = tuple(src[:-1]) + (out,)
+        elif kind == "attention":
+            module = Attention(src[1], int(p.get("heads", 1)))
+            for role in Attention.ROLES:  # ablate's order: query, key, value, out; weight then bias
+                lin = getattr(module, role)
+                for part, t, rule in (("weight", lin.weight, "xavier"), ("bias", lin.bias, "constant:0")):
+                    key = f"{role}_{part}"
+                    init_tensor(t, p.get(key + "_init", rule), src[1], src[1], gen)
+                    params.append((t, float(p.get(key + "_lr_mult", 1)), float(p.get(key + "_decay_mult", 1))))
+                    names.append(f"{name}.{key}")
+        elif kind == "token_mean":
+            module = TokenMean()
+            out_shape = (src[1],)
+        elif kind == "convolution":
             k, s, pad = int(p.get("kernel", 1)), int(p.get("stride", 1)), int(p.get("pad", 0))
             out, bias = int(p["outputs"]), p.get("bias", "true") == "true"
             padding = p.get("padding", "explicit")
