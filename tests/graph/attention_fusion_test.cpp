@@ -17,6 +17,7 @@
 #include "graph_test_util.h"
 #include "kernels/registry.h"
 #include "models/model_spec.h"
+#include "fetch_compare.h"
 #include "static_test_util.h"
 
 namespace ablate::graph {
@@ -65,17 +66,6 @@ void add_loss_and_gradients(GraphKit& kit, const Attention& a) {
   for (const Value& g : static_graph::add_gradients(kit.graph, loss, {a.q, a.k, a.v})) kit.graph.fetches.push_back(g);
 }
 
-void expect_close(const std::vector<kernels::Tensor>& a, const std::vector<kernels::Tensor>& b, double bound) {
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(a[i].shape(), b[i].shape()) << "fetch " << i;
-    double worst = 0;
-    for (std::int64_t j = 0; j < a[i].numel(); ++j)
-      worst = std::max(worst, std::abs(a[i].at(j) - b[i].at(j)) / std::max(1.0, std::abs(b[i].at(j))));
-    EXPECT_LE(worst, bound) << "fetch " << i;
-  }
-}
-
 TEST(AttentionFusion, FusesTheForwardAndItsGradientWithTheSameResults) {
   for (const char* name : {"reference", "openblas"}) {
     SCOPED_TRACE(name);
@@ -102,7 +92,7 @@ TEST(AttentionFusion, FusesTheForwardAndItsGradientWithTheSameResults) {
     const auto it = std::find_if(rewrites.begin(), rewrites.end(), [](const auto& r) { return r.first == "attention_fusion"; });
     ASSERT_NE(it, rewrites.end());
     EXPECT_EQ(it->second, 1);
-    expect_close(testing::run_and_fetch(*on), testing::run_and_fetch(*off), 1e-12);
+    testing::expect_fetches_close(testing::run_and_fetch(*on), testing::run_and_fetch(*off), 1e-12);
   }
 }
 
@@ -139,7 +129,7 @@ TEST(AttentionFusion, AForwardOnlyGraphFusesItsForward) {
   auto off = kit.session({"attention_fusion"});
   EXPECT_EQ(live(on->graph(), OpKind::fused_attention), 1);
   EXPECT_EQ(live(on->graph(), OpKind::fused_attention_grad), 0);
-  expect_close(testing::run_and_fetch(*on), testing::run_and_fetch(*off), 1e-12);
+  testing::expect_fetches_close(testing::run_and_fetch(*on), testing::run_and_fetch(*off), 1e-12);
 }
 
 models::ModelSpec vit_block() { return models::load_model(std::string(ABLATE_SOURCE_DIR) + "/docs/models/vit-block.model"); }

@@ -15,6 +15,7 @@
 #include "graph_test_util.h"
 #include "kernels/registry.h"
 #include "models/parameters.h"
+#include "fetch_compare.h"
 #include "static_test_util.h"
 
 namespace ablate::graph {
@@ -55,24 +56,12 @@ ConvChain conv_chain(GraphKit& k, Activation f = Activation::relu) {
   return c;
 }
 
-// Every element of a within `bound` of b's, relative to max(1, |b|).
-void expect_close(const std::vector<kernels::Tensor>& a, const std::vector<kernels::Tensor>& b, double bound) {
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(a[i].shape(), b[i].shape()) << "fetch " << i;
-    double worst = 0;
-    for (std::int64_t j = 0; j < a[i].numel(); ++j)
-      worst = std::max(worst, std::abs(a[i].at(j) - b[i].at(j)) / std::max(1.0, std::abs(b[i].at(j))));
-    EXPECT_LE(worst, bound) << "fetch " << i;
-  }
-}
-
 // f64 on the reference backend: the fused conv adds the bias inside its double sum, the
 // unfused bias_add after rounding, so the last bit may differ.
 void expect_same_fetches_without_the_pass(GraphKit& k) {
   auto on = k.session();
   auto off = k.session({"conv_activation_fusion"});
-  expect_close(testing::run_and_fetch(*on), testing::run_and_fetch(*off), 1e-12);
+  testing::expect_fetches_close(testing::run_and_fetch(*on), testing::run_and_fetch(*off), 1e-12);
 }
 
 TEST(ConvActivationFusion, FoldsBiasAddAndActivationIntoTheConvolution) {
@@ -257,7 +246,7 @@ void expect_same_step(const std::string& backend_name, kernels::DType dtype, con
   auto off = training(spec, *backend, dtype, {"conv_activation_fusion"});
   ASSERT_EQ(live_convs(on->session->graph()).size(), 2u);
   EXPECT_TRUE(live_convs(on->session->graph())[0]->attrs.conv.activation);
-  expect_close(testing::run_and_fetch(*on->session), testing::run_and_fetch(*off->session), bound);
+  testing::expect_fetches_close(testing::run_and_fetch(*on->session), testing::run_and_fetch(*off->session), bound);
 }
 
 TEST(ConvActivationFusion, GradientsEqualThePassOffInF32AndF64) {
