@@ -33,6 +33,23 @@ struct Applied {
   std::vector<std::string> left_out;  // "conv lowering (...)"
 };
 
+// Every failed round of every measurement into a.failed_samples (shown, never dropped), and the
+// first measurement with no successful round as a.problem. Measurements before first_ablate are
+// the real framework's paths, the rest ablate's configurations.
+void note_failures(const std::vector<Measure>& measures, const std::vector<std::vector<double>>& samples,
+                   std::size_t first_ablate, ShapleyAccount& a) {
+  for (std::size_t i = 0; i < measures.size(); ++i) {
+    bool any = false;
+    for (std::size_t r = 0; r < samples[i].size(); ++r) {
+      if (std::isfinite(samples[i][r])) any = true;
+      else a.failed_samples.push_back((i < first_ablate ? "" : "ablate's ") + measures[i].label + " round " +
+                                      std::to_string(r + 1) + ": " + first_line(*measures[i].error));
+    }
+    if (!any && a.problem.empty())
+      a.problem = (i < first_ablate ? "the " : "ablate's ") + measures[i].label + " could not be measured: " + *measures[i].error;
+  }
+}
+
 Applied apply_switches(const run::Flags& args, const std::vector<const AttributionFactor*>& factors,
                        const std::vector<std::string>& values, const std::vector<bool>& in_subset) {
   std::vector<std::size_t> by_name(factors.size());
@@ -235,13 +252,7 @@ ShapleyAccount attribute_shapley(const ComparePlan& plan, const CompareRow& row,
     chosen.push_back(values[i]);
     spec.factors.push_back({candidates[i]->name, {from, to}});
   }
-  if (spec.factors.empty()) {
-    a.problem = "no factor of ablate's switches from " + a.framework + "'s own value (every one is already ablate's fastest)";
-    return a;
-  }
-  const DesignPlan design = plan_design(spec);
-
-  // Every subset's configuration, each distinct one measured once.
+  // Every subset's configuration, each distinct one measured once, beside the real framework.
   const std::unique_ptr<PeerDataDir> data = PeerDataDir::make(base, a.problem);
   if (!data) return a;
   const std::int64_t peer_steps = std::max<std::int64_t>(10, std::llround(options.seconds * own.value / static_cast<double>(base.batch)));
@@ -250,6 +261,18 @@ ShapleyAccount attribute_shapley(const ComparePlan& plan, const CompareRow& row,
   std::vector<Measure> measures =
       real_measures(*peer, paths, options.real.peers_dir, base, data->model_file(), data->path(), peer_steps, options.warmup, versions);
   const std::size_t first_ablate = measures.size();
+  if (spec.factors.empty()) {
+    // No account to give, but the real framework is still measured in the rounds beside ablate's
+    // own factors, so that a failed real sample is shown whichever way the choice rounds went.
+    const std::string no_switch =
+        "no factor of ablate's switches from " + a.framework + "'s own value (every one is already ablate's fastest)";
+    measures.push_back(ablate_measure(a.framework + "'s own", all.config, options.seconds, options.warmup));
+    const std::vector<std::vector<double>> samples = interleaved_samples(measures, options.rounds, "shapley");
+    note_failures(measures, samples, first_ablate, a);
+    if (a.problem.empty()) a.problem = no_switch;
+    return a;
+  }
+  const DesignPlan design = plan_design(spec);
   std::map<std::string, std::size_t> measure_of;
   std::vector<std::size_t> cell_measure;
   for (const DesignCell& cell : design.cells) {
@@ -281,15 +304,11 @@ ShapleyAccount attribute_shapley(const ComparePlan& plan, const CompareRow& row,
   // first path, then ablate's configurations (the other real paths are shown beside).
   const double images = static_cast<double>(a.steps * a.batch);
   Cells seconds;
+  note_failures(measures, samples, first_ablate, a);
   for (std::size_t i = 0; i < measures.size(); ++i) {
     std::vector<double> s;
-    for (std::size_t r = 0; r < samples[i].size(); ++r) {
-      if (std::isfinite(samples[i][r])) s.push_back(images / samples[i][r]);
-      else a.failed_samples.push_back((i < first_ablate ? "" : "ablate's ") + measures[i].label + " round " + std::to_string(r + 1) +
-                                      ": " + first_line(*measures[i].error));
-    }
-    if (s.empty() && a.problem.empty())
-      a.problem = (i < first_ablate ? "the " : "ablate's ") + measures[i].label + " could not be measured: " + *measures[i].error;
+    for (double x : samples[i])
+      if (std::isfinite(x)) s.push_back(images / x);
     if (i == 0 || i >= first_ablate) seconds.push_back(s);
     else if (!s.empty()) a.other_real.push_back({real_title(i), cell_means({s})[0]});
   }
