@@ -143,6 +143,13 @@ int inter_op_threads_within(int requested, int cores, int intra_op_threads) {
   return std::min(requested, std::max(1, cores / intra_op_threads));
 }
 
+int applied_inter_op_threads(int requested, int cores, bool device_backend, int intra_op_threads) {
+  check_inter_op_threads(requested);
+  if (device_backend) return 1;
+  if (cores < 1) return requested;
+  return inter_op_threads_within(requested, cores, intra_op_threads);
+}
+
 std::unique_ptr<Executor> make_executor(ExecutorKind kind, int inter_op_threads, std::vector<int> order,
                                         const std::vector<std::vector<int>>& predecessors) {
   if (kind == ExecutorKind::sequential) return std::make_unique<SequentialExecutor>(std::move(order));

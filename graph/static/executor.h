@@ -38,6 +38,14 @@ void check_inter_op_threads(int inter_op_threads);
 // backend's single-threaded ops, two. Throws std::invalid_argument for a count below 1.
 int inter_op_threads_within(int requested, int cores, int intra_op_threads);
 
+// The parallel executor's pool as applied (the run's record shows it beside the one asked):
+// within the core budget on a CPU backend (as above; as asked without a budget, cores < 1); one
+// worker on a device backend. cuda launches every op through one stream, one cuBLAS and one cuDNN
+// handle, one workspace and one algorithm cache, so it takes one call at a time (called by
+// several threads at once, the TensorFlow preset's inter-op pool crashed it on its first GPU
+// run); TensorFlow's GPU device too launches its kernels inline, from one thread, onto one stream.
+int applied_inter_op_threads(int requested, int cores, bool device_backend, int intra_op_threads);
+
 // `order`: node ids in sequential order; `predecessors[i]`: the indices into `order` of the
 // nodes that must finish before order[i] (all smaller than i). The parallel executor checks
 // its thread count as check_inter_op_threads.

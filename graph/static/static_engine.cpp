@@ -161,12 +161,12 @@ class StaticEngine final : public Engine {
   }
 
  private:
-  // The parallel executor's pool within the core budget (executor.h). Without a budget, or on a
-  // device backend (whose ops run on the device; its host threads only launch them), as asked.
+  // The parallel executor's pool within the core budget, or one worker on a device backend
+  // (executor.h).
   int applied_inter_op_threads() const {
     if (options_.executor == ExecutorKind::sequential) return 1;
-    if (options_.core_budget < 1 || backend_.device() != kernels::Device::cpu) return options_.inter_op_threads;
-    return inter_op_threads_within(options_.inter_op_threads, options_.core_budget, backend_.threads());
+    return static_graph::applied_inter_op_threads(options_.inter_op_threads, options_.core_budget,
+                                                  backend_.device() != kernels::Device::cpu, backend_.threads());
   }
   // "2 cores: 1 inter-op x 2 intra-op threads" ("no budget: ..." without one).
   std::string thread_budget() const {

@@ -1,7 +1,9 @@
 // Convolution on cuDNN 9 (legacy API): cross-correlation, as every framework's
-// "convolution"; the algorithm is found once per geometry with cudnnFind*, recorded
-// (conv_algorithms()) and restricted to deterministic ones in deterministic mode; FMA math
-// only, no TF32, as on the GPUs of 2016. cuDNN pads symmetrically, so asymmetric padding
+// "convolution"; the algorithm is chosen once per geometry and recorded (conv_algorithms()):
+// the fastest timed by cudnnFind*, or in deterministic mode the first deterministic one in
+// cuDNN's heuristic order (cudnnGet*_v7, no timing), so that repeated runs take the same
+// algorithms and give the same bits (timed, the fastest deterministic one changed from run to
+// run on the H200); FMA math only, no TF32, as on the GPUs of 2016. cuDNN pads symmetrically, so asymmetric padding
 // (TF SAME with an odd total) pads x explicitly first and crops dx afterwards.
 #include <algorithm>
 
@@ -35,7 +37,8 @@ struct ConvDesc {
   ConvDesc& operator=(const ConvDesc&) = delete;
 };
 
-// The first (fastest) successful result, deterministic ones only when asked.
+// The first successful result (the fastest timed, or the heuristic's first), deterministic ones
+// only when asked.
 template <class Perf> ConvChoice pick(const char* what, const Perf* perf, int count, bool deterministic) {
   for (int i = 0; i < count; ++i) {
     if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
@@ -100,20 +103,40 @@ void CudaBackend::run_conv(ConvPass pass, DType dtype, const Shape& x_shape, con
   if (it == conv_choices_.end()) {
     int count = 0;
     ConvChoice choice;
+    // The timed search, or cuDNN's heuristic order (no timing) in deterministic mode; both take
+    // the same arguments and fill the same results.
     if (pass == ConvPass::forward) {
       cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-      ABLATE_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(dnn_, xd.d, wd.d, cd.d, yd.d, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf));
+      const int n = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+      ABLATE_CUDA_CHECK(deterministic_ ? cudnnGetConvolutionForwardAlgorithm_v7(dnn_, xd.d, wd.d, cd.d, yd.d, n, &count, perf)
+                                       : cudnnFindConvolutionForwardAlgorithm(dnn_, xd.d, wd.d, cd.d, yd.d, n, &count, perf));
       choice = pick("forward", perf, count, deterministic_);
+      if (deterministic_)
+        ABLATE_CUDA_CHECK(cudnnGetConvolutionForwardWorkspaceSize(dnn_, xd.d, wd.d, cd.d, yd.d,
+                                                                  cudnnConvolutionFwdAlgo_t(choice.algorithm),
+                                                                  &choice.workspace_bytes));
     } else if (pass == ConvPass::backward_data) {
       cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-      ABLATE_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithm(dnn_, wd.d, yd.d, cd.d, xd.d,
-                                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf));
+      const int n = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+      ABLATE_CUDA_CHECK(deterministic_
+                            ? cudnnGetConvolutionBackwardDataAlgorithm_v7(dnn_, wd.d, yd.d, cd.d, xd.d, n, &count, perf)
+                            : cudnnFindConvolutionBackwardDataAlgorithm(dnn_, wd.d, yd.d, cd.d, xd.d, n, &count, perf));
       choice = pick("backward-data", perf, count, deterministic_);
+      if (deterministic_)
+        ABLATE_CUDA_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(dnn_, wd.d, yd.d, cd.d, xd.d,
+                                                                       cudnnConvolutionBwdDataAlgo_t(choice.algorithm),
+                                                                       &choice.workspace_bytes));
     } else {
       cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-      ABLATE_CUDA_CHECK(cudnnFindConvolutionBackwardFilterAlgorithm(dnn_, xd.d, yd.d, cd.d, wd.d,
-                                                                    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, perf));
+      const int n = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+      ABLATE_CUDA_CHECK(deterministic_
+                            ? cudnnGetConvolutionBackwardFilterAlgorithm_v7(dnn_, xd.d, yd.d, cd.d, wd.d, n, &count, perf)
+                            : cudnnFindConvolutionBackwardFilterAlgorithm(dnn_, xd.d, yd.d, cd.d, wd.d, n, &count, perf));
       choice = pick("backward-filter", perf, count, deterministic_);
+      if (deterministic_)
+        ABLATE_CUDA_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(dnn_, xd.d, yd.d, cd.d, wd.d,
+                                                                         cudnnConvolutionBwdFilterAlgo_t(choice.algorithm),
+                                                                         &choice.workspace_bytes));
     }
     it = conv_choices_.emplace(key, choice).first;
   }

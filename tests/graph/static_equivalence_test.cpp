@@ -176,5 +176,32 @@ TEST(StaticEquivalence, SequentialAndParallelExecutorsGiveIdenticalLosses) {
     }
 }
 
+// The TensorFlow preset on the GPU: its parallel executor, asked for 16 inter-op threads, gets one
+// worker on cuda (one stream, one set of handles, one workspace: executor.h), so its losses are
+// the sequential executor's, bit for bit in deterministic mode (cuDNN's atomics-free algorithms,
+// chosen without timing). The first GPU run crashed when 16 threads called cuda at once.
+TEST(StaticEquivalence, OnCudaTheParallelExecutorGivesTheSequentialLosses) {
+  std::unique_ptr<kernels::Backend> cuda;
+  try {
+    kernels::BackendOptions options;
+    options.threads = 1;
+    options.deterministic = true;
+    cuda = kernels::make_backend("cuda", options);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no CUDA device: GPU tests skipped (" << e.what() << ")";
+  }
+  Steps r{"cuda", kernels::DType::f32, 5, 50};
+  const Case tf{"tf-mnist", true};
+  const std::vector<double> sequential = losses("static", tf, r, cuda.get());
+  r.executor = ExecutorKind::parallel;
+  r.inter_op_threads = 16;
+  const std::vector<double> parallel = losses("static", tf, r, cuda.get());
+  ASSERT_EQ(parallel.size(), sequential.size());
+  for (std::size_t t = 0; t < parallel.size(); ++t) {
+    ASSERT_TRUE(std::isfinite(parallel[t])) << "step " << t;
+    EXPECT_EQ(parallel[t], sequential[t]) << "step " << t;
+  }
+}
+
 }  // namespace
 }  // namespace ablate::graph

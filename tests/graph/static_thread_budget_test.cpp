@@ -40,6 +40,17 @@ TEST(StaticThreadBudget, ThePoolTimesTheOpsThreadsFitsTheCores) {
   testing::expect_error<std::invalid_argument>([] { inter_op_threads_within(2, 0, 1); }, {"0 cores", "at least 1"});
 }
 
+// A device backend (cuda: one stream, one set of handles, one workspace) gets one worker
+// whatever was asked; a CPU backend the pool within the core budget, or as asked without one.
+TEST(StaticThreadBudget, ADeviceBackendGetsOneWorker) {
+  using static_graph::applied_inter_op_threads;
+  EXPECT_EQ(applied_inter_op_threads(16, 16, /*device_backend*/ true, 1), 1);
+  EXPECT_EQ(applied_inter_op_threads(16, 0, true, 1), 1) << "no budget: still one call at a time";
+  EXPECT_EQ(applied_inter_op_threads(4, 2, false, 1), 2) << "a CPU backend: within the budget";
+  EXPECT_EQ(applied_inter_op_threads(4, 0, false, 2), 4) << "no budget: as asked";
+  testing::expect_error<std::invalid_argument>([] { applied_inter_op_threads(0, 2, true, 1); }, {"inter_op_threads 0"});
+}
+
 // Independent nodes that each wait a little: the most that ran at once is the pool's size.
 TEST(StaticThreadBudget, TheExecutorRunsNoMoreNodesAtOnceThanItsBudgetedPool) {
   const int pool = inter_op_threads_within(4, 2, 1);
