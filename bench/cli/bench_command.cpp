@@ -177,7 +177,7 @@ double measure_peer(BenchPeer& peer, const std::vector<std::string>& args) {
   peer.version = output.substr(eq + 1, output.find_first_of(" \n", eq) - eq - 1);
   const std::string result_line = output.substr(line, output.find('\n', line) - line);
   peer.libraries.clear();
-  for (const auto& [key, name] : {std::pair{"blas=", "blas "}, std::pair{"onednn=", "oneDNN "}})
+  for (const auto& [key, name] : {std::pair{"blas=", "blas "}, std::pair{"onednn=", "oneDNN "}, std::pair{"gpu=", "GPU "}})
     if (const auto at = result_line.find(std::string(" ") + key); at != std::string::npos) {
       const auto from = at + 1 + std::string(key).size();
       peer.libraries += (peer.libraries.empty() ? "" : ", ") + std::string(name) +
@@ -193,7 +193,11 @@ std::vector<BenchPeer> bench_peers(const run::Flags& args) {
     const std::string python = experiments::peer_python(args.get("peer-python", ""));
     const std::string script = args.get("peer-script", experiments::default_peer_script());
     const bool as_installed = args.has("peer-as-installed");
-    peers.push_back({"pytorch", [python, script, as_installed](const std::vector<std::string>& a) {
+    const std::string device = args.get("peer-device", "cpu");
+    if (device != "cpu" && device != "cuda")
+      throw std::invalid_argument("--peer-device " + device + ": expected cpu or cuda");
+    peers.push_back({"pytorch", [python, script, as_installed, device](std::vector<std::string> a) {
+                       a.insert(a.end(), {"--device", device});
                        return experiments::run_peer_script(python, script, a, as_installed);
                      },
                      "?", "", ""});
@@ -389,7 +393,10 @@ int bench_main(const run::Flags& args) {
       std::printf("fastest %s (%s%s): %s, %.0f images/s; ratio ablate/%s: %.2f\n", peer.row.c_str(), peer.version.c_str(),
                   libraries.c_str(), where.c_str(), ips, peer.row.c_str(), best_ablate_ips / ips);
   }
-  print_peak_shares(rows, thread_counts, samples, flops_per_image, peak);
+  std::vector<std::string> cpu_rows;  // the FMA probe's peak is the CPU's: GPU rows have no share of it
+  for (const auto& row : rows)
+    if (row != "cuda" && !(row == "pytorch" && args.get("peer-device", "cpu") == "cuda")) cpu_rows.push_back(row);
+  print_peak_shares(cpu_rows, thread_counts, samples, flops_per_image, peak);
   std::printf("%s\n", disturbances.summary().c_str());  // rounds other processes disturbed
   return 0;
 }
@@ -425,6 +432,8 @@ Command bench_command() {
               {"peer-as-installed", "",
                "run PyTorch as installed (default: its best found setting, OPENBLAS_NUM_THREADS=1 and glibc malloc kept)"},
               {"peer-script", "FILE", "the PyTorch script (default: the source tree's bench/peers/pytorch_train.py)"},
+              {"peer-device", "cpu|cuda", "--with-pytorch: where PyTorch trains (default cpu; cuda: the yardstick for "
+                                          "the cuda row, torch's first GPU)"},
               run::wait_policy_flag(),
               run::disturbed_above_flag(),
               run::wait_quiet_flag(),

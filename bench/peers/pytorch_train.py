@@ -5,6 +5,9 @@ Run with Debian's interpreter, /usr/bin/python3, which has python3-torch.
 
 Speed mode (`ablate bench --with-pytorch`): random data, fixed caffe_sgd; last line
     torch=1.13.1 threads=1 batch=64 images_per_s=3412.5
+With --device cuda (`ablate bench --peer-device cuda`) the model, the batches and the steps are on
+the GPU (torch.cuda.synchronize() closes the warm-up and the timed steps); the line adds
+device=cuda gpu=<the device's name>.
 Recipe mode (`ablate compare --with-peers`, given --train-images): the IDX files ablate wrote
 of the data it trained and tested on, its resolved recipe (optimizer, lr policy, transform,
 length, precision, seed); trains `--iterations` steps, then tests; last line
@@ -48,10 +51,18 @@ def libraries():
 
 
 def speed_mode(args, shape, classes, layers):
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise NotComparable("--device cuda: this torch sees no CUDA device")
     built = build(shape, classes, layers, args.seed)
-    net, loss_fn = built.net, built.loss
+    net, loss_fn = built.net.to(device), built.loss
     opt = torch.optim.SGD(net.parameters(), lr=args.base_lr, momentum=0.9, weight_decay=5e-4)
-    batches = [(torch.rand(args.batch, *shape), torch.randint(0, classes, (args.batch,))) for _ in range(4)]
+    batches = [(torch.rand(args.batch, *shape, device=device), torch.randint(0, classes, (args.batch,), device=device))
+               for _ in range(4)]
+
+    def synchronize():  # CUDA runs asynchronously: the clock reads after the queued steps end
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
 
     def step(i):
         x, y = batches[i % len(batches)]
@@ -62,12 +73,15 @@ def speed_mode(args, shape, classes, layers):
 
     for i in range(args.warmup):
         step(i)
+    synchronize()
     t0 = time.perf_counter()
     for i in range(args.iterations):
         step(i)
+    synchronize()
     seconds = time.perf_counter() - t0
+    on = f" device=cuda gpu={torch.cuda.get_device_name(device).replace(' ', '_')}" if device.type == "cuda" else ""
     print(f"torch={torch.__version__} threads={args.threads} batch={args.batch} "
-          f"images_per_s={args.iterations * args.batch / seconds:.1f} {libraries()}")
+          f"images_per_s={args.iterations * args.batch / seconds:.1f} {libraries()}{on}")
 
 
 def batch_indices(n, batch, shuffle, gen):
@@ -96,6 +110,8 @@ def check_comparable(args):
 
 def recipe_mode(args, shape, classes, layers):
     check_comparable(args)
+    if args.device != "cpu":
+        raise NotComparable(f"--device {args.device} in recipe mode (only speed mode runs on a GPU)")
     dtype = torch.float64 if args.precision == "f64" else torch.float32
     train_x, train_y = read_images(args.train_images), torch.from_numpy(read_idx(args.train_labels).astype("int64"))
     test_x, test_y = read_images(args.test_images), torch.from_numpy(read_idx(args.test_labels).astype("int64"))
@@ -167,6 +183,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     recipe_arguments(ap)
     comparison_arguments(ap)
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                    help="speed mode: where the model trains (cuda: the first GPU)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)

@@ -19,14 +19,18 @@ using testing::CommandTest;
 
 class PeerPython : public CommandTest {
  protected:
-  // An executable stand-in that writes "<itself> <script>" to seen.txt and prints `line`.
+  // An executable stand-in that writes "<itself> <script>" to seen.txt, all its arguments to
+  // args.txt, and prints `line`.
   std::string stand_in(const std::string& line) {
     const auto path = dir_ / "python-2.x";
-    std::ofstream(path) << "#!/bin/sh\necho \"$0 $1\" > " << (dir_ / "seen.txt").string() << "\necho '" << line << "'\n";
+    std::ofstream(path) << "#!/bin/sh\necho \"$0 $1\" > " << (dir_ / "seen.txt").string() << "\necho \"$@\" > "
+                        << (dir_ / "args.txt").string() << "\necho '" << line << "'\n";
     ::chmod(path.c_str(), 0755);
     return path.string();
   }
   std::string seen() { return testing::slurp(dir_ / "seen.txt"); }
+  // Every argument the stand-in was given (seen.txt holds the script's path and the first).
+  std::string all_seen() { return testing::slurp(dir_ / "args.txt"); }
 };
 
 TEST_F(PeerPython, BenchRunsTheYardstickByTheChosenInterpreter) {
@@ -38,6 +42,28 @@ TEST_F(PeerPython, BenchRunsTheYardstickByTheChosenInterpreter) {
   EXPECT_HAS(seen(), "bench/peers/pytorch_train.py") << "the source tree's script, by the chosen interpreter";
   EXPECT_HAS(o.out, "fastest pytorch (torch 2.99.0+stand-in, blas mkl, oneDNN 3.13.3, " + python + ", ");
   EXPECT_HAS(o.out, "ratio ablate/pytorch:");
+}
+
+// --peer-device cuda: the script is asked for the GPU (--device cuda), its GPU is printed beside
+// its libraries, and the row has no share of the CPU's FMA peak; another device is refused.
+TEST_F(PeerPython, BenchAsksTheYardstickForTheChosenDevice) {
+  const std::string python = stand_in("torch=2.99.0 threads=1 batch=8 images_per_s=10.0 blas=mkl onednn=3.13.3 "
+                                      "device=cuda gpu=NVIDIA_H200");
+  const std::string common = "bench --backends reference --threads 1 --repeats 1 --iterations 1 --warmup 0 --batch 8 "
+                             "--with-pytorch --peer-python " + python;
+  const auto o = ablate(common + " --peer-device cuda");
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_HAS(all_seen(), "--device cuda");
+  EXPECT_HAS(o.out, "fastest pytorch (torch 2.99.0, blas mkl, oneDNN 3.13.3, GPU NVIDIA_H200, ");
+  const std::string shares = o.out.substr(o.out.find("share of the FMA probe's peak"));
+  EXPECT_EQ(shares.find("\npytorch"), std::string::npos) << "a GPU row has no share of the CPU's peak:\n" << shares;
+  EXPECT_HAS(shares, "\nreference ");
+  const auto cpu = ablate(common);
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.out << cpu.err;
+  EXPECT_HAS(all_seen(), "--device cpu");
+  const auto bad = ablate(common + " --peer-device tpu");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_HAS(bad.err, "--peer-device tpu: expected cpu or cuda");
 }
 
 TEST_F(PeerPython, ComparePrintsAndReportsTheInterpretersLibraries) {
