@@ -1,7 +1,8 @@
 // The defaults of the attention ops for a backend that has no implementation of its
 // own: an error naming the backend and the op. reference (kernels/reference/) and the CPU
-// backends (kernels/cpu/) override every one; the CUDA backend does not yet, so a model with
-// layer_norm, attention or tokens stops there with this message instead of computing wrongly.
+// backends (kernels/cpu/) override every one; the CUDA backend all but fused attention
+// (kernels/cuda/cuda_attention.cpp), so a graph with the attention_fusion pass stops there with
+// this message instead of computing wrongly.
 #include <stdexcept>
 #include <string>
 

@@ -1,8 +1,9 @@
 // CudaBackend: the Backend op set on one NVIDIA GPU (see cuda_backend.h). Internal header,
 // shared by cuda_backend.cpp (identity, staging, BLAS, elementwise, losses, optimizers),
 // cuda_dnn.cpp (convolution, pooling, LRN, activations, softmax through cuDNN),
-// cuda_conv_map.cpp (Torch's connection-table convolution on our own kernels), cuda_gelu.cpp
-// and cuda_batch_norm.cpp (our own kernels too), cuda_concat.cpp (strided device copies).
+// cuda_conv_map.cpp (Torch's connection-table convolution on our own kernels), cuda_gelu.cpp,
+// cuda_batch_norm.cpp and cuda_attention.cpp (our own kernels too), cuda_concat.cpp (strided
+// device copies).
 // Tensors it creates live on the device (cuda_allocator()); an argument that is a host tensor
 // (the engine's batch, a test's input) is staged through a device copy (DeviceArg).
 #pragma once
@@ -127,6 +128,14 @@ class CudaBackend final : public Backend {
   void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) override;
   void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) override;
   void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) override;
+  // cuda_attention.cpp (fused attention stays the Backend's "not supported" default)
+  void softmax_last_forward_impl(const Tensor& x, double scale, Tensor& y) override;
+  void softmax_last_backward_impl(const Tensor& y, const Tensor& dy, double scale, Tensor& dx) override;
+  void layer_norm_forward_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon, Tensor& y,
+                               Tensor& mean, Tensor& rstd) override;
+  void layer_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                                const Tensor& rstd, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+  void permute_impl(const Tensor& x, const std::vector<int>& perm, Tensor& y) override;
 
  private:
   enum class ConvPass { forward, backward_data, backward_filter };

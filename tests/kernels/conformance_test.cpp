@@ -108,10 +108,7 @@ TEST_P(Conformance, FusedElementwise) { check(fused_elementwise_cases()); }
 TEST_P(Conformance, Concat) { check(concat_cases()); }
 TEST_P(Conformance, Optimizers) { check(optimizer_cases()); }
 TEST_P(Conformance, BatchedGemm) { check(batched_gemm_cases()); }
-TEST_P(Conformance, Attention) {
-  if (tested_->name() == "cuda") GTEST_SKIP() << "softmax_last, layer_norm and permute are not on cuda yet";
-  check(attention_cases());
-}
+TEST_P(Conformance, Attention) { check(attention_cases()); }
 TEST_P(Conformance, FusedAttention) {
   if (tested_->name() == "cuda") GTEST_SKIP() << "fused attention is not on cuda (the CPU backends and reference have it)";
   check(fused_attention_cases());
