@@ -147,6 +147,7 @@ struct BenchPeer {
   std::string version = "?";
   std::string libraries;       // "blas mkl, oneDNN 3.13.3" when the peer's line says (blas=, onednn=)
   std::string not_comparable;  // set by the first round: the peer is left out of the others
+  bool on_gpu = false;         // --peer-device cuda: no share of the CPU's peak
 };
 
 // The speed-mode arguments every peer script takes (pytorch_train.py ignores the optimizer ones:
@@ -200,7 +201,9 @@ std::vector<BenchPeer> bench_peers(const run::Flags& args) {
                        a.insert(a.end(), {"--device", device});
                        return experiments::run_peer_script(python, script, a, as_installed);
                      },
-                     "?", "", ""});
+                     "?", "", "", device == "cuda"});
+  } else if (args.has("peer-device")) {
+    throw std::invalid_argument("--peer-device belongs to --with-pytorch, which is not given");
   }
   for (const char* needs_real : {"peers-dir", "real-paths"})
     if (args.has(needs_real) && !args.has("with-real"))
@@ -395,7 +398,8 @@ int bench_main(const run::Flags& args) {
   }
   std::vector<std::string> cpu_rows;  // the FMA probe's peak is the CPU's: GPU rows have no share of it
   for (const auto& row : rows)
-    if (row != "cuda" && !(row == "pytorch" && args.get("peer-device", "cpu") == "cuda")) cpu_rows.push_back(row);
+    if (row != "cuda" && std::none_of(peers.begin(), peers.end(), [&](const BenchPeer& p) { return p.row == row && p.on_gpu; }))
+      cpu_rows.push_back(row);
   print_peak_shares(cpu_rows, thread_counts, samples, flops_per_image, peak);
   std::printf("%s\n", disturbances.summary().c_str());  // rounds other processes disturbed
   return 0;

@@ -64,6 +64,9 @@ TEST_F(PeerPython, BenchAsksTheYardstickForTheChosenDevice) {
   const auto bad = ablate(common + " --peer-device tpu");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_HAS(bad.err, "--peer-device tpu: expected cpu or cuda");
+  const auto alone = ablate("bench --backends reference --threads 1 --repeats 1 --peer-device cuda");
+  EXPECT_NE(alone.exit_code, 0);
+  EXPECT_HAS(alone.err, "--peer-device belongs to --with-pytorch, which is not given");
 }
 
 TEST_F(PeerPython, ComparePrintsAndReportsTheInterpretersLibraries) {
