@@ -147,6 +147,10 @@ std::vector<StateShape> batch_norm_state(const BatchNormParams& p, std::int64_t 
 
 int attention_heads(const LayerSpec& layer) { return layer.get_int("heads", 1); }
 
+double attention_keep(const LayerSpec& layer) { return layer.get_double("keep", 1.0); }
+
+std::string attention_dropout_key(const LayerSpec& layer) { return layer.name + "/weights_dropout"; }
+
 const std::vector<std::string>& attention_parameter_suffixes() {
   static const std::vector<std::string> suffixes{"query_weight", "query_bias", "key_weight", "key_bias",
                                                  "value_weight", "value_bias", "out_weight", "out_bias"};

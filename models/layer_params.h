@@ -82,6 +82,11 @@ std::vector<StateShape> batch_norm_state(const BatchNormParams& p, std::int64_t 
 // token_mean.cpp).
 // The head count of an attention layer (its `heads` key, default 1).
 int attention_heads(const LayerSpec& layer);
+// The keep probability of an attention layer's dropout on its weights P (its `keep` key, default
+// 1: no dropout; PyTorch's nn.MultiheadAttention(dropout=1 - keep)), and the name its masks are
+// drawn under (graph::dropout_seed), the same in every strategy.
+double attention_keep(const LayerSpec& layer);
+std::string attention_dropout_key(const LayerSpec& layer);
 // The parameter suffixes of an attention layer in the canonical order every strategy shares:
 // query, key, value and output projections, each a weight [D, D] then a bias [D].
 const std::vector<std::string>& attention_parameter_suffixes();

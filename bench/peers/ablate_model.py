@@ -150,12 +150,14 @@ class TokenMean(nn.Module):
 
 class Attention(nn.Module):
     """ablate's attention: q, k, v = x W^T + b, each split into heads [N, h, T, dh];
-    softmax(q k^T / sqrt(dh)) v per head; the heads joined to [N, T, D]; the output projection."""
+    softmax(q k^T / sqrt(dh)) v per head (keep < 1: the weights dropped out first, as
+    nn.MultiheadAttention's dropout=1 - keep); the heads joined to [N, T, D]; the output projection."""
 
     ROLES = ("query", "key", "value", "out")
 
-    def __init__(self, width, heads):
+    def __init__(self, width, heads, keep=1.0):
         super().__init__()
+        self.weights_dropout = nn.Dropout(1.0 - keep)
         if heads < 1 or width % heads:
             raise ValueError(f"attention heads={heads} must divide the width {width}")
         self.heads, self.dh = heads, width // heads
@@ -168,7 +170,7 @@ class Attention(nn.Module):
             return y.reshape(n, t, self.heads, self.dh).transpose(1, 2)
 
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
-        p = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(self.dh), dim=-1)
+        p = self.weights_dropout(torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(self.dh), dim=-1))
         return self.out((p @ v).transpose(1, 2).reshape(n, t, d))
 
 
@@ -239,7 +241,7 @@ def build(shape, classes, layers, seed=1):
             add_params(name, module, p, (src[-1], out))
             out_shape = tuple(src[:-1]) + (out,)
         elif kind == "attention":
-            module = Attention(src[1], int(p.get("heads", 1)))
+            module = Attention(src[1], int(p.get("heads", 1)), float(p.get("keep", 1.0)))
             for role in Attention.ROLES:  # ablate's order: query, key, value, out; weight then bias
                 lin = getattr(module, role)
                 for part, t, rule in (("weight", lin.weight, "xavier"), ("bias", lin.bias, "constant:0")):

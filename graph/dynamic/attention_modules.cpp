@@ -48,11 +48,13 @@ Variable LayerNormModule::forward(const Variable& x, const ForwardContext&) {
 }
 
 AttentionModule::AttentionModule(const models::LayerSpec& spec, std::vector<Variable> parameters)
-    : Module(spec, std::move(parameters)), heads_(models::attention_heads(spec)) {
+    : Module(spec, std::move(parameters)),
+      heads_(models::attention_heads(spec)),
+      dropout_(models::attention_keep(spec), models::attention_dropout_key(spec), spec_) {
   expect_parameters(models::attention_parameter_suffixes().size());
 }
 
-Variable AttentionModule::forward(const Variable& x, const ForwardContext&) {
+Variable AttentionModule::forward(const Variable& x, const ForwardContext& context) {
   if (x.value().ndim() != 3 || x.shape()[2] % heads_ != 0)
     fail("expects tokens [N, T, D] with D divisible by heads=" + std::to_string(heads_) + ", got " + x.value().describe());
   const std::int64_t n = x.shape()[0], t = x.shape()[1], d = x.shape()[2], dh = d / heads_;
@@ -63,7 +65,9 @@ Variable AttentionModule::forward(const Variable& x, const ForwardContext&) {
     return reshape(permute(reshape(p, {n, t, heads_, dh}), kHeadsApart), {n * heads_, t, dh});
   };
   const Variable q = heads(0), k = heads(1), v = heads(2);
-  const Variable p = softmax_last(batched_matmul(q, k, false, true), 1.0 / std::sqrt(static_cast<double>(dh)));
+  Variable p = softmax_last(batched_matmul(q, k, false, true), 1.0 / std::sqrt(static_cast<double>(dh)));
+  // Dropout on the weights, its mask drawn over [N, H, T, T] (a sample's rows together).
+  if (dropout_.drops(context)) p = reshape(dropout_.apply(reshape(p, {n, heads_, t, t}), context), {n * heads_, t, t});
   const Variable o = permute(reshape(batched_matmul(p, v, false, false), {n, heads_, t, dh}), kHeadsApart);
   return reshape(linear(reshape(o, {n * t, d}), parameter(6), parameter(7)), {n, t, d});
 }

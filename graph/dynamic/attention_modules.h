@@ -5,11 +5,13 @@
 //   token_mean  x.mean(1): avg pool2d of [N, 1, T, D] with one T x 1 window
 //   layer_norm  F.layer_norm over the last axis
 //   attention   multi-head self-attention from its parts on the tape: three linears over the N*T
-//               rows, heads apart (permute), q k^T (batched_matmul), softmax_last, p v, heads back,
+//               rows, heads apart (permute), q k^T (batched_matmul), softmax_last, in training with
+//               keep < 1 a dropout of p (TrainingDropout), p v, heads back,
 //               the output linear; the tape records each part, so backward is theirs
 #pragma once
 
 #include "graph/dynamic/module.h"
+#include "graph/dynamic/training_dropout.h"
 
 namespace ablate::graph::dynamic {
 
@@ -52,6 +54,7 @@ class AttentionModule final : public Module {
 
  private:
   int heads_;
+  TrainingDropout dropout_;  // on the attention weights (keep=)
 };
 
 }  // namespace ablate::graph::dynamic

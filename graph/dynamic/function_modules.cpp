@@ -1,7 +1,6 @@
 // Forward of the modules without parameters (see function_modules.h).
 #include "graph/dynamic/function_modules.h"
 
-#include "graph/dropout_seed.h"
 #include "graph/dynamic/module_factory.h"
 #include "graph/dynamic/ops.h"
 #include "models/layer_params.h"
@@ -56,22 +55,10 @@ Variable LrnModule::forward(const Variable& x, const ForwardContext&) {
   return lrn(x, params_);
 }
 
-DropoutModule::DropoutModule(const models::LayerSpec& spec) : Module(spec, {}), keep_(models::dropout_keep(spec)) {}
+DropoutModule::DropoutModule(const models::LayerSpec& spec)
+    : Module(spec, {}), dropout_(models::dropout_keep(spec), spec.name, spec_) {}
 
-Variable DropoutModule::forward(const Variable& x, const ForwardContext& context) {
-  if (!context.train) return x;
-  const std::uint64_t seed = dropout_seed(context.seed, name(), context.iteration);
-  if (context.sample < 0) return dropout(x, keep_, seed, context.first_sample);
-  if (context.sample == 0) {
-    kernels::Shape shape = x.shape();
-    shape[0] = context.batch;
-    batch_mask_ = x.context().empty(shape, x.dtype());
-    x.context().backend().dropout_mask(batch_mask_, keep_, seed, dropout_first_index(context.first_sample, batch_mask_));
-  }
-  if (batch_mask_.empty() || batch_mask_.dim(0) != context.batch)
-    fail("per-sample forward of sample " + std::to_string(context.sample) + " before sample 0 of its batch");
-  return dropout(x, batch_mask_.slice0(context.sample, context.sample + 1));
-}
+Variable DropoutModule::forward(const Variable& x, const ForwardContext& context) { return dropout_.apply(x, context); }
 
 Variable LogSoftmaxModule::forward(const Variable& x, const ForwardContext&) {
   if (x.value().ndim() != 2) fail("expects an input [N, K], got " + x.value().describe());

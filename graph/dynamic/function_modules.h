@@ -11,6 +11,7 @@
 #pragma once
 
 #include "graph/dynamic/module.h"
+#include "graph/dynamic/training_dropout.h"
 #include "kernels/op_params.h"
 
 namespace ablate::graph::dynamic {
@@ -59,10 +60,8 @@ class LrnModule final : public Module {
   kernels::LrnParams params_;
 };
 
-// In a whole batch the mask is Backend::dropout_mask of the input's shape with the seed
-// graph::dropout_seed(seed, layer, iteration), as the layer-wise engine draws it. One sample
-// at a time, the batch's mask is drawn once (at sample 0) and each sample takes its row, so
-// the per-sample mode drops the same units as the batched one.
+// The mask is drawn under the layer's name (TrainingDropout: the same units as the other
+// strategies, batched or one sample at a time).
 class DropoutModule final : public Module {
  public:
   explicit DropoutModule(const models::LayerSpec& spec);
@@ -70,8 +69,7 @@ class DropoutModule final : public Module {
   Variable forward(const Variable& x, const ForwardContext& context) override;
 
  private:
-  double keep_;
-  kernels::Tensor batch_mask_;  // per-sample mode: the mask of the current batch
+  TrainingDropout dropout_;
 };
 
 class LogSoftmaxModule final : public Module {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "graph/dropout_seed.h"
 #include "graph/layerwise/layer_factory.h"
 #include "models/layer_params.h"
 
@@ -14,7 +15,7 @@ const std::vector<int> kHeadsApart{0, 2, 1, 3};  // [N, T, H, dh] <-> [N, H, T, 
 }  // namespace
 
 AttentionLayer::AttentionLayer(const models::LayerSpec& spec, kernels::Backend& backend, kernels::DType dtype)
-    : Layer(spec, backend, dtype), heads_(models::attention_heads(spec)) {}
+    : Layer(spec, backend, dtype), heads_(models::attention_heads(spec)), keep_(models::attention_keep(spec)) {}
 
 kernels::Tensor AttentionLayer::buffer(const kernels::Shape& shape) const {
   return kernels::Tensor(shape, dtype_, &backend_.allocator());
@@ -44,9 +45,10 @@ void AttentionLayer::reshape(const std::vector<Blob*>& bottom, const std::vector
   }
   o_ = buffer(rows), oh_ = buffer(per_head), p_ = buffer(scores);
   d_rows_ = buffer(rows), d_rows2_ = buffer(rows), dp_ = buffer(scores);
+  if (keep_ < 1) mask_ = buffer({n_, heads_, t_, t_}), pd_ = buffer(scores);
 }
 
-void AttentionLayer::forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top, const LayerContext&) {
+void AttentionLayer::forward(const std::vector<Blob*>& bottom, const std::vector<Blob*>& top, const LayerContext& context) {
   const kernels::Shape split{n_, t_, heads_, dh_}, apart{n_, heads_, t_, dh_};
   const kernels::Tensor x = bottom[0]->data().reshaped({n_ * t_, d_});
   for (int k = 0; k < 3; ++k) {
@@ -56,7 +58,13 @@ void AttentionLayer::forward(const std::vector<Blob*>& bottom, const std::vector
   }
   backend_.batched_gemm(false, true, 1.0, heads_qkv_[0], heads_qkv_[1], 0.0, p_);
   backend_.softmax_last_forward(p_, 1.0 / std::sqrt(static_cast<double>(dh_)), p_);
-  backend_.batched_gemm(false, false, 1.0, p_, heads_qkv_[2], 0.0, oh_);
+  masked_ = context.phase == Phase::train && keep_ < 1;
+  if (masked_) {
+    backend_.dropout_mask(mask_, keep_, dropout_seed(context.seed, models::attention_dropout_key(spec()), context.iteration),
+                          dropout_first_index(context.first_sample, mask_));
+    backend_.mul(p_, mask_.reshaped(p_.shape()), pd_);
+  }
+  backend_.batched_gemm(false, false, 1.0, masked_ ? pd_ : p_, heads_qkv_[2], 0.0, oh_);
   kernels::Tensor o = o_.reshaped(split);
   backend_.permute(oh_.reshaped(apart), kHeadsApart, o);
   kernels::Tensor y = top[0]->data().reshaped({n_ * t_, d_});
@@ -73,7 +81,8 @@ void AttentionLayer::run_backward(const std::vector<Blob*>& top, const std::vect
   kernels::Tensor doh_apart = doh.reshaped(apart);
   backend_.permute(d_rows_.reshaped(split), kHeadsApart, doh_apart);
   backend_.batched_gemm(false, true, 1.0, doh, heads_qkv_[2], 0.0, dp_);  // dp = doh vh^T
-  backend_.batched_gemm(true, false, 1.0, p_, doh, 0.0, d_heads_[2]);     // dvh = p^T doh
+  if (masked_) backend_.mul(dp_, mask_.reshaped(dp_.shape()), dp_);       // through the dropout
+  backend_.batched_gemm(true, false, 1.0, masked_ ? pd_ : p_, doh, 0.0, d_heads_[2]);  // dvh = pd^T doh
   backend_.softmax_last_backward(p_, dp_, 1.0 / std::sqrt(static_cast<double>(dh_)), dp_);  // ds
   backend_.batched_gemm(false, false, 1.0, dp_, heads_qkv_[1], 0.0, d_heads_[0]);  // dqh = ds kh
   backend_.batched_gemm(true, false, 1.0, dp_, heads_qkv_[0], 0.0, d_heads_[1]);   // dkh = ds^T qh

@@ -6,8 +6,9 @@
 //   token_mean  reshape to [N, 1, T, D], pool2d of one T x 1 window, reshape to [N, D]
 //   layer_norm  layer_norm (gradient: one layer_norm_grad)
 //   attention   from its parts: three linears over [R, D] (each with its bias as an input),
-//               reshape and permute heads apart, batched_matmul q k^T, softmax_last, batched_matmul
-//               p v, permute and reshape back, the output linear
+//               reshape and permute heads apart, batched_matmul q k^T, softmax_last, in training
+//               with keep < 1 a mul by a dropout_mask [N, H, T, T] (reshaped to [N H, T, T]),
+//               batched_matmul p v, permute and reshape back, the output linear
 // The reshapes are copies here (the graph has no aliasing views); the passes and the memory plan
 // treat them as any op. Parameters are made in the order models::make_initial_parameters gives.
 #include <cmath>
@@ -98,7 +99,17 @@ Value attention(ModelGraphBuilder& b, const LayerSpec& l, const LayerType&, cons
   const Value scores = b.op(OpKind::batched_matmul, l, {q, k}, qk, "scores");
   Attrs soft;
   soft.alpha = 1.0 / std::sqrt(static_cast<double>(dh));
-  const Value p = b.op(OpKind::softmax_last, l, {scores}, soft, "softmax");
+  Value p = b.op(OpKind::softmax_last, l, {scores}, soft, "softmax");
+  const double keep = models::attention_keep(l);
+  if (b.phase() == Phase::train && keep < 1) {  // dropout on the weights: p * mask, the mask [N, H, T, T]
+    Attrs m;
+    m.shape = {n, heads, t, t};
+    m.dtype = b.graph().dtype();
+    m.alpha = keep;
+    m.key = models::attention_dropout_key(l);
+    const Value mask = b.graph().out(b.graph().add(OpKind::dropout_mask, l.name + "/weights_mask", {}, m));
+    p = b.op(OpKind::mul, l, {p, reshaped(b, l, mask, {n * heads, t, t}, "weights_mask_batches")}, {}, "weights_dropout");
+  }
   const Value oh = b.op(OpKind::batched_matmul, l, {p, v}, {}, "context");
   const Value o = permuted(b, l, reshaped(b, l, oh, {n, heads, t, dh}, "context_heads"), {0, 2, 1, 3}, "merge");
   const Value y = project(3, reshaped(b, l, o, {n * t, d}, "context_rows")).first;

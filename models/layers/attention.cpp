@@ -3,6 +3,8 @@
 //   [N, T, D] -> [N, T, D], heads H dividing D, dh = D / H
 //   Q = x Wq^T + bq, K = x Wk^T + bk, V = x Wv^T + bv         (one GEMM each over N*T rows)
 //   per sample and head: P = softmax(Q_h K_h^T / sqrt(dh)) along the last axis, O_h = P V_h
+//   keep=K < 1: in training P is dropped out first, O_h = (P * mask / K) V_h with mask [N, H, T, T]
+//   drawn as a dropout layer's (PyTorch's dropout=1-K on the attention weights; default K = 1)
 //   y = concat_h(O_h) Wo^T + bo
 // Parameters, in order: query_weight [D, D], query_bias [D], key_*, value_*, out_* (xavier
 // weights, zero biases, as nn.MultiheadAttention starts its in_proj; each <suffix>_init, _lr_mult,
@@ -19,7 +21,8 @@ namespace {
 LayerType describe() {
   LayerType t;
   t.name = "attention";
-  std::vector<std::vector<KeyRule>> keys{{{"heads", kind(ValueKind::positive_integer)}}};
+  std::vector<std::vector<KeyRule>> keys{
+      {{"heads", kind(ValueKind::positive_integer)}, {"keep", kind(ValueKind::keep_probability)}}};
   for (const std::string& suffix : attention_parameter_suffixes()) keys.push_back(param_keys(suffix));
   t.keys = joined(keys);
   t.shape = [](const LayerSpec& layer, const ModelSpec&, LayerShapes& s) {

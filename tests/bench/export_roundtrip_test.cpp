@@ -205,7 +205,9 @@ TEST(OnnxExportRoundTrip, TheForwardIsTheSameAfterTheRoundTripInF64) {
                 worst / scale, scale);
     EXPECT_GT(scale, 1e-3);
     EXPECT_LE(worst, 1e-9 * scale);
-    if (name == "lenet") EXPECT_EQ(worst, 0.0);
+    if (name == "lenet") {
+      EXPECT_EQ(worst, 0.0);
+    }
   }
 }
 

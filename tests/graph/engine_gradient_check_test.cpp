@@ -96,6 +96,23 @@ TEST_P(EngineGradientCheck, VisionTransformerBlock) {
   }
 }
 
+// With dropout on the attention weights (keep=0.7): the mask is fixed by the seed and the
+// iteration, so the training loss stays a smooth function of the weights and every strategy's
+// gradient goes through the same mask (p * mask in the forward, dp * mask in the backward).
+TEST_P(EngineGradientCheck, VisionTransformerBlockWithAttentionDropout) {
+  models::ModelSpec spec = models::load_model(std::string(ABLATE_SOURCE_DIR) + "/docs/models/vit-block.model");
+  for (models::LayerSpec& layer : spec.layers)
+    if (layer.type == "attention") layer.params["keep"] = "0.7";
+  const auto batch = testing::random_batch(spec, 2, kernels::DType::f64, 11);
+  auto backend = kernels::make_backend("reference", 1);
+  auto engine = make_engine(GetParam(), spec, *backend, options("torch_sgd"));
+  for (const std::string name : {"b1_attn.query_weight", "b1_attn.key_weight", "b1_attn.value_weight", "b1_attn.value_bias",
+                                 "b1_norm1.weight", "patch.weight"}) {
+    SCOPED_TRACE(name);
+    expect_central_differences(*engine, name, batch, 4, 1e-5);
+  }
+}
+
 TEST_P(EngineGradientCheck, ParametersAreBackWhereTheyWere) {
   const models::ModelSpec spec = testing::parse(testing::tiny_lenet_text());
   const auto batch = testing::random_batch(spec, 2, kernels::DType::f64, 11);

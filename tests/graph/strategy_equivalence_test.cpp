@@ -18,7 +18,8 @@
 //   docs/models/vit-block.model and vit-tiny  Vision Transformers: patch convolution,
 //                tokens, position embedding, pre-norm blocks of multi-head attention (one layer
 //                layer-wise, its parts on the tape and in the graph) and a GELU MLP with residual
-//                adds, token mean, linear classifier; Torch's solver
+//                adds, token mean, linear classifier; Torch's solver. vit-block again with dropout
+//                on the attention weights (keep=0.7): every strategy draws the same masks
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -229,6 +230,46 @@ INSTANTIATE_TEST_SUITE_P(Rows, StrategyEquivalence,
                                            Row{"vit-tiny", "openblas", kernels::DType::f64, 1e-9, 20},
                                            Row{"vit-tiny", "eigen", kernels::DType::f32, 1e-3, 20}),
                          row_name);
+
+// vit-block with dropout on its attention weights: the masks ([N, H, T, T], drawn under
+// "<layer>/weights_dropout" at each iteration) are the same in every strategy, so losses and
+// weights agree as without dropout; and the dropout is really applied (the losses differ from
+// keep=1's) and only in training (from the same initial weights, keep=0.7 evaluates as keep=1).
+TEST(StrategyEquivalenceOfAttentionDropout, EveryStrategyDropsTheSameWeights) {
+  models::ModelSpec dropped = models::load_model(std::string(ABLATE_SOURCE_DIR) + "/docs/models/vit-block.model");
+  const models::ModelSpec plain = dropped;
+  for (models::LayerSpec& layer : dropped.layers)
+    if (layer.type == "attention") layer.params["keep"] = "0.7";
+  for (const char* backend_name : {"reference", "openblas"}) {
+    SCOPED_TRACE(backend_name);
+    auto backend = kernels::make_backend(backend_name, 1);
+    EngineOptions options;
+    options.dtype = kernels::DType::f64;
+    options.batch = kBatch;
+    options.seed = 17;
+    options.optimizer = solver_of("vit-block");
+    const int steps = std::string(backend_name) == "reference" ? 8 : 60;
+    const Trained reference = train("layerwise", dropped, *backend, options, steps);
+    const Trained undropped = train("layerwise", plain, *backend, options, steps);
+    int differing = 0;
+    for (int step = 0; step < steps; ++step) differing += !close(reference.losses[step], undropped.losses[step], 1e-6);
+    EXPECT_EQ(differing, steps) << "keep=0.7 left some training losses as keep=1's";
+    for (const std::string& strategy : strategy_names()) {
+      if (strategy == "layerwise") continue;
+      const Trained other = train(strategy, dropped, *backend, options, steps);
+      for (int step = 0; step < steps; ++step)
+        EXPECT_TRUE(close(other.losses[step], reference.losses[step], 1e-9))
+            << strategy << " step " << step << ": " << other.losses[step] << ", layerwise " << reference.losses[step];
+      expect_tensors_agree(reference.weights, other.weights, 1e-9, strategy + " parameter");
+      EXPECT_TRUE(close(other.test.loss, reference.test.loss, 1e-9)) << strategy;
+    }
+    auto test = testing::random_batch(plain, 3, kernels::DType::f32, 999);
+    for (const std::string& strategy : strategy_names())
+      EXPECT_EQ(make_engine(strategy, dropped, *backend, options)->evaluate(test.x, test.labels).loss,
+                make_engine(strategy, plain, *backend, options)->evaluate(test.x, test.labels).loss)
+          << strategy << ": the attention's dropout acted in evaluation";
+  }
+}
 
 // The zoo's lenet-bn-gelu with Caffe's momentum convention and no affine part (its batch_norm
 // layers rewritten): every strategy keeps the same sums and scale factor and evaluates alike.
