@@ -4,7 +4,8 @@
 // value of the change from every first level to every second. Repeats, a seeded randomised and
 // interleaved run order, resumable (--out), failed runs recorded and shown; then the effects with
 // their 95% intervals beside the run-to-run spread (design_analysis.h), and with --report DIR
-// the tables, ablate.json and plots (bench/report/design_plots.py).
+// the tables, ablate.json and plots (bench/report/design_plots.py). Started by an MPI launcher,
+// the runs are spread over the ranks as a sweep's (design_runner.h).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "bench/experiments/design_runner.h"
 #include "bench/experiments/design_table.h"
 #include "bench/experiments/plot_script.h"
+#include "bench/experiments/sweep_runner.h"
 #include "bench/run/results_reader.h"
 #include "bench/run/run_config.h"
 #include "bench/run/cpu_disturbance.h"
@@ -113,9 +115,14 @@ int ablate_main(const run::Flags& args) {
   check_levels(spec, plan);
 
   const std::string out = args.get("out");
-  std::printf("ablate ablate: %zu cells x %d repeats in a randomised, interleaved order (seed %llu) into %s\n",
-              plan.cells.size(), spec.repeats, static_cast<unsigned long long>(spec.seed), out.c_str());
-  const ex::DesignTotals totals = ex::run_design(spec, plan, out, ex::child_process_runner(spec, args.has("verbose")), true);
+  if (ex::join_sweep_ranks()) ex::refuse_distributed_runs(spec.base, spec.factors);  // started by an MPI launcher
+  const bool prints = ex::sweep_prints();
+  if (prints)
+    std::printf("ablate ablate: %zu cells x %d repeats in a randomised, interleaved order (seed %llu) into %s\n",
+                plan.cells.size(), spec.repeats, static_cast<unsigned long long>(spec.seed), out.c_str());
+  const ex::DesignTotals totals =
+      ex::run_design(spec, plan, out, ex::child_process_runner(spec, args.has("verbose")), prints);
+  if (!prints) return 0;  // rank 0 reads the results and analyses them
   std::printf("runs done: %d run, %d skipped (already in %s), %d failed; %d disturbed and run again, %d disturbed and kept\n",
               totals.runs, totals.skipped, out.c_str(), totals.failed, totals.rerun, totals.disturbed);
 
@@ -167,6 +174,7 @@ Command ablate_command() {
           "main effects and pairwise interactions (and with --shapley each factor's Shapley value of\n"
           "the change from every first level to every second), each with its 95% bootstrap interval\n"
           "beside the run-to-run spread; figures within that noise are marked. Exits 3 when a run failed.\n"
+          "Under mpirun (one rank per host for time) the runs are spread over the ranks as a sweep's.\n"
           "Example: ablate ablate --framework caffe --dataset synthetic --max-iterations 50\n"
           "  --factor strategy=layerwise,static --factor backend=openblas,onednn --repeats 3 --shapley --out d.jsonl",
           options, ablate_main};

@@ -10,6 +10,11 @@
 //     up to spec.rerun_disturbed times: each disturbed record stays in the file with
 //     design.superseded true (left out of the analysis, counted); the last one, if still
 //     disturbed, counts and is marked (design.disturbed true).
+// Distributed (started by an MPI launcher as N > 1 ranks, after join_sweep_ranks): the runs are
+// spread over the ranks as a sweep's are, by rank 0's work queue (graph/distributed/work_queue.h);
+// each rank trains its runs (their re-runs too) in forked processes and sends the records to
+// rank 0, which alone reads and appends the results file and prints; design.rank names the rank.
+// Every rank returns the same totals.
 // The runner is a parameter: `ablate ablate` trains each cell as `ablate run` with its flags in a
 // child process (child_process_runner); the tests give a stand-in whose time is a known function
 // of the factors.
@@ -26,7 +31,9 @@
 namespace ablate::bench::experiments {
 
 // One run of one cell: its record as a JSON line (an object with "status"); throws on failure.
-using DesignRunner = std::function<std::string(const run::Flags& args)>;
+// `serve` (may be empty) is to be called about every 50 ms while it works: in a distributed
+// design rank 0 answers the other ranks from there.
+using DesignRunner = std::function<std::string(const run::Flags& args, const std::function<void()>& serve)>;
 
 struct DesignTotals {
   int runs = 0, skipped = 0, failed = 0;
@@ -37,7 +44,7 @@ struct DesignTotals {
 // Whether a run's record says others disturbed it (metrics.disturbance.disturbed).
 bool record_disturbed(const nlohmann::json& record);
 
-// `print`: a line per run on stdout.
+// `print`: a line per run on stdout (rank 0's).
 DesignTotals run_design(const DesignSpec& spec, const DesignPlan& plan, const std::string& out,
                         const DesignRunner& runner, bool print);
 

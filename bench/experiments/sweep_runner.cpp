@@ -95,21 +95,10 @@ std::string run_point(const SweepSpec& spec, const SweepPoint& point, bool verbo
     return outcome("failed", e.what());
   }
   config.quiet = !verbose;
-  config.out.clear();
-  const pid_t sweep_process = ::getpid();
-  ChildOutcome o = run_in_child(
-      [&] {
-        dist::leave_in_forked_child();  // a run of a distributed sweep is one process, outside the MPI job
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // and it ends with the sweep's process (the forking thread is its main one)
-        if (::getppid() != sweep_process) throw std::runtime_error("the sweep's process ended before its run started");
-        std::string note;
-        run::RunHooks hooks;
-        hooks.fit_to_data = [&](run::RunConfig& c, const datasets::TrainTest& data) {
-          c.validation_count = capped_validation(c.validation_count, data.train.count(), note);
-          cap_length(c, data.train.count() - c.validation_count, spec.max_iterations, note);
-        };
-        hooks.annotate = [&](nlohmann::ordered_json& record) { add_sweep(record, spec, point, note, rank); };
-        const run::RunOutcome done = run::run_configuration(config, hooks);  // config.out is empty: rank 0 appends
+  ChildOutcome o = train_in_child(
+      config, spec.max_iterations,
+      [&](nlohmann::ordered_json& record, const std::string& note) { add_sweep(record, spec, point, note, rank); },
+      [](const run::RunOutcome& done, const std::string& note) {
         const run::RunResult& result = done.result;
         return outcome(result.status, note + (result.error.empty() ? "" : (note.empty() ? "" : "; ") + result.error),
                        result.metrics.accuracy, result.metrics.train_time_s, done.record);
@@ -241,6 +230,29 @@ std::vector<SweepRow> run_over_ranks(const std::vector<PlannedRun>& runs, const 
 
 }  // namespace
 
+ChildOutcome train_in_child(run::RunConfig config, std::int64_t max_iterations,
+                            const std::function<void(nlohmann::ordered_json&, const std::string&)>& annotate,
+                            const std::function<std::string(const run::RunOutcome&, const std::string&)>& finish,
+                            const std::function<void()>& serve) {
+  config.out.clear();  // the caller appends the record (rank 0 alone when distributed)
+  const pid_t parent = ::getpid();
+  return run_in_child(
+      [&] {
+        dist::leave_in_forked_child();       // a run is one process, outside any MPI job
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // and it ends with its parent (the forking thread is its main one)
+        if (::getppid() != parent) throw std::runtime_error("the sweep's process ended before its run started");
+        std::string note;
+        run::RunHooks hooks;
+        hooks.fit_to_data = [&](run::RunConfig& c, const datasets::TrainTest& data) {
+          c.validation_count = capped_validation(c.validation_count, data.train.count(), note);
+          cap_length(c, data.train.count() - c.validation_count, max_iterations, note);
+        };
+        hooks.annotate = [&](nlohmann::ordered_json& record) { annotate(record, note); };
+        return finish(run::run_configuration(config, hooks), note);
+      },
+      serve);
+}
+
 run::ResultsFile read_to_resume(const std::string& out) {
   run::check_writable(out);
   run::ResultsFile existing = run::read_results(out);
@@ -291,19 +303,21 @@ bool join_sweep_ranks() {
 
 bool sweep_prints() { return dist::rank() == 0; }
 
+void refuse_distributed_runs(const std::map<std::string, std::string>& base, const std::vector<SweepFactor>& factors) {
+  bool varied = false;
+  for (const auto& f : factors) varied = varied || f.key == "distributed";
+  if (base.count("distributed") || varied)
+    throw std::invalid_argument(
+        "--distributed in a sweep or design started by an MPI launcher: each of its runs trains in one "
+        "process on its rank (expected no --distributed; use it with `mpirun ... ablate run`)");
+}
+
 std::vector<SweepRow> run_sweeps(const std::vector<SweepSpec>& specs, const std::string& out, bool verbose,
                                  SweepTotals& totals) {
   for (const auto& s : specs) check_spec(s);
   const bool over_ranks = join_sweep_ranks();
   if (over_ranks)
-    for (const auto& s : specs) {
-      bool varied = false;
-      for (const auto& f : s.factors) varied = varied || f.key == "distributed";
-      if (s.base.count("distributed") || varied)
-        throw std::invalid_argument(
-            "--distributed in a sweep started by an MPI launcher: each run of a distributed sweep trains in one "
-            "process on its rank (expected no --distributed; use it with `mpirun ... ablate run`)");
-    }
+    for (const auto& s : specs) refuse_distributed_runs(s.base, s.factors);
   const std::vector<PlannedRun> runs = plan(specs);
   return over_ranks ? run_over_ranks(runs, out, verbose, totals) : run_in_this_process(runs, out, verbose, totals);
 }

@@ -20,7 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/experiments/child_process.h"
 #include "bench/run/results_reader.h"
+#include "bench/run/run_configuration.h"
 #include "bench/run/run_config.h"
 #include "bench/experiments/validation_cap.h"  // capped_validation
 #include "bench/experiments/sweep_grid.h"
@@ -53,6 +55,9 @@ run::ResultsFile read_to_resume(const std::string& out);
 bool join_sweep_ranks();
 // Whether this process prints the sweep's lines (rank 0, or no MPI job).
 bool sweep_prints();
+// Throws when the runs of a sweep or design spread over MPI ranks would be --distributed
+// themselves (in the base flags or a factor): each of them trains in one process on its rank.
+void refuse_distributed_runs(const std::map<std::string, std::string>& base, const std::vector<SweepFactor>& factors);
 
 // Reads `out` once (reporting damaged lines on stdout and removing a partial last line), then
 // runs every spec's points not already there. `verbose`: the runs print their progress (rank
@@ -60,6 +65,16 @@ bool sweep_prints();
 // ranks none; every rank gets the same totals.
 std::vector<SweepRow> run_sweeps(const std::vector<SweepSpec>& specs, const std::string& out, bool verbose,
                                  SweepTotals& totals);
+
+// Trains `config` in a forked child process as one run of a sweep or a designed experiment:
+// outside any MPI job (a distributed sweep's runs never join it) and ending with this process;
+// a validation split too large for the data capped, the length cut to `max_iterations` (> 0),
+// `note` saying what was changed. `annotate(record, note)` adds the caller's member to the
+// record; the child returns `finish(outcome, note)`. `serve` runs about every 50 ms meanwhile.
+ChildOutcome train_in_child(run::RunConfig config, std::int64_t max_iterations,
+                            const std::function<void(nlohmann::ordered_json&, const std::string&)>& annotate,
+                            const std::function<std::string(const run::RunOutcome&, const std::string&)>& finish,
+                            const std::function<void()>& serve);
 
 // --max-iterations: resolves the length on `train_count` images and cuts it to `max_iterations`
 // (> 0), adding to `note` when it did.

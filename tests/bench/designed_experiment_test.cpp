@@ -37,6 +37,7 @@ struct StandIn {
   std::map<std::string, int> seen;  // cell text -> runs so far (the repeat's noise draw)
   int disturb_first = 0;            // the first N runs of every cell: others busy, 100 s slower
 
+  std::string operator()(const Flags& a, const std::function<void()>&) { return (*this)(a); }
   std::string operator()(const Flags& a) {
     ++calls;
     if (fails(a)) throw std::runtime_error("stand-in: this configuration crashed");

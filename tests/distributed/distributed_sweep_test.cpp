@@ -3,6 +3,8 @@
 // writes exactly its 4 records (rank 0 alone writes; no duplicate, no partial line; both ranks
 // trained); an interrupted sweep (2 records and a cut third line in the file) runs only the 2
 // missing runs; a run's forked process is outside the MPI job; --distributed runs are refused.
+// A designed experiment (`ablate ablate`) likewise: its 8 runs over the ranks, 8 records each
+// naming its rank, the same totals on every rank, and a second call finds every run done.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -18,6 +20,8 @@
 #include <vector>
 
 #include "bench/experiments/child_process.h"
+#include "bench/experiments/design_runner.h"
+#include "bench/experiments/designed_experiment.h"
 #include "bench/run/results_reader.h"
 #include "bench/experiments/sweep_runner.h"
 #include "graph/distributed/communicator.h"
@@ -165,6 +169,38 @@ TEST_F(DistributedSweep, DistributedRunsInADistributedSweepAreRefused) {
     EXPECT_NE(std::string(e.what()).find("--distributed"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/refused.jsonl"));
+}
+
+TEST_F(DistributedSweep, ADesignSpreadsItsRunsOverTheRanksAndResumes) {
+  namespace ex = bench::experiments;
+  ex::DesignSpec design;
+  design.base = spec_.base;
+  design.factors = {ex::parse_vary("batch=8,16"), ex::parse_vary("precision=f32,f64")};
+  design.repeats = 2;
+  design.rerun_disturbed = 0;  // a loaded test machine must not add runs
+  const ex::DesignPlan plan = ex::plan_design(design);
+  const std::string out = dir_ + "/design.jsonl";
+  const ex::DesignTotals totals = ex::run_design(design, plan, out, ex::child_process_runner(design, false), false);
+  EXPECT_EQ(totals.runs, 8) << "rank " << rank() << " has rank 0's totals";
+  EXPECT_EQ(totals.failed, 0);
+  if (rank() == 0) {
+    const bench::run::ResultsFile f = bench::run::read_results(out);
+    ASSERT_EQ(f.records.size(), 8u);
+    EXPECT_TRUE(f.damaged.empty());
+    std::set<int> ranks;
+    std::set<std::string> runs;
+    for (const auto& r : f.records) {
+      ranks.insert(static_cast<int>(bench::run::number_of(bench::run::field(r, "design.rank"), -1)));
+      runs.insert(bench::run::field(r, "design.cell").dump() + " " + bench::run::field(r, "design.repeat").dump());
+      EXPECT_EQ(bench::run::text_of(bench::run::field(r, "status")), "completed");
+    }
+    EXPECT_EQ(runs.size(), 8u) << "every (cell, repeat) once";
+    EXPECT_EQ(ranks.size(), static_cast<std::size_t>(std::min(size(), 8))) << "every rank trained a run";
+  }
+  barrier();
+  const ex::DesignTotals again = ex::run_design(design, plan, out, ex::child_process_runner(design, false), false);
+  EXPECT_EQ(again.runs, 0);
+  EXPECT_EQ(again.skipped, 8);
 }
 
 }  // namespace
