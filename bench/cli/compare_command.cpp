@@ -70,8 +70,8 @@ std::vector<run::FlagSpec> compare_options() {
                                 "(the old one-at-a-time waterfall, whose shares depend on the factors' order)"},
       {"attribute-warmup", "N", "--attribute: untimed warm-up steps before each measurement, ablate and the real "
                                 "framework alike (default 3)"},
-      {"attribute-factors", "LIST", "--attribute: only these factors (names or flags: strategy,backend,conv-lowering,...; "
-                                    "default: every one)"},
+      {"attribute-factors", "LIST", "--attribute: only these factors, in this order (names or flags: strategy,backend,"
+                                    "conv-lowering,...; NAME=VALUE switches it to VALUE instead of its fastest; default: every one)"},
       {"rounds", "N", "--attribute: interleaved rounds; the intervals come from them (default 3)"},
       {"attribute-seconds", "X", "--attribute: timed training of each ablate measurement (default 2)"},
   };

@@ -69,18 +69,36 @@ std::vector<Measure> real_measures(const RealPeer& peer, const std::vector<PeerP
 FactorChoices choose_fastest(const run::Flags& args, const run::RunConfig& base, const std::string& framework,
                              const std::vector<std::string>& only, int rounds, double seconds, int warmup) {
   FactorChoices ch;
-  for (const AttributionFactor& f : attribution_factors())
-    if (only.empty() || std::find(only.begin(), only.end(), f.name) != only.end() ||
-        std::find(only.begin(), only.end(), f.flag) != only.end())
-      ch.factors.push_back(f);
+  std::vector<std::string> given;  // per factor, its VALUE of NAME=VALUE ("": to be chosen)
+  for (const std::string& item : only)
+    for (const AttributionFactor& f : attribution_factors())
+      if (const std::string name = item.substr(0, item.find('=')); name == f.name || name == f.flag) {
+        ch.factors.push_back(f);
+        given.push_back(item.size() > name.size() ? item.substr(name.size() + 1) : "");
+      }
+  if (only.empty()) {
+    ch.factors = attribution_factors();
+    given.assign(ch.factors.size(), "");
+  }
   const std::size_t n = ch.factors.size();
   ch.value.assign(n, "");
   ch.note.assign(n, "");
   ch.tried.assign(n, {});
   ch.not_used.assign(n, "");
+  for (std::size_t f = 0; f < n; ++f) {  // a given value: the switch's end, not measured alone
+    if (given[f].empty()) continue;
+    run::Flags with = args;
+    with.set(ch.factors[f].flag, given[f]);
+    const run::RunConfig c = run::resolve_run_config(with);  // throws: a value that does not resolve (names it)
+    if (ch.factors[f].value(c) == ch.factors[f].value(base))
+      ch.note[f] = "given as " + given[f] + ", " + framework + "'s own value: not switched";
+    else
+      ch.value[f] = given[f];
+  }
   std::vector<Measure> measures = {ablate_measure(framework + "'s own", base, seconds, warmup)};
   for (std::size_t f = 0; f < n; ++f)
     for (const std::string& v : ch.factors[f].choices) {
+      if (!given[f].empty()) break;
       try {
         run::Flags with = args;
         with.set(ch.factors[f].flag, v);
@@ -99,6 +117,7 @@ FactorChoices choose_fastest(const run::Flags& args, const run::RunConfig& base,
   const Median own = median_of(samples[0]);
   if (!own.ok()) return ch;
   for (std::size_t f = 0; f < n; ++f) {
+    if (!given[f].empty()) continue;
     std::string slower, failed;
     double best = own.value;
     for (const auto& [v, i] : ch.tried[f]) {

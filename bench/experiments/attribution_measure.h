@@ -46,7 +46,10 @@ std::vector<Measure> real_measures(const RealPeer& peer, const std::vector<PeerP
 std::string first_line(const std::string& s);
 
 // Each factor's fastest value, measured alone against the framework's own factors; `only`: the
-// factors to consider by name or flag (empty: every one).
+// factors to consider by name or flag, in that order (empty: every one, attribution_factors()'); an
+// entry NAME=VALUE takes VALUE as that factor's switch without measuring it (the same end
+// configuration in every run: an account repeated in another factor order compares like with
+// like); a VALUE that does not resolve throws, naming it.
 struct FactorChoices {
   std::vector<AttributionFactor> factors;
   std::vector<std::string> value;     // per factor, the chosen value ("" when not switched)

@@ -272,6 +272,30 @@ TEST_F(RealCli, TheShapleyAttributionSumsToTheGapWithTheSameWarmupOnBothSidesAnd
   EXPECT_HAS(slurp(dir_ / "report" / "report.md"), "| left unexplained (own factors - real) |");
 }
 
+// --attribute-factors NAME=VALUE fixes the switch's end instead of choosing it, and the list's
+// order is the account's: the same end configuration in another order is the same account.
+TEST_F(RealCli, GivenSwitchesKeepTheirValuesAndTheirOrder) {
+  place_fake_peer(peers(), "pytorch");
+  auto o = ablate(compare("caffe", "--curve-steps 0 --attribute --attribute-factors conv-lowering=omp_per_image,strategy=static "
+                                   "--rounds 2 --attribute-seconds 0.05 --report " + (dir_ / "report").string()));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.out.find("strategy=dynamic"), std::string::npos) << "a given switch is not chosen among its values\n" << o.out;
+  const auto data = nlohmann::json::parse(slurp(dir_ / "report" / "attribution_caffe.json"));
+  ASSERT_EQ(data["factors"].size(), 2u) << data.dump();
+  EXPECT_EQ(data["factors"][0]["key"], "conv lowering");
+  EXPECT_EQ(data["factors"][0]["levels"][1], "omp_per_image");
+  EXPECT_EQ(data["factors"][1]["key"], "strategy");
+  EXPECT_EQ(data["factors"][1]["levels"], nlohmann::json::array({"layerwise", "static"}));
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"strategy=", "'strategy=' gives no value after '='"},
+           {"strategy,conv-lowering,strategy=static", "factor 'strategy' is named twice"},
+           {"backend=nonesuch", "backend=nonesuch: expected one of"}}) {
+    auto bad = ablate(compare("caffe", "--curve-steps 0 --attribute --attribute-seconds 0.05 --attribute-factors " + flags));
+    EXPECT_NE(bad.exit_code, 0) << flags;
+    EXPECT_HAS(bad.err, message);
+  }
+}
+
 TEST_F(RealCli, AFailedRealSampleIsShownNotDropped) {
   place_fake_peer(peers(), "pytorch", "fail");
   auto o = ablate(compare("caffe", "--curve-steps 0 --attribute --attribute-factors strategy --rounds 2 --attribute-seconds 0.05"));
