@@ -8,6 +8,7 @@
 #include "bench/experiments/compare_budget.h"
 #include "bench/experiments/peer_runner.h"
 #include "bench/experiments/sample_median.h"
+#include "bench/run/cpu_disturbance.h"
 #include "bench/run/text_format.h"
 
 namespace ablate::bench::experiments {
@@ -16,17 +17,35 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 
 std::vector<std::vector<double>> interleaved_samples(std::vector<Measure>& measures, int rounds, const std::string& stage) {
   std::vector<std::vector<double>> samples(measures.size());
+  int kept_disturbed = 0;
   for (int r = 0; r < rounds; ++r) {
     std::printf("  %s round %d/%d:", stage.c_str(), r + 1, rounds);
     for (std::size_t i = 0; i < measures.size(); ++i) {
       std::fflush(stdout);
-      const double s = measures[i].sample();
+      double s = kFailedSample;
+      bool disturbed = false;
+      for (int attempt = 0; attempt < 2; ++attempt) {  // a disturbed sample is taken once more
+        const run::CpuCounters before = run::read_cpu_counters();
+        s = measures[i].sample();
+        const run::Disturbance d = run::disturbance_between(before, run::read_cpu_counters());
+        disturbed = s > 0 && run::is_disturbed(d, run::disturbed_above());
+        if (!disturbed) break;
+        if (attempt == 0) {
+          std::printf(" %s DISTURBED (%s), again:", measures[i].label.c_str(), run::disturbance_text(d).c_str());
+          std::fflush(stdout);
+        }
+      }
+      kept_disturbed += disturbed;
       samples[i].push_back(s > 0 ? s : kFailedSample);
-      std::printf(" %s %s%s", measures[i].label.c_str(), s > 0 ? run::fmt("%.0f", s).c_str() : "FAILED",
-                  i + 1 < measures.size() ? "," : "");
+      std::printf(" %s %s%s%s", measures[i].label.c_str(), s > 0 ? run::fmt("%.0f", s).c_str() : "FAILED",
+                  disturbed ? " DISTURBED" : "", i + 1 < measures.size() ? "," : "");
     }
     std::printf(" (images/s)\n");
   }
+  if (kept_disturbed > 0)
+    std::printf("  %s: %d sample(s) still DISTURBED when taken again (others used more than %.2f cores): kept, "
+                "marked above\n",
+                stage.c_str(), kept_disturbed, run::disturbed_above());
   return samples;
 }
 

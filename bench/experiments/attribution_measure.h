@@ -30,7 +30,9 @@ struct Measure {
 };
 
 // Every measure once per round, in order, `rounds` times, printing each round's line; per
-// measure its samples (images/s or kFailedSample), one per round.
+// measure its samples (images/s or kFailedSample), one per round. A sample during which other
+// processes used more than --disturbed-above cores (bench/run/cpu_disturbance.h) is taken once
+// more; if that one is disturbed too it is kept, marked DISTURBED in the line, and counted.
 std::vector<std::vector<double>> interleaved_samples(std::vector<Measure>& measures, int rounds, const std::string& stage);
 
 // ablate with `config`: `seconds` of timed training after `warmup` untimed steps, in its own process.

@@ -10,11 +10,13 @@
 
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "bench/experiments/attribution_measure.h"
 #include "bench/run/cpu_disturbance.h"
 #include "bench/run/disturbance_log.h"
 #include "bench/run/resource_monitor.h"
@@ -196,6 +198,37 @@ TEST_F(DisturbanceCli, CompareFlagsADisturbedRunAndSaysWhetherQuietCame) {
   std::getline(in, line);
   const nlohmann::json d = nlohmann::json::parse(line)["metrics"]["disturbance"];
   EXPECT_EQ(d["disturbed_above"], 0.3) << "the forked run's record follows compare's threshold";
+}
+
+// compare --attribute's rounds: a sample during which another process was busy is taken once
+// more and the quiet second take kept. Needs a quiet host to tell the neighbour from the rest:
+// skipped when others already use more than the threshold.
+TEST(CpuDisturbance, AnAttributionSampleTakenWhileOthersWereBusyIsTakenAgain) {
+  const CpuCounters start = read_cpu_counters();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  if (is_disturbed(disturbance_between(start, read_cpu_counters()), disturbed_above()))
+    GTEST_SKIP() << "the host is busy: a quiet sample cannot be told from a disturbed one";
+  std::shared_ptr<BusyChild> neighbour;
+  int calls = 0;
+  std::vector<experiments::Measure> measures(1);
+  measures[0].label = "busy-neighbour";
+  measures[0].sample = [&] {
+    if (++calls == 1) {  // the first take: a neighbour spins, still running when it ends
+      neighbour = std::make_shared<BusyChild>();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+      return 100.0;
+    }
+    neighbour.reset();  // the second take: the neighbour is gone
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return 200.0;
+  };
+  ::testing::internal::CaptureStdout();
+  const auto samples = experiments::interleaved_samples(measures, 1, "test");
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(calls, 2) << out;
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0], std::vector<double>{200.0}) << "the second take is the sample\n" << out;
+  EXPECT_NE(out.find("busy-neighbour DISTURBED (others used"), std::string::npos) << out;
 }
 
 }  // namespace
