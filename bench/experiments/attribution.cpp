@@ -24,33 +24,22 @@ AttributionOptions attribution_options(const run::Flags& args) {
   if (o.method != "shapley" && o.method != "greedy")
     throw std::invalid_argument("--attribute-method " + o.method + ": expected shapley (the default) or greedy");
   if (args.has("attribute-factors")) {
+    const auto all = attribution_factors();
     std::string known;
-    for (const AttributionFactor& f : attribution_factors()) known += (known.empty() ? "" : ", ") + f.flag;
+    for (const AttributionFactor& f : all) known += (known.empty() ? "" : ", ") + f.flag;
     for (const std::string& item : run::split_list(args.get("attribute-factors"))) {
-      const std::string name = item.substr(0, item.find('='));
-      const auto all = attribution_factors();
-      if (std::none_of(all.begin(), all.end(), [&](const AttributionFactor& f) { return f.name == name || f.flag == name; }))
-        throw std::invalid_argument("--attribute-factors " + args.get("attribute-factors") + ": unknown factor '" + name +
-                                    "' (expected some of " + known + ")");
-      if (item.find('=') != std::string::npos && item.size() == name.size() + 1)
-        throw std::invalid_argument("--attribute-factors " + args.get("attribute-factors") + ": '" + item +
-                                    "' gives no value after '=' (NAME=VALUE switches the factor to VALUE)");
-      if (const std::string value = item.size() > name.size() ? item.substr(name.size() + 1) : ""; !value.empty()) {
-        const auto f = std::find_if(all.begin(), all.end(), [&](const AttributionFactor& a) { return a.name == name || a.flag == name; });
-        if (std::find(f->choices.begin(), f->choices.end(), value) == f->choices.end())
-          throw std::invalid_argument("--attribute-factors " + args.get("attribute-factors") + ": " + name + "=" + value +
-                                      ": expected one of " + run::join(f->choices, ", "));
-      }
-      for (const std::string& before : o.factors) {
-        const std::string other = before.substr(0, before.find('='));
-        const auto same = [&](const AttributionFactor& f) {
-          return (f.name == name || f.flag == name) && (f.name == other || f.flag == other);
-        };
-        if (std::any_of(all.begin(), all.end(), same))
-          throw std::invalid_argument("--attribute-factors " + args.get("attribute-factors") + ": factor '" + name +
-                                      "' is named twice");
-      }
-      o.factors.push_back(item);
+      const std::string list = "--attribute-factors " + args.get("attribute-factors") + ": ";
+      const std::size_t eq = item.find('=');
+      const std::string name = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+      const auto f = std::find_if(all.begin(), all.end(), [&](const AttributionFactor& a) { return a.name == name || a.flag == name; });
+      if (f == all.end()) throw std::invalid_argument(list + "unknown factor '" + name + "' (expected some of " + known + ")");
+      if (eq != std::string::npos && value.empty())
+        throw std::invalid_argument(list + "'" + item + "' gives no value after '=' (NAME=VALUE switches the factor to VALUE)");
+      if (!value.empty() && std::find(f->choices.begin(), f->choices.end(), value) == f->choices.end())
+        throw std::invalid_argument(list + name + "=" + value + ": expected one of " + run::join(f->choices, ", "));
+      if (std::any_of(o.factors.begin(), o.factors.end(), [&](const FactorRequest& r) { return r.factor.name == f->name; }))
+        throw std::invalid_argument(list + "factor '" + name + "' is named twice");
+      o.factors.push_back({*f, value});
     }
     if (o.factors.empty()) throw std::invalid_argument("--attribute-factors '': expected some of " + known);
   }

@@ -34,7 +34,7 @@ struct AttributionOptions {
   double seconds = 2;                   // timed training of each ablate measurement
   int warmup = kUntimedWarmupSteps;     // untimed steps before each measurement, both sides
   std::string method = "shapley";       // or "greedy"
-  std::vector<std::string> factors;     // --attribute-factors: names or flags to consider (empty: all)
+  std::vector<FactorRequest> factors;   // --attribute-factors, in its order (empty: all, to be chosen)
   RealOptions real;
 };
 // --rounds N, --attribute-seconds X, --attribute-warmup N, --attribute-method M,

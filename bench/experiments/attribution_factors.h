@@ -24,4 +24,11 @@ struct AttributionFactor {
 // factor whose flag is not a run flag of this build is left out.
 std::vector<AttributionFactor> attribution_factors();
 
+// One factor of --attribute-factors: NAME, or NAME=VALUE to switch it to VALUE instead of its
+// fastest value (empty: to be chosen by measurement).
+struct FactorRequest {
+  AttributionFactor factor;
+  std::string value;
+};
+
 }  // namespace ablate::bench::experiments

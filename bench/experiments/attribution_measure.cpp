@@ -86,15 +86,13 @@ std::vector<Measure> real_measures(const RealPeer& peer, const std::vector<PeerP
 }
 
 FactorChoices choose_fastest(const run::Flags& args, const run::RunConfig& base, const std::string& framework,
-                             const std::vector<std::string>& only, int rounds, double seconds, int warmup) {
+                             const std::vector<FactorRequest>& only, int rounds, double seconds, int warmup) {
   FactorChoices ch;
   std::vector<std::string> given;  // per factor, its VALUE of NAME=VALUE ("": to be chosen)
-  for (const std::string& item : only)
-    for (const AttributionFactor& f : attribution_factors())
-      if (const std::string name = item.substr(0, item.find('=')); name == f.name || name == f.flag) {
-        ch.factors.push_back(f);
-        given.push_back(item.size() > name.size() ? item.substr(name.size() + 1) : "");
-      }
+  for (const FactorRequest& r : only) {
+    ch.factors.push_back(r.factor);
+    given.push_back(r.value);
+  }
   if (only.empty()) {
     ch.factors = attribution_factors();
     given.assign(ch.factors.size(), "");

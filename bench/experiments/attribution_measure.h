@@ -48,8 +48,8 @@ std::vector<Measure> real_measures(const RealPeer& peer, const std::vector<PeerP
 std::string first_line(const std::string& s);
 
 // Each factor's fastest value, measured alone against the framework's own factors; `only`: the
-// factors to consider by name or flag, in that order (empty: every one, attribution_factors()'); an
-// entry NAME=VALUE takes VALUE as that factor's switch without measuring it (the same end
+// factors to consider, in that order (empty: every one, attribution_factors()'); one with a
+// value takes it as that factor's switch without measuring it (the same end
 // configuration in every run: an account repeated in another factor order compares like with
 // like); a VALUE that does not resolve throws, naming it.
 struct FactorChoices {
@@ -62,6 +62,6 @@ struct FactorChoices {
   std::string own_error;
 };
 FactorChoices choose_fastest(const run::Flags& args, const run::RunConfig& base, const std::string& framework,
-                             const std::vector<std::string>& only, int rounds, double seconds, int warmup);
+                             const std::vector<FactorRequest>& only, int rounds, double seconds, int warmup);
 
 }  // namespace ablate::bench::experiments
