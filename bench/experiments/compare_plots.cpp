@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/experiments/plot_script.h"
+#include "bench/experiments/window_rates.h"
 #include "bench/run/text_file.h"
 
 namespace ablate::bench::experiments {
@@ -52,13 +53,20 @@ std::string compare_json(const CompareData& d) {
   if (d.real)
     for (const RealComparison& c : *d.real)
       for (const RealPathMeasure& m : c.paths) {
-        if (m.full.completed() && m.full.images_per_s > 0)
+        if (m.full.completed() && m.full.images_per_s > 0) {
+          const RatioSpread s = ratio_spread(c.ablate.images_per_s, m.full.images_per_s, c.ablate.window_images_per_s,
+                                             m.full.window_images_per_s);
           real.push_back({{"framework", c.framework},
                           {"title", m.title},
                           {"train_s", static_cast<double>(c.ablate.iterations * c.batch) / m.full.images_per_s},
                           {"accuracy", m.full.accuracy},
                           {"images_per_s", m.full.images_per_s},
+                          {"window_images_per_s", m.full.window_images_per_s},
+                          {"ablate_window_images_per_s", c.ablate.window_images_per_s},
+                          {"ratio", s.ratio},
+                          {"ratio_interval", s.interval.ok ? Json::array({s.interval.low, s.interval.high}) : Json()},
                           {"from_ablate_initial_weights", c.same_start}});
+        }
         if (!m.losses.empty() && !c.ablate_losses.empty())
           curves.push_back({{"framework", c.framework}, {"title", m.title}, {"ablate", losses(c.ablate_losses)},
                             {"peer", losses(m.losses)}});

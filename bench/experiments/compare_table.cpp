@@ -96,6 +96,7 @@ CompareRow row_from_result(const run::RunResult& r) {
   for (const run::CurvePoint& p : r.curve) {
     if (p.test_accuracy) row.test_points.emplace_back(p.elapsed_s, *p.test_accuracy);
     row.loss_points.emplace_back(p.elapsed_s, p.loss);
+    row.progress_points.emplace_back(static_cast<double>(p.iteration), p.elapsed_s);
   }
   return row;
 }
@@ -112,6 +113,8 @@ std::string to_text(const CompareRow& r) {
   for (const auto& [t, a] : r.test_points) out << " " << t << ":" << a;
   out << "\nloss_points";
   for (const auto& [t, l] : r.loss_points) out << " " << t << ":" << l;
+  out << "\nprogress_points";
+  for (const auto& [i, t] : r.progress_points) out << " " << i << ":" << t;
   out << "\n";
   return out.str();
 }
@@ -143,6 +146,7 @@ void read_measurements(const std::string& text, CompareRow& r) {
   r.framework_test_s = num("framework_test_s");
   r.test_points = pairs(v["test_points"]);
   r.loss_points = pairs(v["loss_points"]);
+  r.progress_points = pairs(v["progress_points"]);
 }
 
 std::string text_table(const CompareSummary& s, const std::vector<CompareRow>& rows) {

@@ -33,6 +33,9 @@ struct CompareRow {
   // The training loss over time: (uniform training seconds, the loss of that step), every point
   // of the run's curve (step 1 and every --curve-every-th step).
   std::vector<std::pair<double, double>> loss_points;
+  // The same points as (iterations done, uniform training seconds): the speed within the run
+  // (window_rates.h), which `--with-peers` and `--with-real` state beside their ratios.
+  std::vector<std::pair<double, double>> progress_points;
 
   bool measured() const { return state == "completed" || state == "diverged"; }
 };

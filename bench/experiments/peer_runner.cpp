@@ -11,6 +11,7 @@
 #include "bench/experiments/child_process.h"
 #include "bench/experiments/peer_process.h"
 #include "bench/experiments/validation_cap.h"
+#include "bench/experiments/window_rates.h"
 #include "bench/run/text_format.h"
 #include "datasets/dataset_registry.h"
 #include "datasets/idx_writer.h"
@@ -78,6 +79,8 @@ PeerMeasure parse_peer_output(const std::string& output, int exit_code, const st
     if (v.count("cpu_util")) m.cpu_util = std::stod(v["cpu_util"]);
     if (v.count("blas")) m.blas = v["blas"];
     if (v.count("onednn")) m.onednn = v["onednn"];
+    if (v.count("window_images_per_s"))
+      for (const std::string& rate : run::split_list(v["window_images_per_s"], true)) m.window_images_per_s.push_back(std::stod(rate));
   } catch (const std::exception&) {
     m.reason = who + "'s peer_result line has a malformed number: " + line;
     return m;
@@ -199,6 +202,7 @@ AblateMeasure ablate_measure(const run::RunConfig& config, const CompareRow& row
   a.images_per_s = static_cast<double>(row.iterations_done * config.batch) / row.uniform_train_s;
   a.accuracy = row.accuracy;
   a.peak_rss_bytes = row.peak_rss_bytes;
+  a.window_images_per_s = window_rates(row.progress_points, config.batch);
   return a;
 }
 

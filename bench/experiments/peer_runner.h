@@ -32,6 +32,7 @@ struct PeerMeasure {
   std::string framework;         // the result line's first key: torch, tensorflow, theano
   std::string version, precision;
   std::string blas, onednn;      // the result line's blas= and onednn= ("" when it does not say)
+  std::vector<double> window_images_per_s;  // window_images_per_s=: equal runs of the timed steps
 
   bool completed() const { return state == "completed"; }
 };
@@ -48,6 +49,7 @@ struct AblateMeasure {
   int threads = 0;
   double images_per_s = 0, accuracy = 0;
   std::int64_t peak_rss_bytes = 0, iterations = 0;
+  std::vector<double> window_images_per_s;  // window_rates.h, from the row's progress points
 };
 
 // ablate's side of a comparison row: the configuration's backend, precision and threads, and

@@ -1,5 +1,6 @@
 // Text and Markdown of the PyTorch comparison.
 #include "bench/experiments/peer_table.h"
+#include "bench/experiments/window_rates.h"
 #include "bench/run/text_format.h"
 
 #include <cstdio>
@@ -42,8 +43,9 @@ std::string peer_ratio_line(const PeerComparison& c) {
   const PeerMeasure* p = fastest_peer(c);
   if (!c.ablate_measured || !p) return c.model + ": " + missing_peer(c);
   const AblateMeasure& a = c.ablate;
-  return c.model + ": ratio ablate/pytorch images/s " + run::fmt("%.2f", a.images_per_s / p->images_per_s) +
-         " (ablate " + a.backend + " " + thr(a.threads) + " " + run::fmt("%.0f", a.images_per_s) + " vs pytorch " +
+  const RatioSpread spread = ratio_spread(a.images_per_s, p->images_per_s, a.window_images_per_s, p->window_images_per_s);
+  return c.model + ": ratio ablate/pytorch images/s " + run::fmt("%.2f", spread.ratio) + " (" +
+         spread_text(spread, "pytorch") + ") (ablate " + a.backend + " " + thr(a.threads) + " " + run::fmt("%.0f", a.images_per_s) + " vs pytorch " +
          thr(p->threads) + " " + run::fmt("%.0f", p->images_per_s) + "); accuracy " + run::fmt("%.4f", a.accuracy) +
          " vs " + run::fmt("%.4f", p->accuracy) + " (difference " + run::fmt("%.2f", 100 * (a.accuracy - p->accuracy)) +
          " points)";

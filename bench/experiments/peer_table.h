@@ -1,8 +1,10 @@
 // The lines `ablate compare --with-peers` prints per model, and the report's section: ablate's
 // images/s, accuracy and peak RSS, PyTorch's at each thread count, and the ratio line
-//   lenet: ratio ablate/pytorch images/s 1.75 (ablate openblas 2 thr 6553 vs pytorch 1 thr 3744);
-//          accuracy 0.8812 vs 0.8790 (difference 0.22 points)          (one line)
-// comparing each side at its faster thread count (ablate's side has one: the run's). A recipe
+//   lenet: ratio ablate/pytorch images/s 1.75 (95% [1.52, 1.98] over 8 and 8 windows; per window
+//          ablate 5120-6900, pytorch 3600-3800 images/s) (ablate openblas 2 thr 6553 vs pytorch
+//          1 thr 3744); accuracy 0.8812 vs 0.8790 (difference 0.22 points)          (one line)
+// comparing each side at its faster thread count (ablate's side has one: the run's), with the
+// spread of the speed within each run beside the ratio (window_rates.h). A recipe
 // PyTorch cannot reproduce prints `peer: not comparable (<reason>)`, never a number.
 #pragma once
 

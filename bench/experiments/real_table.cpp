@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "bench/experiments/window_rates.h"
 #include "bench/run/text_format.h"
 
 namespace ablate::bench::experiments {
@@ -10,11 +11,11 @@ namespace ablate::bench::experiments {
 namespace {
 
 // The cells of one side, in the order of kHead; "" where a side has no such figure.
-using Cells = std::vector<std::string>;
-const Cells kHead = {"framework", "side", "accuracy", "points", "curve: largest relative", "images/s", "ratio",
+using RowCells = std::vector<std::string>;
+const RowCells kHead = {"framework", "side", "accuracy", "points", "curve: largest relative", "images/s", "ratio",
                      "peak RSS", "mean CPU"};
 
-Cells ablate_cells(const RealComparison& c) {
+RowCells ablate_cells(const RealComparison& c) {
   const AblateMeasure& a = c.ablate;
   return {c.framework, "ablate " + a.backend + " " + a.precision + " " + std::to_string(a.threads) + " thr",
           run::fmt("%.4f", a.accuracy), "", "", run::fmt("%.0f", a.images_per_s), "", run::mib_text(a.peak_rss_bytes),
@@ -28,7 +29,11 @@ std::string curve_cell(const RealComparison& c, const RealPathMeasure& m) {
   return curve_text(m.curve);
 }
 
-Cells real_cells(const RealComparison& c, const RealPathMeasure& m) {
+RatioSpread speed_spread(const RealComparison& c, const PeerMeasure& p) {
+  return ratio_spread(c.ablate.images_per_s, p.images_per_s, c.ablate.window_images_per_s, p.window_images_per_s);
+}
+
+RowCells real_cells(const RealComparison& c, const RealPathMeasure& m) {
   const PeerMeasure& p = m.full;
   if (!p.completed()) return {c.framework, m.title, p.state, "", curve_cell(c, m), "", "", "", ""};
   return {c.framework,
@@ -37,20 +42,25 @@ Cells real_cells(const RealComparison& c, const RealPathMeasure& m) {
           run::fmt("%+.2f", 100 * (c.ablate.accuracy - p.accuracy)),
           curve_cell(c, m),
           run::fmt("%.0f", p.images_per_s),
-          p.images_per_s > 0 ? run::fmt("%.2f", c.ablate.images_per_s / p.images_per_s) : "",
+          p.images_per_s > 0 ? ratio_cell(speed_spread(c, p)) : "",
           run::mib_text(p.peak_rss_bytes),
           p.cpu_util >= 0 ? run::fmt("%.2f", p.cpu_util) : "?"};
 }
 
 // Every line that explains a row: the stand-in, a missing peer, a recipe the peer cannot
-// reproduce, a failure, a curve without a number.
+// reproduce, a failure, the spread beside a ratio, a curve without a number.
 std::vector<std::string> notes(const RealComparison& c) {
   std::vector<std::string> out;
   if (!c.peer_note.empty()) out.push_back(c.framework + ": " + c.peer_note);
   if (!c.ablate_curve_problem.empty()) out.push_back(c.framework + ": no curve check: " + c.ablate_curve_problem);
   for (const auto& m : c.paths) {
-    if (!m.full.completed()) out.push_back(c.framework + ": " + m.title + " " + m.full.state + ": " + m.full.reason);
-    else if (c.curve_steps > 0 && c.ablate_curve_problem.empty() && !m.curve.measured())
+    if (!m.full.completed()) {
+      out.push_back(c.framework + ": " + m.title + " " + m.full.state + ": " + m.full.reason);
+      continue;
+    }
+    if (c.ablate_measured && m.full.images_per_s > 0)
+      out.push_back(c.framework + ": ratio to " + m.title + ": " + spread_text(speed_spread(c, m.full), "real"));
+    if (c.curve_steps > 0 && c.ablate_curve_problem.empty() && !m.curve.measured())
       out.push_back(c.framework + ": " + m.title + " curve: " + m.curve.problem);
   }
   return out;
@@ -64,8 +74,8 @@ std::string peer_title(const RealComparison& c) {
 
 // ablate's row when it ran, then each real path's; a peer that did not run is one row whose
 // third cell holds its state and note (the text table lets it run on).
-std::vector<Cells> rows(const RealComparison& c) {
-  std::vector<Cells> out;
+std::vector<RowCells> rows(const RealComparison& c) {
+  std::vector<RowCells> out;
   if (c.ablate_measured) out.push_back(ablate_cells(c));
   if (c.state != "compared") out.push_back({c.framework, peer_title(c), c.state + ": " + c.note});
   for (const auto& m : c.paths) out.push_back(real_cells(c, m));
@@ -98,13 +108,14 @@ std::string start_sentence(const std::vector<RealComparison>& comparisons) {
 
 const char* kLegend =
     "points: ablate's accuracy minus the real one's, in percentage points; ratio: ablate's training images/s over "
-    "the real one's; mean CPU: cores busy (ablate over its run, the real framework over its timed steps)";
+    "the real one's, with its 95% interval over the speed windows of the two runs (the notes give each side's "
+    "slowest and fastest window; ~: the interval holds 1, within the windows' spread); mean CPU: cores busy (ablate over its run, the real framework over its timed steps)";
 
 }  // namespace
 
 std::string real_text(const std::vector<RealComparison>& comparisons) {
-  const std::vector<std::size_t> w = {11, 27, 9, 7, 26, 9, 6, 9, 8};
-  auto line = [&](const Cells& cells) {
+  const std::vector<std::size_t> w = {11, 27, 9, 7, 26, 9, 19, 9, 8};
+  auto line = [&](const RowCells& cells) {
     std::string s;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const std::string& v = cells[i];
@@ -120,7 +131,7 @@ std::string real_text(const std::vector<RealComparison>& comparisons) {
   const std::string head = line(kHead);
   out << head << std::string(head.size() - 1, '-') << "\n";
   for (const auto& c : comparisons)
-    for (const Cells& r : rows(c)) out << line(r);
+    for (const RowCells& r : rows(c)) out << line(r);
   for (const auto& c : comparisons)
     for (const std::string& n : notes(c)) out << "  " << n << "\n";
   out << curve_sentence(comparisons) << ".\n";
@@ -139,7 +150,7 @@ std::string real_markdown(const std::vector<RealComparison>& comparisons) {
   for (const auto& h : kHead) out << " " << h << " |";
   out << "\n|---|---|---:|---:|---|---:|---:|---:|---:|\n";
   for (const auto& c : comparisons)
-    for (const Cells& r : rows(c)) {
+    for (const RowCells& r : rows(c)) {
       out << "|";
       for (std::size_t i = 0; i < kHead.size(); ++i) out << (i < r.size() && !r[i].empty() ? " " + r[i] + " |" : " |");
       out << "\n";

@@ -16,6 +16,7 @@ import argparse
 import gzip
 import resource
 import struct
+import time
 
 import numpy as np
 
@@ -204,6 +205,8 @@ def recipe_arguments(ap):
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--warmup", type=int, default=3, help="untimed steps first (recipe mode: part of --iterations)")
     ap.add_argument("--iterations", type=int, default=30)
+    ap.add_argument("--windows", type=int, default=8,
+                    help="report the images/s of this many equal runs of the timed steps (window_images_per_s=)")
     ap.add_argument("--lr", "--base-lr", dest="base_lr", type=float, default=0.01)
     ap.add_argument("--seed", type=int, default=1)
     g = ap.add_argument_group("recipe mode")
@@ -258,10 +261,50 @@ def new_parser(doc):
     return argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
-def result_line(framework, version, args, warmup, images_per_s, accuracy, **more):
-    """The `peer_result` line ablate parses (bench/peer_runner.cpp parse_peer_output)."""
+class StepClock:
+    """The clock of the timed training steps, those after the warm-up ones: wall and process CPU
+    seconds, and the images/s of each of --windows equal runs of them (the last run takes the
+    remainder), so that ablate can state how the speed moved within the run beside its ratio.
+    Call step_started(i) before step i and step_done(i) after it (i from 0)."""
+
+    def __init__(self, args):
+        self.batch = args.batch
+        self.warmup = min(args.warmup, args.iterations // 2)
+        self.steps = args.iterations - self.warmup
+        windows = max(1, min(getattr(args, "windows", 1), self.steps))
+        self.ends = [self.warmup + (w + 1) * self.steps // windows for w in range(windows)]
+        self.marks = []  # (steps done, wall seconds) at each window's end
+        self.t0, self.cpu0 = time.perf_counter(), time.process_time()
+
+    def step_started(self, i):
+        if i == self.warmup:
+            self.t0, self.cpu0 = time.perf_counter(), time.process_time()
+
+    def step_done(self, i):
+        if i + 1 in self.ends:
+            self.marks.append((i + 1, time.perf_counter()))
+
+    def stop(self):
+        """Ends the timed steps: sets seconds, images_per_s, cpu_util (cores busy) and
+        window_images_per_s (a comma-separated list for the result line)."""
+        self.seconds = time.perf_counter() - self.t0
+        self.images_per_s = self.steps * self.batch / self.seconds if self.seconds > 0 else 0.0
+        self.cpu_util = (time.process_time() - self.cpu0) / self.seconds if self.seconds > 0 else 0.0
+        rates, (done, t) = [], (self.warmup, self.t0)
+        for end, at in self.marks:
+            if at > t:
+                rates.append((end - done) * self.batch / (at - t))
+            done, t = end, at
+        self.window_images_per_s = ",".join(f"{r:.1f}" for r in rates)
+        return self
+
+
+def result_line(framework, version, args, clock, accuracy, **more):
+    """The `peer_result` line ablate parses (bench/peer_runner.cpp parse_peer_output), with the
+    timed steps' figures from the stopped StepClock."""
     fields = [f"{framework}={version}", f"threads={args.threads}", f"batch={args.batch}",
-              f"iterations={args.iterations}", f"warmup={warmup}", f"images_per_s={images_per_s:.1f}",
-              f"accuracy={accuracy:.6f}", f"peak_rss_bytes={peak_rss_bytes()}", f"precision={args.precision}"]
+              f"iterations={args.iterations}", f"warmup={clock.warmup}", f"images_per_s={clock.images_per_s:.1f}",
+              f"accuracy={accuracy:.6f}", f"peak_rss_bytes={peak_rss_bytes()}", f"precision={args.precision}",
+              f"cpu_util={clock.cpu_util:.2f}", f"window_images_per_s={clock.window_images_per_s}"]
     fields += [f"{k}={v}" for k, v in more.items()]
     return "peer_result " + " ".join(fields)

@@ -7,11 +7,10 @@ the data are transformed once here, before the clock starts; a step's data time 
 indexing of its batch. images_per_s counts the steps after the warm-up ones.
 """
 import math
-import time
 
 import numpy as np
 
-from peer_common import NotComparable, Transform, batch_indices, read_idx, read_images, test_batches
+from peer_common import NotComparable, StepClock, Transform, batch_indices, read_idx, read_images, test_batches
 
 
 class Data:
@@ -54,34 +53,25 @@ def run_dtype(args):
     return np.float64 if args.precision == "f64" else np.float32
 
 
-class Timing:
-    """The timed steps: images/s, and cpu_util = process CPU seconds / wall seconds (cores busy)."""
-
-    def __init__(self, warmup, seconds, steps, batch, cpu_seconds=0.0):
-        self.warmup, self.seconds = warmup, seconds
-        self.images_per_s = steps * batch / seconds if seconds > 0 else 0.0
-        self.cpu_util = cpu_seconds / seconds if seconds > 0 else 0.0
-
-
 def train(args, data, step):
     """Runs step(batch indices, iteration) -> loss over --iterations batches (the step takes
     its batch from data by the indices, as the real script does); prints the loss lines if
-    asked; returns the Timing. A non-finite loss ends the run, as ablate's 'diverged'."""
+    asked; returns the stopped StepClock (peer_common). A non-finite loss ends the run, as
+    ablate's 'diverged'."""
     shuffle = args.shuffle and not args.no_random
     batches = batch_indices(data.train.shape[0], args.batch, shuffle, np.random.RandomState(args.seed))
     print_loss = args.print_loss or args.no_random
-    warmup = min(args.warmup, args.iterations // 2)
-    t0, cpu0 = time.perf_counter(), time.process_time()
+    clock = StepClock(args)
     for i in range(args.iterations):
-        if i == warmup:
-            t0, cpu0 = time.perf_counter(), time.process_time()
+        clock.step_started(i)
         idx = next(batches)
         loss = float(step(idx, i))
+        clock.step_done(i)
         if print_loss:
             print(f"peer_loss {i + 1} {loss:.17g}", flush=True)
         if not math.isfinite(loss):
             raise SystemExit(f"peer: loss is {loss} at iteration {i}")
-    return Timing(warmup, time.perf_counter() - t0, args.iterations - warmup, args.batch, time.process_time() - cpu0)
+    return clock.stop()
 
 
 def test_accuracy(args, data, predict):

@@ -20,14 +20,14 @@ ends it with exit status 3 and the last line `peer_not_comparable: <the feature>
 With --init-checkpoint FILE --no-random (`ablate compare --with-real`'s curve check) it starts
 from ablate's weights (the same layouts as torch.nn), switches dropout and shuffling off and
 prints `peer_loss STEP LOSS` for every step (bench/peers/README.md). The result line adds
-cpu_util= (process CPU seconds over wall seconds of the timed steps) and init=ablate|pytorch.
+cpu_util= (process CPU seconds over wall seconds of the timed steps), window_images_per_s= (the
+images/s of --windows equal runs of the timed steps) and init=ablate|pytorch.
 Run it with Debian's interpreter (torch 1.13) or the PyTorch environment's (torch 2.x); ablate
 chooses with --peer-python. Both lines end with the libraries this torch computes with:
 blas=<BLAS_INFO of torch.__config__.show(): mkl, open, ...> onednn=<its version, or off>.
 """
 import argparse
 import re
-import resource
 import sys
 import time
 
@@ -35,19 +35,19 @@ import numpy as np
 import torch
 
 from ablate_model import NotComparable, build, parse_model
-from peer_common import comparison_arguments, exit_status, recipe_arguments
+from peer_common import StepClock, comparison_arguments, exit_status, recipe_arguments, result_line
 from recipe import Transform, Updater, read_images, read_idx
 
 
 def libraries():
-    """`blas=mkl onednn=3.13.3`: the BLAS torch was built with and its oneDNN (MKL-DNN)
+    """{blas: mkl, onednn: 3.13.3}: the BLAS torch was built with and its oneDNN (MKL-DNN)
     version, `off` when torch cannot use it here (torch.__config__.show())."""
     config = torch.__config__.show()
     blas = re.search(r"BLAS_INFO=([^,\s]+)", config)
     onednn = re.search(r"(?:MKL-DNN|oneDNN)[^\n]*? v([0-9][0-9.]*)", config)
     available = torch.backends.mkldnn.is_available()
-    return (f"blas={blas.group(1) if blas else 'unknown'} "
-            f"onednn={(onednn.group(1) if onednn else 'unknown') if available else 'off'}")
+    return {"blas": blas.group(1) if blas else "unknown",
+            "onednn": (onednn.group(1) if onednn else "unknown") if available else "off"}
 
 
 def speed_mode(args, shape, classes, layers):
@@ -81,7 +81,7 @@ def speed_mode(args, shape, classes, layers):
     seconds = time.perf_counter() - t0
     on = f" device=cuda gpu={torch.cuda.get_device_name(device).replace(' ', '_')}" if device.type == "cuda" else ""
     print(f"torch={torch.__version__} threads={args.threads} batch={args.batch} "
-          f"images_per_s={args.iterations * args.batch / seconds:.1f} {libraries()}{on}")
+          f"images_per_s={args.iterations * args.batch / seconds:.1f} {' '.join(f'{k}={v}' for k, v in libraries().items())}{on}")
 
 
 def batch_indices(n, batch, shuffle, gen):
@@ -134,25 +134,22 @@ def recipe_mode(args, shape, classes, layers):
     updater = Updater(args, built.params)
     shuffle = args.shuffle and not args.no_random
     batches = batch_indices(train_x.shape[0], args.batch, shuffle, torch.Generator().manual_seed(args.seed))
-    warmup = min(args.warmup, args.iterations // 2)
+    clock = StepClock(args)
     net.train()
-    seconds, t0, cpu0 = 0.0, None, None
     for i in range(args.iterations):
-        if i == warmup:
-            t0, cpu0 = time.perf_counter(), time.process_time()
+        clock.step_started(i)
         idx = next(batches)
         x, y = transform(train_x[idx]), train_y[idx]
         updater.zero_grad()
         loss = loss_fn(net(x), y)
         loss.backward()
         updater.step()
+        clock.step_done(i)
         if print_loss:
             print(f"peer_loss {i + 1} {float(loss):.17g}", flush=True)
         if not torch.isfinite(loss):
             raise SystemExit(f"peer: loss is {float(loss)} at iteration {i}")
-    seconds = time.perf_counter() - t0
-    cpu_util = (time.process_time() - cpu0) / seconds if seconds > 0 else 0.0
-    timed = args.iterations - warmup
+    clock.stop()
 
     net.eval()
     total = args.test_iterations * args.test_batch if args.test_iterations > 0 else test_x.shape[0]
@@ -161,11 +158,8 @@ def recipe_mode(args, shape, classes, layers):
         for start in range(0, total, args.test_batch):
             idx = torch.arange(start, min(start + args.test_batch, total)) % test_x.shape[0]
             correct += int((net(test_transform(test_x[idx])).argmax(1) == test_y[idx]).sum())
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(f"peer_result torch={torch.__version__} threads={args.threads} batch={args.batch} "
-          f"iterations={args.iterations} warmup={warmup} images_per_s={timed * args.batch / seconds:.1f} "
-          f"accuracy={correct / total:.6f} peak_rss_bytes={rss} precision={args.precision} cpu_util={cpu_util:.2f} "
-          f"init={'ablate' if args.init_checkpoint else 'pytorch'} {libraries()}")
+    print(result_line("torch", torch.__version__, args, clock, correct / total,
+                      init="ablate" if args.init_checkpoint else "pytorch", **libraries()))
 
 
 def load_initial_weights(path, built, dtype):

@@ -155,8 +155,8 @@ def run(args, tf):
               f"images_per_s={timing.images_per_s:.1f} onednn={args.onednn}")
         return
     accuracy = peer_training.test_accuracy(args, data, lambda xb: sess.run(prediction, {graph.test_x: xb}))
-    print(pc.result_line("tensorflow", tf.__version__, args, timing.warmup, timing.images_per_s, accuracy,
-                         **extra, dropout_keep=keep, cpu_util=f"{timing.cpu_util:.2f}",
+    print(pc.result_line("tensorflow", tf.__version__, args, timing, accuracy,
+                         **extra, dropout_keep=keep,
                          weight_average=args.weight_average, init="ablate" if args.init_checkpoint else "tensorflow"))
 
 

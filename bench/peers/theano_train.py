@@ -115,8 +115,8 @@ def run(args):
               f"images_per_s={timing.images_per_s:.1f}")
         return
     accuracy = peer_training.test_accuracy(args, data, predict)
-    print(pc.result_line("theano", theano.__version__, args, timing.warmup, timing.images_per_s, accuracy,
-                         cpu_util=f"{timing.cpu_util:.2f}", blas="openblas",
+    print(pc.result_line("theano", theano.__version__, args, timing, accuracy,
+                         blas="openblas",
                          init="ablate" if args.init_checkpoint else "theano", pool_gradient=args.pool_gradient,
                          compile_dir=theano.config.base_compiledir))
 

@@ -72,13 +72,22 @@ TEST(PeerTable, RatioAgainstTheFasterPyTorchThreadCount) {
   ASSERT_NE(fastest_peer(c), nullptr);
   EXPECT_EQ(fastest_peer(c)->threads, 2);
   EXPECT_EQ(peer_ratio_line(c),
-            "lenet: ratio ablate/pytorch images/s 1.75 (ablate openblas 2 thr 6553 vs pytorch 2 thr 3744); accuracy "
-            "0.8812 vs 0.8790 (difference 0.22 points)");
+            "lenet: ratio ablate/pytorch images/s 1.75 (no spread: ablate reported 0 speed windows) (ablate openblas 2 "
+            "thr 6553 vs pytorch 2 thr 3744); accuracy 0.8812 vs 0.8790 (difference 0.22 points)");
   std::string text = peer_text(c);
   EXPECT_NE(text.find("pytorch 1.13.1 1 thr: 3000 images/s, accuracy 0.5000"), std::string::npos) << text;
   std::string md = peer_markdown({c}, "ENV");
   EXPECT_NE(md.find("| lenet | caffe | pytorch 1.13.1 | 2 | 3744 | 0.8790 | 300 MiB |"), std::string::npos) << md;
   EXPECT_NE(md.find("- lenet: ratio ablate/pytorch images/s 1.75"), std::string::npos) << md;
+  // With speed windows on both sides the spread stands beside the ratio, the faster peer's.
+  c.ablate.window_images_per_s = {6000, 6500, 7000, 6700};
+  c.peers[0].window_images_per_s = {1000, 5000};
+  c.peers[1].window_images_per_s = {3700, 3800, 3750};
+  const std::string line = peer_ratio_line(c);
+  EXPECT_NE(line.find("images/s 1.75 (95% ["), std::string::npos) << line;
+  EXPECT_NE(line.find("] over 4 and 3 windows; per window ablate 6000-7000, pytorch 3700-3800 images/s) (ablate"),
+            std::string::npos)
+      << line;
 }
 
 TEST(PeerTable, NotComparablePrintsNoNumber) {

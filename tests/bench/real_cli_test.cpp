@@ -57,7 +57,7 @@ if [ $norandom = 1 ]; then
   cp "$ckpt" "$here/initial.ckpt"
   i=1; while [ $i -le $iterations ]; do echo "peer_loss $i 2.5"; i=$((i+1)); done
 fi
-echo "peer_result $fw=9.9.9 threads=$threads batch=1 iterations=$iterations warmup=0 images_per_s=1000.0 accuracy=0.500000 peak_rss_bytes=1048576 precision=f32 cpu_util=1.50"
+echo "peer_result $fw=9.9.9 threads=$threads batch=1 iterations=$iterations warmup=0 images_per_s=1000.0 accuracy=0.500000 peak_rss_bytes=1048576 precision=f32 cpu_util=1.50 window_images_per_s=900.0,1100.0"
 )";
   std::filesystem::permissions(python, std::filesystem::perms::owner_all);
 }
@@ -92,7 +92,7 @@ TEST_F(RealCli, TheTableTheCurveDifferenceAndTheInitialWeights) {
   for (const char* path : {"eigen", "onednn"}) {
     std::smatch m;
     const std::regex row(std::string("tensorflow  TensorFlow 9\\.9\\.9 \\(") + path +
-                         R"(\) +0\.5000 +([-+][0-9.]+) ([0-9.e+-]+) at step ([0-9]) +1000 +([0-9.]+) +1 MiB +1\.50)");
+                         R"(\) +0\.5000 +([-+][0-9.]+) ([0-9.e+-]+) at step ([0-9]) +1000 +([0-9.]+)( \[[0-9.]+, [0-9.]+\]( ~)?)? +1 MiB +1\.50)");
     ASSERT_TRUE(std::regex_search(o.out, m, row)) << path << "\n" << o.out;
   }
   std::smatch ablate_row;
@@ -102,6 +102,13 @@ TEST_F(RealCli, TheTableTheCurveDifferenceAndTheInitialWeights) {
   std::regex_search(o.out, eigen, std::regex(R"(\(eigen\) +0\.5000 +([-+][0-9.]+) ([0-9.e+-]+) at step ([0-9]) +1000 +([0-9.]+))"));
   EXPECT_NEAR(std::stod(eigen[1]), 100 * (std::stod(ablate_row[1]) - 0.5), 0.006);  // points
   EXPECT_NEAR(std::stod(eigen[4]), std::stod(ablate_row[2]) / 1000, 0.006);        // ratio
+  // Beside each ratio its spread over the two runs' speed windows (the fake's: 900 and 1100).
+  std::smatch spread;
+  ASSERT_TRUE(std::regex_search(o.out, spread, std::regex(R"(tensorflow: ratio to TensorFlow 9\.9\.9 \(eigen\): (.*))")))
+      << o.out;
+  EXPECT_TRUE(spread[1].str().find("per window ablate ") != std::string::npos &&
+              spread[1].str().find(", real 900-1100 images/s") != std::string::npos)
+      << spread[1];
 
   // The curve difference, recomputed from the losses of both sides (compare.json).
   const auto data = nlohmann::json::parse(slurp(dir_ / "report" / "compare.json"));
@@ -145,6 +152,10 @@ TEST_F(RealCli, TheTableTheCurveDifferenceAndTheInitialWeights) {
   EXPECT_GT(parameters, 0);
   EXPECT_HAS(o.out, "accuracy: the real run of tensorflow started from ablate's initial weights");
   EXPECT_EQ(data["real"][0]["from_ablate_initial_weights"], true);
+  EXPECT_EQ(data["real"][0]["window_images_per_s"], nlohmann::json::array({900.0, 1100.0}));
+  EXPECT_GE(data["real"][0]["ablate_window_images_per_s"].size(), 2u);
+  ASSERT_TRUE(data["real"][0]["ratio_interval"].is_array());
+  EXPECT_LE(data["real"][0]["ratio_interval"][0].get<double>(), data["real"][0]["ratio_interval"][1].get<double>());
 
   // The report: the section, and the plots where matplotlib is.
   const std::string report = slurp(dir_ / "report" / "report.md");

@@ -60,6 +60,38 @@ class BatchesTest(unittest.TestCase):
         self.assertEqual([i.tolist() for i in pc.test_batches(a, 6)], [[0, 1, 2, 3], [4, 5, 0, 1]])
 
 
+class StepClockTest(unittest.TestCase):
+    def test_windows_split_the_timed_steps_and_their_rates_come_from_the_clock(self):
+        """10 steps, 2 of them warm-up, 4 windows of 2 steps; step i takes i + 1 seconds on a
+        fake clock, so window w (steps 2w+2, 2w+3) takes 4w + 7 seconds for 2 batches of 5."""
+        now = [0.0]
+        real = pc.time.perf_counter
+        pc.time.perf_counter = lambda: now[0]
+        try:
+            clock = pc.StepClock(argparse.Namespace(batch=5, warmup=2, iterations=10, windows=4))
+            for i in range(10):
+                clock.step_started(i)
+                now[0] += i + 1
+                clock.step_done(i)
+            clock.stop()
+        finally:
+            pc.time.perf_counter = real
+        self.assertEqual(clock.steps, 8)
+        self.assertAlmostEqual(clock.seconds, sum(range(3, 11)))
+        self.assertAlmostEqual(clock.images_per_s, 8 * 5 / sum(range(3, 11)))
+        rates = [float(r) for r in clock.window_images_per_s.split(",")]
+        self.assertEqual(len(rates), 4)
+        for w, r in enumerate(rates):
+            self.assertAlmostEqual(r, 10 / (4 * w + 7), places=1)
+
+    def test_fewer_timed_steps_than_windows_give_one_window_a_step(self):
+        clock = pc.StepClock(argparse.Namespace(batch=1, warmup=0, iterations=3, windows=8))
+        for i in range(3):
+            clock.step_started(i)
+            clock.step_done(i)
+        self.assertEqual(len(clock.stop().marks), 3)
+
+
 class PolicyTest(unittest.TestCase):
     def test_each_policy_at_known_iterations(self):
         a = argparse.Namespace(base_lr=0.1, gamma=0.5, power=0.75, stepsize=10, stepvalues="5,8", lr_policy="")
