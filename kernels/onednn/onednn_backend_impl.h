@@ -1,5 +1,6 @@
 // OnednnBackend: the backend that runs the heavy ops as oneDNN 2.6 primitives (convolution,
-// pooling, LRN, eltwise (relu, tanh, sigmoid, GELU), inner product, softmax, log-softmax) and
+// pooling, LRN, eltwise (relu, tanh, sigmoid, GELU), inner product, softmax, log-softmax,
+// batched matmul) and
 // GEMM as dnnl_sgemm, the library behind Intel's optimised TensorFlow/Caffe/PyTorch CPU builds
 // ("MKL-class" math). Everything else (losses' label handling, dropout masks, batch
 // normalisation, elementwise ops, optimizer updates) is CpuBackend's shared OpenMP loops.
@@ -86,6 +87,11 @@ class OnednnBackend : public cpu::CpuBackend {
   void lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                          Tensor& dx, const LrnParams& p) override;
   void softmax_forward_impl(const Tensor& x, Tensor& y) override;
+  // f32: y = s x, then the softmax primitive in place on [rows, K] (onednn_softmax.cpp).
+  void softmax_last_forward_impl(const Tensor& x, double scale, Tensor& y) override;
+  // f32: one matmul primitive over the batch (onednn_matmul.cpp); f64: one GEMM per item.
+  void batched_gemm_impl(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,
+                         Tensor& c) override;
   void log_softmax_forward_impl(const Tensor& x, Tensor& y) override;
   void log_softmax_backward_impl(const Tensor& y, const Tensor& dy, Tensor& dx) override;
   void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda,

@@ -1,6 +1,17 @@
 // Fully connected layers (Caffe's InnerProduct, Torch's nn.Linear) on oneDNN's inner
 // product primitive: y [N,O] = x [N,I] w^T + bias, w [O,I]; backward data dx = dy w;
 // backward weights dw = dy^T x, dbias = sum over N of dy.
+//
+// Backward weights over many rows and few weights (a transformer's projections: N = batch x
+// tokens = 2048 rows for a 64x64 weight) leaves the primitive's threads idle, since there is
+// little output to split: the N rows are cut into chunks of kReductionChunk, each chunk's
+// dy_c^T x_c one single-threaded dnnl_sgemm, the chunks spread over the threads, and their
+// products summed in chunk order (so the result does not depend on the thread count).
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/cpu/bias_loops.h"
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
 
@@ -28,6 +39,36 @@ dnnl::inner_product_forward::primitive_desc forward_pd(const LinearShape& s, con
                                                               f32_md(s.bias, tag::x), dst)
                           : dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, src, weights, dst);
   return dnnl::inner_product_forward::primitive_desc(desc, attr, engine);
+}
+
+constexpr std::int64_t kReductionChunk = 1024;
+
+// Chunked when there are at least two chunks and dw is small (at most 256 x 256: a larger one
+// gives the primitive output enough to split).
+bool chunked_reduction(std::int64_t n, std::int64_t in, std::int64_t out, int threads) {
+  return threads > 1 && n >= 2 * kReductionChunk && in * out <= 256 * 256;
+}
+
+// dw [O,I] = sum over the chunks c of dy_c^T [O, rows] x_c [rows, I].
+void chunked_backward_weights(int threads, std::int64_t n, std::int64_t in, std::int64_t out, const float* x,
+                              const float* dy, float* dw) {
+  const std::int64_t chunks = (n + kReductionChunk - 1) / kReductionChunk, size = in * out;
+  std::vector<float> partial(static_cast<std::size_t>(chunks * size));
+  bool failed = false;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(|| : failed)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::int64_t first = c * kReductionChunk, rows = std::min(kReductionChunk, n - first);
+    // Inside the parallel region dnnl_sgemm runs on the calling thread alone.
+    failed = failed || dnnl_sgemm('T', 'N', out, in, rows, 1.f, dy + first * out, out, x + first * in, in, 0.f,
+                                  partial.data() + c * size, in) != dnnl_success;
+  }
+  if (failed) throw std::runtime_error("dnnl_sgemm of a backward-weights chunk failed");
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t i = 0; i < size; ++i) {
+    float sum = 0;
+    for (std::int64_t c = 0; c < chunks; ++c) sum += partial[c * size + i];
+    dw[i] = sum;
+  }
 }
 
 }  // namespace
@@ -74,6 +115,11 @@ void OnednnBackend::linear_backward_data_impl(const Tensor& dy, const Tensor& w,
 
 void OnednnBackend::linear_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) {
   if (x.dtype() != DType::f32) return CpuBackend::linear_backward_weights_impl(x, dy, dw, dbias);
+  if (chunked_reduction(x.dim(0), x.dim(1), dw.dim(0), threads_)) {
+    chunked_backward_weights(threads_, x.dim(0), x.dim(1), dw.dim(0), x.data<float>(), dy.data<float>(), dw.data<float>());
+    if (!dbias.empty()) cpu::channel_bias_grad(loop_threads_, dy.data<float>(), x.dim(0), dw.dim(0), 1, dbias.data<float>());
+    return;
+  }
   LinearShape s = linear_shape(x, dw, !dbias.empty());
   CacheKey key("linear_bwd_weights");
   s.add_to(key);

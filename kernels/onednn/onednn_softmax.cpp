@@ -1,6 +1,9 @@
 // Softmax and log-softmax over the rows of x [N,K] on oneDNN's softmax and logsoftmax
 // primitives (axis 1): softmax y = exp(x) / sum_k exp(x); log-softmax y = x - log sum_k exp(x)
 // with backward dx = dy - exp(y) * sum_k dy (Torch's LogSoftMax feeding ClassNLLCriterion).
+// Attention's scaled softmax over the last axis, y = softmax(s x), is the same primitive on x
+// viewed as [rows, K] after y = s x (oneDNN 2.6's softmax has no input scale): its vectorised
+// exp is what the shared loop's scalar std::exp lacks.
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
 
@@ -32,6 +35,15 @@ void OnednnBackend::softmax_forward_impl(const Tensor& x, Tensor& y) {
     entry.add_scratchpad(engine_, pd.scratchpad_desc());
   });
   run(prim, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}});
+}
+
+void OnednnBackend::softmax_last_forward_impl(const Tensor& x, double scale, Tensor& y) {
+  if (x.dtype() != DType::f32 || x.numel() == 0) return CpuBackend::softmax_last_forward_impl(x, scale, y);
+  const std::int64_t k = x.dim(x.ndim() - 1);
+  copy_impl(x, y);
+  if (scale != 1) scale_impl(y, scale);
+  Tensor rows = y.reshaped({y.numel() / k, k});
+  softmax_forward_impl(rows, rows);  // in place
 }
 
 void OnednnBackend::log_softmax_forward_impl(const Tensor& x, Tensor& y) {

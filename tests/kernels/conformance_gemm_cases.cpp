@@ -30,11 +30,14 @@ std::vector<Case> gemm_linear_cases() {
                        r.keep("c", c, double(K));
                      }});
   }
-  for (int i = 0; i < 13; ++i) {
-    // The last is LeNet's ip1 (800 -> 500) on a batch of 8: large enough for blocked kernels.
-    bool lenet = i == 12;
-    std::int64_t N = lenet ? 8 : random_int(rng, 1, 9), I = lenet ? 800 : random_int(rng, 1, 40);
-    std::int64_t O = lenet ? 500 : random_int(rng, 1, 15);
+  for (int i = 0; i < 14; ++i) {
+    // Case 12 is LeNet's ip1 (800 -> 500) on a batch of 8: large enough for blocked kernels.
+    // Case 13 is a transformer's projection over many rows (3 chunks of the onednn backend's
+    // split reduction, the last one short: onednn_linear.cpp).
+    bool lenet = i == 12, tall = i == 13;
+    std::int64_t N = lenet ? 8 : tall ? 2 * 1024 + 77 : random_int(rng, 1, 9);
+    std::int64_t I = lenet ? 800 : tall ? 40 : random_int(rng, 1, 40);
+    std::int64_t O = lenet ? 500 : tall ? 24 : random_int(rng, 1, 15);
     bool bias = i % 2 == 0;
     std::ostringstream name;
     name << "x [" << N << ", " << I << "], w [" << O << ", " << I << "]" << (bias ? ", bias" : ", no bias");
