@@ -25,7 +25,7 @@ TEST_F(PeerCli, ComparePrintsTheRatioAndBothAccuracies) {
                   "--report " + dir_.string());
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   std::smatch m;
-  const std::regex ratio(R"(lenet: ratio ablate/pytorch images/s [0-9.]+ \(ablate openblas [0-9]+ thr [0-9]+ vs pytorch 1 thr [0-9]+\); accuracy ([0-9.]+) vs ([0-9.]+) \(difference -?[0-9.]+ points\))");
+  const std::regex ratio(R"(lenet: ratio ablate/pytorch images/s [0-9.]+ \((?:95% \[[0-9.]+, [0-9.]+\] over [0-9]+ and [0-9]+ windows; per window ablate [0-9]+-[0-9]+, pytorch [0-9]+-[0-9]+ images/s(?:; within the windows' spread)?|no spread: [a-z]+ reported [0-9]+ speed windows?)\) \(ablate openblas [0-9]+ thr [0-9]+ vs pytorch 1 thr [0-9]+\); accuracy ([0-9.]+) vs ([0-9.]+) \(difference -?[0-9.]+ points\))");
   ASSERT_TRUE(std::regex_search(o.out, m, ratio)) << o.out;
   for (int i : {1, 2}) {
     double accuracy = std::stod(m[i].str());

@@ -5,11 +5,13 @@ order, without random parts, batch 8 (rather than 128, so that both runs fit a t
 SGD with momentum 0.9 and weight decay 1e-4 at a constant rate 0.01 (ablate's torch_sgd and
 lr_policy fixed: torch.optim.SGD with dampening 0), batch normalisation in training mode.
 
-- f64, 100 steps: every step's loss agrees within 1e-6 relative (measured: 3.9e-10 at worst).
-  This seed's run has a ReLU input at step 78 that rounding can put on either side of zero: any
-  change of ablate's f64 rounding in a layer (batch norm's sums in vector lanes, say) can part the
-  curves there (4.5e-3 by step 100), and ablate's own eigen and openblas backends straddle it;
-  seeds 2-5 show no such step. Read a failure here with that in mind (kernels/cpu/batch_norm.cpp).
+- f64, 100 steps: every step's loss agrees within 1e-6 relative, from the weights of seed 5.
+  Seed 1's run has a ReLU input at step 78 that rounding can put on either side of zero: any
+  change of ablate's f64 rounding in a layer (batch norm's sums in vector lanes, say), or another
+  CPU's BLAS kernels, can part the curves there (4.5e-3 by step 100): on an AMD EPYC host it
+  agreed to 3.9e-10, on an Intel Xeon (AVX-512) it parted at step 76; seed 2 parts there by
+  4.4e-6. Seeds 3, 4 and 5 on that Xeon: 8.6e-9, 2.5e-9, 8.5e-10 at worst. Read a failure here
+  with such a step in mind before suspecting the import.
 - f32: 1e-3 relative for as long as f32 rounding lets any two implementations agree. It does not
   for 100 steps: ablate's own openblas and eigen backends part by 9e-4 at step 6 and 2e-2 by
   step 16 on this run (a rounding difference of 1e-8 grows about 1e6-fold in 100 steps of this
@@ -53,6 +55,7 @@ class OnnxCurveTest(OnnxCurveCase, unittest.TestCase):
     SCRIPT = os.path.join(REPO, "bench", "peers", "onnx", "pytorch_resnet20.py")
     NAME, DATASET, IMAGE_SHAPE = "resnet20", "cifar10", (3, 32, 32)
     FAMILY, STRATEGY = "cifar10", "static"
+    WEIGHT_SEED = 5  # seed 1 has a rounding knife-edge at step 78 (above)
 
     @classmethod
     def write_ablate_data(cls, folder, images, labels):
