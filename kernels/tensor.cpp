@@ -107,14 +107,20 @@ struct Tensor::Storage {
   Storage& operator=(const Storage&) = delete;
 };
 
-Tensor::Tensor(Shape shape, DType dtype, Allocator* allocator)
-    : shape_(std::move(shape)), numel_(shape_numel(shape_)), dtype_(dtype) {
+Tensor::Tensor(Shape shape, DType dtype, Allocator* allocator) : Tensor(uninitialized(std::move(shape), dtype, allocator)) {
+  if (storage_->allocator->device() == Device::cpu) std::memset(storage_->ptr, 0, bytes());
+}
+
+Tensor Tensor::uninitialized(Shape shape, DType dtype, Allocator* allocator) {
+  Tensor t;
+  t.shape_ = std::move(shape);
+  t.numel_ = shape_numel(t.shape_);
+  t.dtype_ = dtype;
   // bytes() must not wrap around size_t (nor the allocator's rounding up to 64).
-  if (static_cast<std::uint64_t>(numel_) > (PTRDIFF_MAX - 64) / dtype_size(dtype_))
-    throw std::length_error("tensor " + describe() + " would need more than 2^63 bytes");
-  Allocator* a = allocator ? allocator : &cpu_allocator();
-  storage_ = std::make_shared<Storage>(a, bytes());
-  if (a->device() == Device::cpu) std::memset(storage_->ptr, 0, bytes());
+  if (static_cast<std::uint64_t>(t.numel_) > (PTRDIFF_MAX - 64) / dtype_size(dtype))
+    throw std::length_error("tensor " + t.describe() + " would need more than 2^63 bytes");
+  t.storage_ = std::make_shared<Storage>(allocator ? allocator : &cpu_allocator(), t.bytes());
+  return t;
 }
 
 std::int64_t Tensor::dim(int i) const {

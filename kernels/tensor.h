@@ -56,6 +56,10 @@ class Tensor {
   Tensor() = default;
   // Allocates zero-filled storage for `shape` (from `allocator`, default cpu_allocator()).
   explicit Tensor(Shape shape, DType dtype = DType::f32, Allocator* allocator = nullptr);
+  // The same storage left as the allocator gives it (torch.empty): for a tensor an op is about
+  // to write whole. Zero-filling every output is a pass over its memory that eager execution
+  // pays per op (vit-tiny's dynamic step: a third of its time outside the ops).
+  static Tensor uninitialized(Shape shape, DType dtype, Allocator* allocator = nullptr);
 
   const Shape& shape() const { return shape_; }
   int ndim() const { return static_cast<int>(shape_.size()); }

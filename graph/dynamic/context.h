@@ -34,10 +34,11 @@ class Context {
   kernels::Backend& backend() const { return backend_; }
   kernels::Allocator& allocator() const { return allocator_; }
   kernels::Allocator& host_allocator() const { return host_allocator_; }
-  // A tensor on the backend's device from the tape's allocator (zero-filled on the host, as
-  // every kernels::Tensor).
+  // A tensor on the backend's device from the tape's allocator, its values whatever the
+  // allocator left (torch.empty): every op that asks for one writes it whole (each kernel's
+  // conformance cases start its outputs from random values, tests/kernels/conformance.h).
   kernels::Tensor empty(const kernels::Shape& shape, kernels::DType dtype) const {
-    return kernels::Tensor(shape, dtype, &allocator_);
+    return kernels::Tensor::uninitialized(shape, dtype, &allocator_);
   }
   // `host` (f32, f64 or i32, on the host) copied to the backend's device as `dtype`, from the
   // tape's allocator (a batch and its labels entering the tape).

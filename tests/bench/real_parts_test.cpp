@@ -202,7 +202,7 @@ TEST(RealTable, ANotInstalledPeerIsARowWithTheCommandAndAComparedOneHasEveryColu
   RealComparison done;
   done.framework = "tensorflow";
   done.peer = "tensorflow";
-  done.ablate = {"eigen", "f32", 2, 500, 0.85, 200 << 20, 100};
+  done.ablate = {"eigen", "f32", 2, 500, 0.85, 200 << 20, 100, {}};
   done.ablate_measured = true;
   done.ablate_cpu_util = 1.5;
   done.curve_steps = 100;
