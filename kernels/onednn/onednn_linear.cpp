@@ -6,7 +6,8 @@
 // tokens = 2048 rows for a 64x64 weight) leaves the primitive's threads idle, since there is
 // little output to split: the N rows are cut into chunks of kReductionChunk, each chunk's
 // dy_c^T x_c one single-threaded dnnl_sgemm, the chunks spread over the threads, and their
-// products summed in chunk order (so the result does not depend on the thread count).
+// products summed in chunk order (so the result is the same at 2 threads or more; one thread
+// keeps the primitive).
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
