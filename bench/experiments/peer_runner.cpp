@@ -1,6 +1,7 @@
 // The PyTorch side of `ablate compare --with-peers`: data files, arguments, runs, parsing.
 #include "bench/experiments/peer_runner.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -80,7 +81,14 @@ PeerMeasure parse_peer_output(const std::string& output, int exit_code, const st
     if (v.count("blas")) m.blas = v["blas"];
     if (v.count("onednn")) m.onednn = v["onednn"];
     if (v.count("window_images_per_s"))
-      for (const std::string& rate : run::split_list(v["window_images_per_s"], true)) m.window_images_per_s.push_back(std::stod(rate));
+      for (const std::string& rate : run::split_list(v["window_images_per_s"], true)) {
+        m.window_images_per_s.push_back(std::stod(rate));
+        if (!(m.window_images_per_s.back() > 0) || !std::isfinite(m.window_images_per_s.back())) {
+          m.window_images_per_s.clear();
+          m.reason = who + "'s peer_result line has a window rate that is not a positive number (" + rate + "): " + line;
+          return m;
+        }
+      }
   } catch (const std::exception&) {
     m.reason = who + "'s peer_result line has a malformed number: " + line;
     return m;

@@ -271,7 +271,9 @@ class StepClock:
         self.batch = args.batch
         self.warmup = min(args.warmup, args.iterations // 2)
         self.steps = args.iterations - self.warmup
-        windows = max(1, min(getattr(args, "windows", 1), self.steps))
+        if args.windows < 1:
+            raise SystemExit(f"peer: --windows {args.windows}: expected a positive number of windows")
+        windows = min(args.windows, max(1, self.steps))
         self.ends = [self.warmup + (w + 1) * self.steps // windows for w in range(windows)]
         self.marks = []  # (steps done, wall seconds) at each window's end
         self.t0, self.cpu0 = time.perf_counter(), time.process_time()

@@ -100,6 +100,9 @@ TEST(PeerOutput, ReadsTheSpeedWindows) {
   const PeerMeasure bad = parse_peer_output(line + "900,fast\n", 0);
   EXPECT_EQ(bad.state, "failed");
   EXPECT_NE(bad.reason.find("malformed number"), std::string::npos) << bad.reason;
+  const PeerMeasure zero = parse_peer_output(line + "900,0\n", 0);
+  EXPECT_EQ(zero.state, "failed");
+  EXPECT_NE(zero.reason.find("window rate that is not a positive number (0)"), std::string::npos) << zero.reason;
 }
 
 }  // namespace

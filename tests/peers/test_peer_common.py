@@ -91,6 +91,10 @@ class StepClockTest(unittest.TestCase):
             clock.step_done(i)
         self.assertEqual(len(clock.stop().marks), 3)
 
+    def test_a_window_count_below_one_is_refused_naming_it(self):
+        with self.assertRaisesRegex(SystemExit, "--windows 0: expected a positive"):
+            pc.StepClock(argparse.Namespace(batch=1, warmup=0, iterations=3, windows=0))
+
 
 class PolicyTest(unittest.TestCase):
     def test_each_policy_at_known_iterations(self):
