@@ -48,6 +48,12 @@ class Backend {
   // What the backend chose that a result should record, as (name, value): the convolution
   // mode, oneDNN's layouts, cuDNN's algorithms and workspaces.
   virtual std::vector<std::pair<std::string, std::string>> choices() const { return {}; }
+  // The channel block B of the nChw{B}c layout (kernels/tensor.h) in which this backend runs
+  // convolution and batch normalisation of `dtype` without a reorder, 0 when it has none
+  // (every backend but oneDNN's, which gives its ISA's block in f32: 16 with AVX-512, 8
+  // with AVX2). The static strategy's blocked_layout pass keeps activations in it between
+  // such ops (graph/static/passes.h); kernels/contract/layout_check.h says which ops take it.
+  virtual int channel_block(DType dtype) const { (void)dtype; return 0; }
 
   // Where a max-pooling window's gradient goes (op_params.h, PoolGradient): the first cell
   // holding the maximum (the default) or every cell equal to it (Theano). A setting of every
@@ -159,7 +165,7 @@ class Backend {
 
   // --- elementwise and reductions (any shape; same numel where two tensors meet) ---------
   void fill(Tensor& x, double value);
-  void copy(const Tensor& src, Tensor& dst);
+  void copy(const Tensor& src, Tensor& dst);  // also between channel layouts (channel_blocks.h)
   void scale(Tensor& x, double alpha);                               // x *= alpha
   void axpy(double alpha, const Tensor& x, Tensor& y);               // y += alpha x
   void axpby(double alpha, const Tensor& x, double beta, Tensor& y); // y = a x + b y
@@ -288,6 +294,9 @@ class Backend {
   virtual void nll_backward_impl(const Tensor& labels, double scale, Tensor& dlogp) = 0;
   virtual void fill_impl(Tensor& x, double value) = 0;
   virtual void copy_impl(const Tensor& src, Tensor& dst) = 0;
+  // copy between two channel layouts of one shape (kernels/channel_blocks.h); the default runs
+  // the host loops of convert_channel_layout, a backend with a faster reorder overrides it.
+  virtual void convert_channel_layout_impl(const Tensor& src, Tensor& dst);
   virtual void scale_impl(Tensor& x, double alpha) = 0;
   virtual void axpy_impl(double alpha, const Tensor& x, Tensor& y) = 0;
   virtual void axpby_impl(double alpha, const Tensor& x, double beta, Tensor& y) = 0;

@@ -168,8 +168,20 @@ const void* Tensor::raw_data() const {
 Tensor Tensor::reshaped(Shape shape) const {
   if (shape_numel(shape) != numel_)
     throw std::invalid_argument("cannot reshape " + describe() + " to " + shape_string(shape));
+  if (channel_block_ != 0 && shape != shape_)
+    throw std::invalid_argument("cannot reshape the channel-blocked " + describe() + " to " + shape_string(shape) +
+                                ": copy it to a plain tensor first");
   Tensor t = *this;
   t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::with_channel_block(int block) const {
+  if (block < 0 || (block > 0 && (ndim() != 4 || shape_[1] % block != 0)))
+    throw std::invalid_argument("a tensor " + describe() + " cannot be channel-blocked by " + std::to_string(block) +
+                                ": expected a 4-D [N, C, H, W] with C a multiple of the block");
+  Tensor t = *this;
+  t.channel_block_ = block;
   return t;
 }
 
@@ -187,6 +199,7 @@ Tensor Tensor::slice0(std::int64_t begin, std::int64_t end) const {
 Tensor Tensor::clone() const {
   if (!storage_) return {};
   Tensor t(shape_, dtype_, storage_->allocator);
+  t.channel_block_ = channel_block_;
   if (device() == Device::cpu) std::memcpy(t.raw_data(), raw_data(), bytes());
   else throw std::logic_error("Tensor::clone of a device tensor: use the backend's copy");
   return t;
@@ -235,6 +248,9 @@ template <class Dst> void convert_from(Dst* dst, const Tensor& src) {
 void Tensor::copy_from(const Tensor& src) {
   if (src.numel() != numel_)
     throw std::invalid_argument("copy of " + src.describe() + " into " + describe() + ": sizes differ");
+  if (src.channel_block() != channel_block_)
+    throw std::invalid_argument("copy of " + src.describe() + " into " + describe() +
+                                ": the channel layouts differ (Backend::copy converts them)");
   if (src.dtype() == dtype_) {
     std::memcpy(raw_data(), src.raw_data(), bytes());
     return;
@@ -247,7 +263,11 @@ void Tensor::copy_from(const Tensor& src) {
   }
 }
 
-std::string Tensor::describe() const { return std::string(dtype_name(dtype_)) + shape_string(shape_); }
+std::string Tensor::describe() const {
+  std::string s = std::string(dtype_name(dtype_)) + shape_string(shape_);
+  if (channel_block_ != 0) s += " nChw" + std::to_string(channel_block_) + "c";
+  return s;
+}
 
 void check_same_shape(const Tensor& a, const Tensor& b, const char* what) {
   if (a.shape() != b.shape())

@@ -1,6 +1,11 @@
 // Tensor: an n-dimensional array with a shape, a dtype, a device tag and 64-byte aligned
 // storage from a counting allocator. Copies share storage (like torch.Tensor and a Caffe
-// Blob's SyncedMemory); clone() makes a deep copy. Layout is row-major: NCHW for images.
+// Blob's SyncedMemory); clone() makes a deep copy. Layout is row-major: NCHW for images,
+// unless the tensor is channel-blocked (channel_block() = B > 0: oneDNN's nChw{B}c, the
+// layout Intel's MKL builds of TensorFlow passed between their ops): a 4-D [N, C, H, W] with
+// C a multiple of B stored as [N][C/B][H][W][B], element (n, c, h, w) at
+// (((n * C/B + c/B) * H + h) * W + w) * B + c % B. Same size, other order; only the ops that
+// know it (kernels/contract/layout_check.h) take such a tensor.
 #pragma once
 
 #include <cstddef>
@@ -69,6 +74,11 @@ class Tensor {
   Device device() const;
   std::size_t bytes() const { return static_cast<std::size_t>(numel_) * dtype_size(dtype_); }
   bool empty() const { return storage_ == nullptr; }
+  // 0: plain row-major; B: channel-blocked as above.
+  int channel_block() const { return channel_block_; }
+  // A view of the same storage declared in `block` layout (0: plain); throws unless block is 0
+  // or the tensor is 4-D with a channel count that is a multiple of block.
+  Tensor with_channel_block(int block) const;
   bool same_storage(const Tensor& other) const { return storage_ == other.storage_; }
 
   // Typed access; throws if T does not match dtype() or the tensor is not on the host.
@@ -77,7 +87,8 @@ class Tensor {
   void* raw_data();
   const void* raw_data() const;
 
-  // A view of the same storage with another shape of equal numel.
+  // A view of the same storage with another shape of equal numel; plain (a channel-blocked
+  // tensor reshaped is refused unless the shape stays: its order is not row-major).
   Tensor reshaped(Shape shape) const;
   // A view of rows [begin, end) along dimension 0.
   Tensor slice0(std::int64_t begin, std::int64_t end) const;
@@ -89,7 +100,7 @@ class Tensor {
   double at(std::int64_t i) const;
   void set(std::int64_t i, double value);
 
-  std::string describe() const;  // "f32[64, 1, 28, 28]"
+  std::string describe() const;  // "f32[64, 1, 28, 28]", "f32[128, 16, 32, 32] nChw16c"
 
  private:
   struct Storage;
@@ -98,6 +109,7 @@ class Tensor {
   Shape shape_;
   std::int64_t numel_ = 0;
   DType dtype_ = DType::f32;
+  int channel_block_ = 0;
   void check_type(DType wanted) const;
 };
 

@@ -90,6 +90,10 @@ void Graph::replace_uses(Value from, Value to) {
     if (v == from) v = to;
 }
 
+kernels::Tensor with_layout(const kernels::Tensor& t, const TensorType& type) {
+  return type.channel_block == 0 ? t : t.with_channel_block(type.channel_block);
+}
+
 std::string Graph::describe(Value v) const {
   const TensorType& t = type(v);
   std::string text = "'" + node(v.node).name + "'";
@@ -97,7 +101,9 @@ std::string Graph::describe(Value v) const {
     text += ':';
     text += std::to_string(v.output);
   }
-  return text + " " + kernels::dtype_name(t.dtype) + (t.opaque ? std::string("[workspace]") : kernels::shape_string(t.shape));
+  text += " " + std::string(kernels::dtype_name(t.dtype)) + (t.opaque ? std::string("[workspace]") : kernels::shape_string(t.shape));
+  if (t.channel_block != 0) text += " nChw" + std::to_string(t.channel_block) + "c";
+  return text;
 }
 
 }  // namespace ablate::graph::static_graph

@@ -22,6 +22,7 @@ struct TensorType {
   kernels::DType dtype = kernels::DType::f32;
   bool host = false;    // a host scalar f64 [1] (a loss, a gradient seed): computed on the CPU
   bool opaque = false;  // a backend workspace (pool argmax, LRN scale): sized by the backend
+  int channel_block = 0;  // set by the blocked_layout pass: the value is nChw{B}c (kernels/tensor.h)
   std::int64_t bytes() const;
 };
 
@@ -89,6 +90,9 @@ struct Use {
   int node = -1;
   int slot = 0;
 };
+
+// t declared in type's channel layout (the buffer the session or the refcount allocator gave it).
+kernels::Tensor with_layout(const kernels::Tensor& t, const TensorType& type);
 
 class Graph {
  public:

@@ -28,7 +28,9 @@ int inplace_pass(Graph& g) {
       const Node& p = g.node(v.node);
       const TensorType& t = g.type(v);
       if (p.op == OpKind::placeholder || p.op == OpKind::variable || p.op == OpKind::constant) continue;
-      if (t.host || t.opaque || t.shape != n.outputs[0].shape || t.dtype != n.outputs[0].dtype) continue;
+      if (t.host || t.opaque || t.shape != n.outputs[0].shape || t.dtype != n.outputs[0].dtype ||
+          t.channel_block != n.outputs[0].channel_block)
+        continue;
       if (fetched.count(v) || overwritten.count(v)) continue;
       // A fused chain, and add_n, read their other operands after the first write: none may be v.
       if ((n.op == OpKind::fused_elementwise || n.op == OpKind::add_n) &&

@@ -23,6 +23,11 @@
 //                       dropout mask and the activation gradient) become one fused node
 //                       whose steps run in place on one buffer (Theano's elemwise fusion
 //                       into a Composite; grappler's remapper for bias + activation)
+//   blocked_layout      activations stay in the backend's channel-blocked layout (nChw16c)
+//                       between the convolutions, batch norms and elementwise ops that run in
+//                       it, with one conversion where an op needs NCHW (TensorFlow 1.x MKL
+//                       builds' MklLayoutRewritePass and _MklToTf); only where the backend has
+//                       such a layout (oneDNN in f32), blocked_layout_pass.cpp
 //   inplace             an elementwise op that is the last reader of its input writes over
 //                       it (Theano's inplace optimizers with the destroy handler's orderings;
 //                       Caffe's in-place ReLU)
@@ -57,6 +62,8 @@ int conv_activation_fusion_pass(Graph& graph);
 // and the running max and sum carry over a block boundary in every training step.
 inline constexpr std::int64_t kAttentionBlock = 8;
 int elementwise_fusion_pass(Graph& graph);
+// Returns how many values it made channel-blocked.
+int blocked_layout_pass(Graph& graph, kernels::Backend& backend);
 int inplace_pass(Graph& graph);
 
 // The pass names: the rewrites in pipeline order, then the memory passes.

@@ -40,7 +40,9 @@ RefcountMemory::RefcountMemory(const Graph& graph, const MemoryPlan& plan, bool 
     for (int slot : chain_slots(n)) {
       const Value v = n.inputs[at(slot)];
       const TensorType& t = graph.type(v);
-      if (plan.group[at(v.node)][at(v.output)] < 0 || t.shape != n.outputs[0].shape || t.dtype != n.outputs[0].dtype) continue;
+      if (plan.group[at(v.node)][at(v.output)] < 0 || t.shape != n.outputs[0].shape || t.dtype != n.outputs[0].dtype ||
+          t.channel_block != n.outputs[0].channel_block)
+        continue;
       if (std::count(n.inputs.begin(), n.inputs.end(), v) == 1) candidates_[at(id)].push_back(slot);
     }
   }
@@ -98,7 +100,7 @@ void RefcountMemory::acquire(int id, NodeTensors& tensors, NodeIO& io) {
         continue;
       }
     }
-    out = kernels::Tensor(n.outputs[k].shape, n.outputs[k].dtype, &allocator_);
+    out = with_layout(kernels::Tensor(n.outputs[k].shape, n.outputs[k].dtype, &allocator_), n.outputs[k]);
     std::lock_guard<std::mutex> lock(mutex_);
     owned_bytes_[at(group)] = static_cast<std::int64_t>(out.bytes());
     live_bytes_ += owned_bytes_[at(group)];

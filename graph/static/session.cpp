@@ -103,11 +103,11 @@ void Session::allocate(VariableStore& store) {
       } else if (group >= 0) {
         const BufferGroup& g = plan_.groups[static_cast<std::size_t>(group)];
         const std::int64_t first = g.offset / static_cast<std::int64_t>(kernels::dtype_size(dtype));
-        out[k] = arena_.slice0(first, first + kernels::shape_numel(t.shape)).reshaped(t.shape);
+        out[k] = with_layout(arena_.slice0(first, first + kernels::shape_numel(t.shape)).reshaped(t.shape), t);
       } else if (t.opaque) {
         out[k] = kernels::Tensor();  // the backend sizes it on the first run
       } else {
-        out[k] = kernels::Tensor(t.shape, t.dtype, t.host ? nullptr : &backend_.allocator());
+        out[k] = with_layout(kernels::Tensor(t.shape, t.dtype, t.host ? nullptr : &backend_.allocator()), t);
       }
     }
   }

@@ -30,6 +30,12 @@ void Backend::copy(const Tensor& src, Tensor& dst) {
   check.allocated("src", src);
   check.allocated("dst", dst);
   check.numel("dst", dst, src.numel());
+  if (src.channel_block() != dst.channel_block()) {  // a layout conversion (channel_blocks.h)
+    check.like("dst", dst, src);
+    check.shape("dst", dst, src.shape());
+    observed_call(*this, Op::copy, {{&dst}, nullptr, {&src}}, [&] { convert_channel_layout_impl(src, dst); });
+    return;
+  }
   observed_call(*this, Op::copy, {{&dst}, nullptr, {&src}}, [&] { copy_impl(src, dst); });
 }
 
@@ -88,6 +94,7 @@ void Backend::fused_elementwise(const std::vector<const Tensor*>& inputs, const 
     const std::string arg = "inputs[" + std::to_string(s.operand) + "]";
     if (s.op == ChainOp::bias_add) {
       if (first.ndim() < 2) check.fail(step + " needs inputs[0] of [N, C, ...], got rank " + std::to_string(first.ndim()));
+      if (first.channel_block() != 0) check.fail(step + " indexes channels of a plain tensor, got " + first.describe());
       check.like_shape(arg.c_str(), e, first, {first.dim(1)});
     } else {
       check.like_shape(arg.c_str(), e, first, first.shape());

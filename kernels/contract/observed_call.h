@@ -1,4 +1,5 @@
-// How a Backend op runs its implementation once the contract passed: alone when no observer
+// How a Backend op runs its implementation once the contract passed (and the layout rule,
+// layout_check.h): alone when no observer
 // is set, else between the observer's begin and end (kernels/op_observer.h). The FLOPs are
 // counted only for an observer. Private to kernels/contract/.
 #pragma once
@@ -6,6 +7,7 @@
 #include <type_traits>
 
 #include "kernels/backend.h"
+#include "kernels/contract/layout_check.h"
 
 namespace ablate::kernels {
 
@@ -13,6 +15,7 @@ namespace ablate::kernels {
 // `writes` names the tensors the op writes, for the observer (kernels/op_observer.h).
 template <class Flops, class Body>
 decltype(auto) observed_call(const Backend& backend, Op op, const OpWrites& writes, Flops&& flops, Body&& body) {
+  check_channel_layouts(backend, op, writes);
   OpObserver* observer = backend.observer();
   if (observer == nullptr) return body();
   OpCall call{op, flops(), 0, writes};

@@ -39,4 +39,15 @@ void run_forward_with_workspace(CachedPrimitive& prim, dnnl::stream& stream, con
           {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_WORKSPACE, workspace.raw_data()}});
 }
 
+tag channel_block_tag(int block) {
+  switch (block) {
+    case 0: return tag::nchw;
+    case 8: return tag::nChw8c;
+    case 16: return tag::nChw16c;
+    default: throw std::invalid_argument("onednn: no layout tag for a channel block of " + std::to_string(block));
+  }
+}
+
+tag activation_tag(const Tensor& t) { return channel_block_tag(t.channel_block()); }
+
 }  // namespace ablate::kernels::onednn

@@ -22,6 +22,12 @@ inline memory::desc f32_md(const memory::dims& dims, tag t) {
   return memory::desc(dims, memory::data_type::f32, t);
 }
 
+// The caller-side layout of an activation tensor: nchw, or nChw8c / nChw16c when it is
+// channel-blocked (kernels/tensor.h).
+tag activation_tag(const Tensor& t);
+// The layout tag of channel block `block` (0: nchw).
+tag channel_block_tag(int block);
+
 // A forward op's workspace: (re)allocates `workspace` as u8[bytes] unless it already is.
 void ensure_workspace(Tensor& workspace, std::size_t bytes);
 // A backward op's workspace: fails `check` unless it is u8[bytes] as `producer` left it.

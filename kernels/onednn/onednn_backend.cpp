@@ -103,14 +103,15 @@ CachedPrimitive& OnednnBackend::primitive(CacheKey& key, const Builder& build) {
 }
 
 CachedPrimitive& OnednnBackend::conv_primitive(CacheKey& key, const ConvBuilder& build,
-                                               std::initializer_list<Binding> bindings) {
+                                               std::initializer_list<Binding> bindings, bool blocked_tensors) {
   apply_threads(threads_);
-  key.add(threads_).add(static_cast<std::int64_t>(options_.conv_layout)).add(options_.conv_forward_training);
+  const ConvLayout layout = blocked_tensors ? ConvLayout::blocked : options_.conv_layout;
+  key.add(threads_).add(static_cast<std::int64_t>(layout)).add(options_.conv_forward_training);
   return cache_.get(key, [&] {
-    if (options_.conv_layout != ConvLayout::autotune) {
+    if (layout != ConvLayout::autotune) {
       auto entry = std::make_unique<CachedPrimitive>();
-      build(*entry, options_.conv_layout);
-      entry->label = conv_layout_name(options_.conv_layout);
+      build(*entry, layout);
+      entry->label = conv_layout_name(layout);
       return entry;
     }
     std::vector<std::unique_ptr<CachedPrimitive>> candidates;

@@ -53,6 +53,9 @@ class OnednnBackend : public cpu::CpuBackend {
   // The conv mode of the shared loops and each cached convolution's layout.
   std::vector<std::pair<std::string, std::string>> choices() const override;
   const OnednnOptions& options() const { return options_; }
+  // f32 with the direct lowering and the blocked or autotuned convolution layout: the block of
+  // this CPU's blocked kernels (16 with AVX-512, else 8); otherwise 0.
+  int channel_block(DType dtype) const override;
   // Whether convolutions run on oneDNN's primitives (the direct lowering; f32 only).
   bool direct_conv() const { return setup_.lowering == cpu::ConvLowering::direct; }
 
@@ -77,6 +80,16 @@ class OnednnBackend : public cpu::CpuBackend {
   void pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                             Tensor& dx, const Pool2dParams& p) override;
   void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) override;
+  // Channel-blocked f32 tensors: oneDNN's batch normalisation primitive in their layout
+  // (onednn_batch_norm.cpp); plain ones: CpuBackend's loops.
+  void batch_norm_forward_training_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon,
+                                        Tensor& y, Tensor& mean, Tensor& var) override;
+  void batch_norm_forward_inference_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                                         const Tensor& var, double epsilon, Tensor& y) override;
+  void batch_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
+                                const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+  // f32: a reorder primitive between the two layouts; f64: the host loops.
+  void convert_channel_layout_impl(const Tensor& src, Tensor& dst) override;
   // tanh and sigmoid steps on oneDNN's eltwise, the rest on the shared loop (onednn_fused.cpp).
   void fused_elementwise_impl(const std::vector<const Tensor*>& inputs, const std::vector<ChainStep>& steps,
                               Tensor& out) override;
@@ -107,9 +120,11 @@ class OnednnBackend : public cpu::CpuBackend {
   using Builder = std::function<void(CachedPrimitive&)>;
   CachedPrimitive& primitive(CacheKey& key, const Builder& build);
   // A convolution's entry: built by `build` in options_.conv_layout, or, under autotune, in
-  // each concrete layout, timed on `bindings` (the call's own tensors), the fastest kept.
+  // each concrete layout, timed on `bindings` (the call's own tensors), the fastest kept;
+  // `blocked_tensors` (an activation arrived channel-blocked): in the blocked layout, untimed.
   using ConvBuilder = std::function<void(CachedPrimitive&, ConvLayout)>;
-  CachedPrimitive& conv_primitive(CacheKey& key, const ConvBuilder& build, std::initializer_list<Binding> bindings);
+  CachedPrimitive& conv_primitive(CacheKey& key, const ConvBuilder& build, std::initializer_list<Binding> bindings,
+                                  bool blocked_tensors);
   void run(CachedPrimitive& p, std::initializer_list<Binding> bindings) { execute(p, stream_, bindings); }
   // One f32 eltwise primitive over all numel values: y = f(x); dx = dy f'(data), where data is
   // the forward's output (data_arg DNNL_ARG_DST, the *_use_dst_for_bwd algorithms) or its input.

@@ -2,8 +2,11 @@
 // eltwise post-op (Conv2dParams::activation; TF's MKL _FusedConv2D ran BiasAdd + Relu so),
 // backward data, backward weights with bias (as Intel's MKL-DNN builds of Caffe and TensorFlow
 // ran them). Tensors crossing the
-// interface are NCHW / OIHW; the primitive runs in the layout of OnednnOptions::conv_layout
-// (conv_layout.h), its cache entry holding the reordered copies when that is not NCHW.
+// interface are NCHW / OIHW, or channel-blocked activations (nChw16c, kernels/tensor.h: the
+// static strategy's blocked_layout pass); the primitive runs in the layout of
+// OnednnOptions::conv_layout (conv_layout.h), or in the library's blocked one when an
+// activation arrives blocked, its cache entry holding the reordered copies where the
+// primitive's layout and the caller's differ.
 // Geometry: OH = (H + pad_top + pad_bottom - KH) / stride_h + 1.
 #include <optional>
 #include <stdexcept>
@@ -60,7 +63,7 @@ dnnl::primitive_attr with_epilogue(dnnl::primitive_attr attr, std::optional<Acti
 }
 
 // Layout tags of activations and weights in `layout` (conv_layout.h).
-tag activation_tag(ConvLayout layout) {
+tag layout_activation_tag(ConvLayout layout) {
   return layout == ConvLayout::plain ? tag::nchw : layout == ConvLayout::nhwc ? tag::nhwc : tag::any;
 }
 tag weights_tag(ConvLayout layout) { return layout == ConvLayout::plain ? tag::oihw : tag::any; }
@@ -68,7 +71,7 @@ tag weights_tag(ConvLayout layout) { return layout == ConvLayout::plain ? tag::o
 // The forward primitive descriptor; also the hint that the backward ones are built from.
 dnnl::convolution_forward::primitive_desc forward_pd(const ConvShape& s, prop_kind prop, ConvLayout layout,
                                                      const dnnl::primitive_attr& attr, const dnnl::engine& engine) {
-  const tag act = activation_tag(layout), wt = weights_tag(layout);
+  const tag act = layout_activation_tag(layout), wt = weights_tag(layout);
   auto src = f32_md(s.src, act), weights = f32_md(s.weights, wt), dst = f32_md(s.dst, act);
   auto desc = s.with_bias ? dnnl::convolution_forward::desc(prop, algorithm::convolution_direct, src, weights,
                                                             f32_md(s.bias, tag::x), dst, s.strides, s.pad_l, s.pad_r)
@@ -87,17 +90,19 @@ void OnednnBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const 
   CacheKey key("conv2d_fwd");
   s.add_to(key);
   key.add(p.activation ? 1 + static_cast<std::int64_t>(*p.activation) : 0);  // the post-op: none, or which
+  key.add(x.channel_block()).add(y.channel_block());
   auto build = [&](CachedPrimitive& entry, ConvLayout layout) {
     auto prop = options_.conv_forward_training ? prop_kind::forward_training : prop_kind::forward_inference;
     auto pd = forward_pd(s, prop, layout, with_epilogue(attr(), p.activation), engine_);
     entry.primitive = dnnl::convolution_forward(pd);
-    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(s.src, tag::nchw), pd.src_desc());
+    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(s.src, activation_tag(x)), pd.src_desc());
     entry.add_input(engine_, DNNL_ARG_WEIGHTS, f32_md(s.weights, tag::oihw), pd.weights_desc());
     if (s.with_bias) entry.add_input(engine_, DNNL_ARG_BIAS, f32_md(s.bias, tag::x), pd.bias_desc());
-    entry.add_output(engine_, DNNL_ARG_DST, f32_md(s.dst, tag::nchw), pd.dst_desc());
+    entry.add_output(engine_, DNNL_ARG_DST, f32_md(s.dst, activation_tag(y)), pd.dst_desc());
     entry.add_scratchpad(engine_, pd.scratchpad_desc());
   };
-  auto go = [&](std::initializer_list<Binding> bindings) { run(conv_primitive(key, build, bindings), bindings); };
+  const bool blocked = x.channel_block() || y.channel_block();
+  auto go = [&](std::initializer_list<Binding> bindings) { run(conv_primitive(key, build, bindings, blocked), bindings); };
   if (with_bias)
     go({{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_BIAS, bias.raw_data()},
         {DNNL_ARG_DST, y.raw_data()}});
@@ -110,22 +115,23 @@ void OnednnBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w,
   ConvShape s(dx.shape(), w.shape(), false, p);
   CacheKey key("conv2d_bwd_data");
   s.add_to(key);
+  key.add(dy.channel_block()).add(dx.channel_block());
   auto build = [&](CachedPrimitive& entry, ConvLayout layout) {
     auto hint = forward_pd(s, prop_kind::forward_training, layout, attr(), engine_);
-    const tag act = activation_tag(layout), wt = weights_tag(layout);
+    const tag act = layout_activation_tag(layout), wt = weights_tag(layout);
     dnnl::convolution_backward_data::desc desc(algorithm::convolution_direct, f32_md(s.src, act),
                                                f32_md(s.weights, wt), f32_md(s.dst, act), s.strides, s.pad_l,
                                                s.pad_r);
     dnnl::convolution_backward_data::primitive_desc pd(desc, attr(), engine_, hint);
     entry.primitive = dnnl::convolution_backward_data(pd);
-    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, tag::nchw), pd.diff_dst_desc());
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, activation_tag(dy)), pd.diff_dst_desc());
     entry.add_input(engine_, DNNL_ARG_WEIGHTS, f32_md(s.weights, tag::oihw), pd.weights_desc());
-    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, f32_md(s.src, tag::nchw), pd.diff_src_desc());
+    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, f32_md(s.src, activation_tag(dx)), pd.diff_src_desc());
     entry.add_scratchpad(engine_, pd.scratchpad_desc());
   };
   std::initializer_list<Binding> bindings = {
       {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}};
-  run(conv_primitive(key, build, bindings), bindings);
+  run(conv_primitive(key, build, bindings, dy.channel_block() || dx.channel_block()), bindings);
 }
 
 void OnednnBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
@@ -135,9 +141,10 @@ void OnednnBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& 
   ConvShape s(x.shape(), dw.shape(), with_bias, p);
   CacheKey key("conv2d_bwd_weights");
   s.add_to(key);
+  key.add(x.channel_block()).add(dy.channel_block());
   auto build = [&](CachedPrimitive& entry, ConvLayout layout) {
     auto hint = forward_pd(s, prop_kind::forward_training, layout, attr(), engine_);
-    const tag act = activation_tag(layout), wt = weights_tag(layout);
+    const tag act = layout_activation_tag(layout), wt = weights_tag(layout);
     auto src = f32_md(s.src, act), diff_w = f32_md(s.weights, wt), diff_dst = f32_md(s.dst, act);
     auto desc = s.with_bias
                     ? dnnl::convolution_backward_weights::desc(algorithm::convolution_direct, src, diff_w,
@@ -147,13 +154,14 @@ void OnednnBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& 
                                                                s.strides, s.pad_l, s.pad_r);
     dnnl::convolution_backward_weights::primitive_desc pd(desc, attr(), engine_, hint);
     entry.primitive = dnnl::convolution_backward_weights(pd);
-    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(s.src, tag::nchw), pd.src_desc());
-    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, tag::nchw), pd.diff_dst_desc());
+    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(s.src, activation_tag(x)), pd.src_desc());
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, activation_tag(dy)), pd.diff_dst_desc());
     entry.add_output(engine_, DNNL_ARG_DIFF_WEIGHTS, f32_md(s.weights, tag::oihw), pd.diff_weights_desc());
     if (s.with_bias) entry.add_output(engine_, DNNL_ARG_DIFF_BIAS, f32_md(s.bias, tag::x), pd.diff_bias_desc());
     entry.add_scratchpad(engine_, pd.scratchpad_desc());
   };
-  auto go = [&](std::initializer_list<Binding> bindings) { run(conv_primitive(key, build, bindings), bindings); };
+  const bool blocked = x.channel_block() || dy.channel_block();
+  auto go = [&](std::initializer_list<Binding> bindings) { run(conv_primitive(key, build, bindings, blocked), bindings); };
   if (with_bias)
     go({{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_WEIGHTS, dw.raw_data()},
         {DNNL_ARG_DIFF_BIAS, dbias.raw_data()}});

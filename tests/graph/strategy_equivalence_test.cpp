@@ -167,6 +167,12 @@ TEST_P(StrategyEquivalence, LossesAndWeightsAgree) {
   options.batch = kBatch;
   options.seed = 17;
   options.optimizer = solver_of(row.model);
+  // The static graph's blocked_layout pass runs batch norm on oneDNN's primitive (f32 sums in its
+  // own order) where the other strategies run the shared loops (double sums): another
+  // arithmetic, which this file does not compare (tests/graph/blocked_layout_test.cpp does, to
+  // 1e-4; ResNet-20 at batch 2 here parts by 1e-2 from step 14 with it on, its batch norm over
+  // two images amplifying the last bits). A no-op on the other backends and in f64.
+  options.disabled_passes = {"blocked_layout"};
 
   // ABLATE_LONG_TESTS=1 runs every row for 200 steps (the reference rows too: minutes).
   Row run = GetParam();

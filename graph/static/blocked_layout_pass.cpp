@@ -1,0 +1,134 @@
+// The blocked_layout pass (see passes.h): activations stay in the backend's channel-blocked
+// layout (nChw16c on AVX-512, kernels/tensor.h) between the ops that run in it, instead of
+// being reordered from NCHW and back around every convolution. TensorFlow 1.x's MKL builds
+// did this with MklLayoutRewritePass: their _MklConv2D, _MklFusedBatchNorm, _MklRelu and
+// _MklAdd passed the MKL layout along, and a _MklToTf node converted where a plain op read it.
+//
+// Which values become blocked (in execution order, 4-D f32 of C a multiple of the block B):
+//   sources   conv2d and conv2d_grad_input outputs, when some reader can take them blocked
+//   followers batch_norm / batch_norm_inference (x), batch_norm_grad (x, dy) and the
+//             elementwise ops (activation and its gradient, add, add_n, mul, scale, axpby,
+//             copy, a fused chain without a bias step; their 4-D operands) when one of those
+//             inputs is blocked and all could be: their output takes the layout
+// Then a conversion copy (Backend::copy converts layouts) wherever a value meets a reader that
+// needs the other layout: a blocked value read by an op that needs NCHW (pooling, linear, a
+// bias step, a fetch), a plain operand of a blocked follower (the pool's gradient entering the
+// last block); one per value and direction, placed right before its first such reader. Nothing changes when the backend has no blocked layout
+// (Backend::channel_block is 0: every backend but oneDNN's in f32).
+#include <algorithm>
+#include <map>
+
+#include "graph/static/passes.h"
+
+namespace ablate::graph::static_graph {
+namespace {
+
+// Elementwise ops whose result does not depend on the order of the elements, as long as
+// every 4-D operand has the same layout (kernels/contract/layout_check.h).
+bool layout_free(const Node& n) {
+  switch (n.op) {
+    case OpKind::activation:
+    case OpKind::activation_grad:
+    case OpKind::add:
+    case OpKind::add_n:
+    case OpKind::mul:
+    case OpKind::scale:
+    case OpKind::axpby:
+    case OpKind::copy: return true;
+    case OpKind::fused_elementwise:
+      return std::none_of(n.attrs.steps.begin(), n.attrs.steps.end(),
+                          [](const FusedStep& s) { return s.op == OpKind::bias_add; });
+    default: return false;
+  }
+}
+
+// Whether input `slot` of n may be a blocked value (before the same-layout rule of followers).
+bool takes_blocked(const Node& n, int slot) {
+  switch (n.op) {
+    case OpKind::conv2d:
+    case OpKind::conv2d_grad_input:
+    case OpKind::batch_norm:
+    case OpKind::batch_norm_inference: return slot == 0;
+    case OpKind::conv2d_grad_filter:
+    case OpKind::batch_norm_grad: return slot == 0 || slot == 1;
+    default: return layout_free(n);
+  }
+}
+
+// The inputs of n that must share one layout with its output: the 4-D operands of an
+// elementwise op, x (and dy) of a batch norm.
+std::vector<int> layout_group(const Graph& g, const Node& n) {
+  std::vector<int> slots;
+  if (n.op == OpKind::batch_norm || n.op == OpKind::batch_norm_inference) return {0};
+  if (n.op == OpKind::batch_norm_grad) return {0, 1};
+  if (!layout_free(n)) return {};
+  for (std::size_t k = 0; k < n.inputs.size(); ++k)
+    if (g.type(n.inputs[k]).shape.size() == 4) slots.push_back(static_cast<int>(k));
+  return slots;
+}
+
+}  // namespace
+
+int blocked_layout_pass(Graph& g, kernels::Backend& backend) {
+  const int block = backend.channel_block(g.dtype());
+  if (block == 0) return 0;
+  auto fits = [&](const TensorType& t) {
+    return !t.host && !t.opaque && t.dtype == kernels::DType::f32 && t.shape.size() == 4 && t.shape[1] % block == 0;
+  };
+  const std::vector<int> order = g.execution_order();
+  const auto uses = g.uses();
+  auto blocked = [&](Value v) { return g.type(v).channel_block != 0; };
+  int made = 0;
+  // 1. The layout of every output, in execution order (a node's inputs are decided before it).
+  for (int id : order) {
+    Node& n = g.node(id);
+    if (n.outputs.empty() || !fits(n.outputs[0])) continue;
+    bool block_it = false;
+    if (n.op == OpKind::conv2d || n.op == OpKind::conv2d_grad_input) {
+      const auto& readers = uses[static_cast<std::size_t>(id)][0];
+      block_it = std::any_of(readers.begin(), readers.end(),
+                             [&](const Use& u) { return takes_blocked(g.node(u.node), u.slot); });
+    } else if (const std::vector<int> group = layout_group(g, n); !group.empty()) {
+      auto input = [&](int k) { return n.inputs[static_cast<std::size_t>(k)]; };
+      block_it = std::any_of(group.begin(), group.end(), [&](int k) { return blocked(input(k)); }) &&
+                 std::all_of(group.begin(), group.end(), [&](int k) { return fits(g.type(input(k))); });
+    }
+    if (block_it) {
+      n.outputs[0].channel_block = block;
+      ++made;
+    }
+  }
+  // 2. A conversion where a value meets a reader that needs the other layout: a blocked value
+  // read by an op that needs it plain, a plain one joining blocked operands (the gradient from
+  // the pool into the last block); one per value and direction, right before its first reader.
+  auto wants = [&](const Node& n, int slot) {  // the layout input `slot` of n needs
+    const std::vector<int> group = layout_group(g, n);
+    if (std::find(group.begin(), group.end(), slot) != group.end()) return n.outputs[0].channel_block;
+    return takes_blocked(n, slot) ? g.type(n.inputs[static_cast<std::size_t>(slot)]).channel_block : 0;
+  };
+  std::vector<int> position(static_cast<std::size_t>(g.size()), -1);
+  for (std::size_t i = 0; i < order.size(); ++i) position[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
+  std::map<std::pair<Value, int>, Value> converted;  // (value, its new block) -> the conversion's output
+  auto convert = [&](Value v, int to, double at_order) {
+    if (auto it = converted.find({v, to}); it != converted.end()) return it->second;
+    const int c = g.add(OpKind::copy, g.node(v.node).name + (to ? "/to_blocked" : "/to_plain"), {v});
+    g.node(c).outputs[0].channel_block = to;
+    g.node(c).order = at_order;
+    return converted[{v, to}] = g.out(c);
+  };
+  for (int id : order) {
+    const int at = position[static_cast<std::size_t>(id)];
+    const double before = at > 0 ? g.node(order[static_cast<std::size_t>(at - 1)]).order : g.node(id).order - 1;
+    for (std::size_t k = 0; k < g.node(id).inputs.size(); ++k) {
+      const Value v = g.node(id).inputs[k];
+      const int want = wants(g.node(id), static_cast<int>(k));
+      if (g.type(v).channel_block != want) g.node(id).inputs[k] = convert(v, want, (before + g.node(id).order) / 2);
+    }
+  }
+  const double end = g.node(order.back()).order + 1;  // after every node: a fetch may be the last output
+  for (Value& f : g.fetches)
+    if (blocked(f)) f = convert(f, 0, end);
+  return made;
+}
+
+}  // namespace ablate::graph::static_graph

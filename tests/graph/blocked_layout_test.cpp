@@ -1,0 +1,167 @@
+// The static strategy's blocked_layout pass (graph/static/blocked_layout_pass.cpp) on a
+// residual network with batch normalisation (16 and 32 channels, a projection shortcut): on
+// oneDNN in f32, every convolution and batch norm output and the elementwise values between
+// them stay channel-blocked, with a conversion only where pooling reads them; training and
+// evaluation give the losses and weights of the same engine with the pass off, under the
+// planned arena, TensorFlow's refcount mode with buffer forwarding and two inter-op threads;
+// and on a backend without a blocked layout (reference, f64 anywhere) the pass changes nothing.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "graph/engine.h"
+#include "graph/static/passes.h"
+#include "graph/static/training_graph.h"
+#include "graph_test_util.h"
+#include "kernels/registry.h"
+#include "models/checked_model.h"
+
+namespace ablate::graph {
+namespace {
+
+using static_graph::OpKind;
+
+// stem conv(16) -> bn -> relu; block: conv(32, stride 2) -> bn -> relu -> conv(32) -> bn, plus a
+// 1x1 stride-2 projection of the stem -> bn; add -> relu -> global average pool -> ip -> loss.
+std::string residual_bn_text() {
+  return "model residual_bn\ninput 3 8 8\nclasses 4\n"
+         "layer conv0 convolution outputs=16 kernel=3 pad=1 bias=false weight_init=msra\n"
+         "layer bn0 batch_norm\n"
+         "layer relu0 relu\n"
+         "layer conv1 convolution outputs=32 kernel=3 pad=1 stride=2 bias=false weight_init=msra input=relu0\n"
+         "layer bn1 batch_norm\n"
+         "layer relu1 relu\n"
+         "layer conv2 convolution outputs=32 kernel=3 pad=1 bias=false weight_init=msra\n"
+         "layer bn2 batch_norm\n"
+         "layer proj convolution outputs=32 kernel=1 stride=2 bias=false weight_init=msra input=relu0\n"
+         "layer bnp batch_norm\n"
+         "layer sum add input=bn2,bnp\n"
+         "layer relu2 relu\n"
+         "layer pool global_avg_pool\n"
+         "layer ip inner_product outputs=4\n"
+         "layer loss softmax_loss\n";
+}
+
+EngineOptions f32_options() {
+  EngineOptions o;
+  o.dtype = kernels::DType::f32;
+  o.batch = 4;
+  o.seed = 5;
+  o.optimizer.type = "caffe_sgd";
+  o.optimizer.lr.base_lr = 0.05;
+  o.optimizer.momentum = 0.9;
+  return o;
+}
+
+struct Trained {
+  std::vector<double> losses;
+  double eval_loss = 0;
+  std::vector<kernels::Tensor> weights;
+};
+
+Trained train(Engine& engine, const models::ModelSpec& spec) {
+  Trained r;
+  for (int step = 0; step < 6; ++step) {
+    const testing::Batch b = testing::random_batch(spec, 4, kernels::DType::f32, 40 + static_cast<std::uint64_t>(step));
+    r.losses.push_back(engine.train_step(b.x, b.labels, step));
+  }
+  const testing::Batch test = testing::random_batch(spec, 4, kernels::DType::f32, 99);
+  r.eval_loss = engine.evaluate(test.x, test.labels).loss;
+  for (Parameter* p : engine.parameters()) r.weights.push_back(p->value.clone());
+  return r;
+}
+
+// f32: oneDNN's batch norm sums in its own order where the plain loops sum in double.
+void expect_close(const Trained& a, const Trained& b) {
+  for (std::size_t i = 0; i < a.losses.size(); ++i)
+    EXPECT_NEAR(a.losses[i], b.losses[i], 1e-4 * std::abs(b.losses[i])) << "step " << i;
+  EXPECT_NEAR(a.eval_loss, b.eval_loss, 1e-4 * std::abs(b.eval_loss));
+  ASSERT_EQ(a.weights.size(), b.weights.size());
+  for (std::size_t k = 0; k < a.weights.size(); ++k)
+    for (std::int64_t j = 0; j < a.weights[k].numel(); ++j)
+      ASSERT_NEAR(a.weights[k].at(j), b.weights[k].at(j), 1e-4 + 1e-3 * std::abs(b.weights[k].at(j)))
+          << "parameter " << k << " [" << j << "]";
+  EXPECT_NE(a.losses.front(), a.losses.back());
+}
+
+TEST(BlockedLayout, KeepsTheResidualBlockBlockedAndConvertsBeforeThePool) {
+  auto backend = kernels::make_backend("onednn", 2);
+  const int block = backend->channel_block(kernels::DType::f32);
+  if (block == 0) GTEST_SKIP() << "onednn has no blocked layout on this CPU";
+  const models::CheckedModel model(testing::parse(residual_bn_text()));
+  auto training = static_graph::build_training_graph(model, 4, f32_options());
+  static_graph::Graph& g = training.graph;
+  const static_graph::PassReport report = static_graph::run_passes(g, {}, *backend);
+  const auto made = std::find_if(report.rewrites.begin(), report.rewrites.end(),
+                                 [](const auto& r) { return r.first == "blocked_layout"; });
+  ASSERT_NE(made, report.rewrites.end());
+  EXPECT_GT(made->second, 10);
+  int conversions = 0;
+  for (int id : g.execution_order()) {
+    const static_graph::Node& n = g.node(id);
+    const bool layout_op = n.op == OpKind::conv2d || n.op == OpKind::conv2d_grad_input || n.op == OpKind::batch_norm ||
+                           n.op == OpKind::batch_norm_grad;
+    if (layout_op && n.inputs.size() > 0 && g.type(n.inputs[0]).shape[1] % block == 0 &&
+        n.outputs[0].shape[1] % block == 0 && n.name.find("conv0/") == std::string::npos)
+      EXPECT_EQ(n.outputs[0].channel_block, block) << n.name;
+    if (n.name.size() > 9 && n.name.substr(n.name.size() - 9) == "/to_plain") {
+      ++conversions;
+      EXPECT_NE(g.type(n.inputs[0]).channel_block, 0) << n.name;
+      EXPECT_EQ(n.outputs[0].channel_block, 0) << n.name;
+    }
+    if (n.op == OpKind::pool2d || n.op == OpKind::linear)
+      EXPECT_EQ(g.type(n.inputs[0]).channel_block, 0) << n.name << " reads a blocked value";
+  }
+  EXPECT_GE(conversions, 1);  // relu2's output before the pool
+  EXPECT_LE(conversions, 3) << "conversions belong at the edge of the blocked region only";
+}
+
+TEST(BlockedLayout, TrainsAndEvaluatesAsWithThePassOff) {
+  auto backend = kernels::make_backend("onednn", 2);
+  if (backend->channel_block(kernels::DType::f32) == 0) GTEST_SKIP() << "onednn has no blocked layout on this CPU";
+  const models::ModelSpec spec = testing::parse(residual_bn_text());
+  EngineOptions off = f32_options();
+  off.disabled_passes = {"blocked_layout"};
+  const Trained plain = [&] {
+    auto engine = make_engine("static", spec, *backend, off);
+    return train(*engine, spec);
+  }();
+  struct Set {
+    const char* name;
+    std::vector<std::string> disabled;
+    int threads;
+  };
+  std::vector<std::string> tensorflow;  // the refcount mode with buffer forwarding, no in-place pass
+  for (const std::string& p : static_graph::pass_names())
+    if (p != "blocked_layout" && p != "buffer_forwarding" && p != "refcount_allocation" && p != "cse" && p != "dce")
+      tensorflow.push_back(p);
+  for (const Set& set : {Set{"all on", {}, 1}, Set{"refcount, forwarding", tensorflow, 1}, Set{"2 inter-op threads", {}, 2}}) {
+    SCOPED_TRACE(set.name);
+    EngineOptions o = f32_options();
+    o.disabled_passes = set.disabled;
+    o.inter_op_threads = set.threads;
+    if (set.threads > 1) o.executor = ExecutorKind::parallel;
+    auto engine = make_engine("static", spec, *backend, o);
+    expect_close(train(*engine, spec), plain);
+  }
+}
+
+TEST(BlockedLayout, ChangesNothingWithoutABlockedLayout) {
+  const models::CheckedModel model(testing::parse(residual_bn_text()));
+  auto reference = kernels::make_backend("reference");
+  auto onednn = kernels::make_backend("onednn", 1);
+  for (auto [backend, dtype] : {std::pair{reference.get(), kernels::DType::f32}, std::pair{onednn.get(), kernels::DType::f64}}) {
+    EngineOptions o = f32_options();
+    o.dtype = dtype;
+    auto training = static_graph::build_training_graph(model, 4, o);
+    EXPECT_EQ(static_graph::blocked_layout_pass(training.graph, *backend), 0) << backend->name();
+    for (int id : training.graph.execution_order())
+      for (const auto& t : training.graph.node(id).outputs) EXPECT_EQ(t.channel_block, 0);
+  }
+}
+
+}  // namespace
+}  // namespace ablate::graph

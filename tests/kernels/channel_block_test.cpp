@@ -1,0 +1,176 @@
+// Channel-blocked tensors (kernels/tensor.h, nChw{B}c): the view and its checks, the
+// conversion both ways (host loops and oneDNN's reorder) against the layout's formula, the
+// layout rule of every op call (kernels/contract/layout_check.h: an op that would read a blocked
+// tensor as NCHW refuses it, naming it), and oneDNN's convolutions and batch normalisation on
+// blocked tensors against the same ops on plain ones.
+#include <gtest/gtest.h>
+
+#include "kernels/channel_blocks.h"
+#include "kernels/registry.h"
+#include "test_tensors.h"
+
+namespace ablate::kernels {
+namespace {
+
+using test::all_near;
+using test::invalid_argument_of;
+using test::random_tensor;
+using test::Rng;
+
+// A blocked copy of plain t made by the backend's copy.
+Tensor blocked_copy(Backend& b, const Tensor& t, int block) {
+  Tensor out = Tensor(t.shape(), t.dtype()).with_channel_block(block);
+  b.copy(t, out);
+  return out;
+}
+Tensor plain_copy(Backend& b, const Tensor& t) {
+  Tensor out(t.shape(), t.dtype());
+  b.copy(t, out);
+  return out;
+}
+
+TEST(ChannelBlock, TheViewIsChecked) {
+  Tensor t({2, 32, 3, 5});
+  const Tensor b = t.with_channel_block(16);
+  EXPECT_TRUE(b.same_storage(t));
+  EXPECT_EQ(b.channel_block(), 16);
+  EXPECT_EQ(b.describe(), "f32[2, 32, 3, 5] nChw16c");
+  EXPECT_EQ(b.reshaped({2, 32, 3, 5}).channel_block(), 16);
+  EXPECT_THROW(b.reshaped({2, 480}), std::invalid_argument);
+  EXPECT_THROW(Tensor({2, 24, 3, 5}).with_channel_block(16), std::invalid_argument);
+  EXPECT_THROW(Tensor({2, 32, 15}).with_channel_block(16), std::invalid_argument);
+  Tensor other({2, 32, 3, 5});
+  EXPECT_THROW(other.copy_from(b), std::invalid_argument);
+  EXPECT_EQ(b.clone().channel_block(), 16);
+}
+
+// Element (n, c, h, w) of the blocked copy sits at (((n * C/B + c/B) * H + h) * W + w) * B + c % B,
+// and converting back gives the plain tensor exactly; on every CPU backend's copy.
+TEST(ChannelBlock, ConversionFollowsTheLayoutFormulaBothWays) {
+  Rng rng(7);
+  for (const std::string& name : {"reference", "openblas", "onednn"}) {
+    SCOPED_TRACE(name);
+    auto backend = make_backend(name, 2);
+    for (DType dtype : {DType::f32, DType::f64})
+      for (int block : {8, 16}) {
+        const Tensor t = random_tensor({3, 32, 4, 5}, dtype, rng);
+        const Tensor b = blocked_copy(*backend, t, block);
+        const std::int64_t C = 32, H = 4, W = 5;
+        for (std::int64_t n = 0; n < 3; ++n)
+          for (std::int64_t c = 0; c < C; ++c)
+            for (std::int64_t i = 0; i < H * W; ++i) {
+              const std::int64_t at = ((n * (C / block) + c / block) * H * W + i) * block + c % block;
+              ASSERT_EQ(b.at(at), t.at((n * C + c) * H * W + i)) << n << "," << c << "," << i;
+            }
+        const Tensor back = plain_copy(*backend, b);
+        EXPECT_TRUE(all_near(back, t, 0.0));
+        Tensor b8 = Tensor(t.shape(), dtype).with_channel_block(block == 8 ? 16 : 8);  // block to block
+        backend->copy(b, b8);
+        EXPECT_TRUE(all_near(plain_copy(*backend, b8), t, 0.0));
+      }
+  }
+}
+
+TEST(ChannelBlock, AnOpThatReadsNchwRefusesABlockedTensor) {
+  auto backend = make_backend("reference");
+  Rng rng(3);
+  const Tensor plain = random_tensor({2, 16, 4, 4}, DType::f32, rng);
+  const Tensor blocked = blocked_copy(*backend, plain, 16);
+  Tensor biased = blocked.clone();
+  EXPECT_EQ(invalid_argument_of([&] { backend->bias_add(biased, Tensor({16})); }),
+            "reference bias_add: takes plain NCHW tensors, not the channel-blocked f32[2, 16, 4, 4] nChw16c");
+  Tensor sum({2, 16, 4, 4});
+  EXPECT_NE(invalid_argument_of([&] { backend->add(blocked, plain, sum); }).find("the layouts of"), std::string::npos);
+  Tensor w({16, 16, 3, 3}), out({2, 16, 2, 2});
+  EXPECT_NE(invalid_argument_of([&] { backend->conv2d_forward(blocked, w, Tensor(), out, {}); })
+                .find("is not a layout this backend runs (plain only)"),
+            std::string::npos);
+  // elementwise ops take it when every operand has its layout
+  Tensor blocked_sum = Tensor(plain.shape(), DType::f32).with_channel_block(16);
+  backend->add(blocked, blocked, blocked_sum);
+  Tensor twice(plain.shape());
+  backend->add(plain, plain, twice);
+  EXPECT_TRUE(all_near(plain_copy(*backend, blocked_sum), twice, 0.0));
+}
+
+// oneDNN on blocked tensors against itself on plain ones: convolution (forward with bias and a
+// ReLU epilogue, backward data, backward weights with bias) and batch normalisation (training
+// forward, inference forward, backward with and without gamma and beta).
+class OnednnBlocked : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    backend_ = make_backend("onednn", 2);
+    block_ = backend_->channel_block(DType::f32);
+    if (block_ == 0) GTEST_SKIP() << "onednn has no blocked layout here";
+  }
+  Tensor blocked(const Tensor& t) { return blocked_copy(*backend_, t, block_); }
+  Tensor plain(const Tensor& t) { return plain_copy(*backend_, t); }
+  Tensor empty_blocked(const Shape& s) { return Tensor(s, DType::f32).with_channel_block(block_); }
+  std::unique_ptr<Backend> backend_;
+  int block_ = 0;
+  Rng rng_{11};
+};
+
+TEST_F(OnednnBlocked, ConvolutionMatchesThePlainLayout) {
+  EXPECT_EQ(backend_->channel_block(DType::f64), 0);
+  const Tensor x = random_tensor({4, 32, 7, 6}, DType::f32, rng_), w = random_tensor({16, 32, 3, 3}, DType::f32, rng_);
+  const Tensor bias = random_tensor({16}, DType::f32, rng_);
+  Conv2dParams p;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+  p.activation = Activation::relu;
+  Tensor y({4, 16, 7, 6}), yb = empty_blocked({4, 16, 7, 6});
+  backend_->conv2d_forward(x, w, bias, y, p);
+  backend_->conv2d_forward(blocked(x), w, bias, yb, p);
+  EXPECT_TRUE(all_near(plain(yb), y, 1e-5));
+  Tensor y_from_plain = empty_blocked({4, 16, 7, 6});  // plain in, blocked out (a network's stem)
+  backend_->conv2d_forward(x, w, bias, y_from_plain, p);
+  EXPECT_TRUE(all_near(plain(y_from_plain), y, 1e-5));
+
+  p.activation.reset();
+  const Tensor dy = random_tensor({4, 16, 7, 6}, DType::f32, rng_);
+  Tensor dx({4, 32, 7, 6}), dxb = empty_blocked({4, 32, 7, 6});
+  backend_->conv2d_backward_data(dy, w, dx, p);
+  backend_->conv2d_backward_data(blocked(dy), w, dxb, p);
+  EXPECT_TRUE(all_near(plain(dxb), dx, 1e-5));
+  Tensor dw(w.shape()), dwb(w.shape()), db({16}), dbb({16});
+  backend_->conv2d_backward_weights(x, dy, dw, db, p);
+  backend_->conv2d_backward_weights(blocked(x), blocked(dy), dwb, dbb, p);
+  EXPECT_TRUE(all_near(dwb, dw, 1e-4));
+  EXPECT_TRUE(all_near(dbb, db, 1e-4));
+}
+
+TEST_F(OnednnBlocked, BatchNormMatchesThePlainLoops) {
+  const Tensor x = random_tensor({4, 32, 5, 3}, DType::f32, rng_, -2.0, 3.0);
+  const Tensor gamma = random_tensor({32}, DType::f32, rng_, 0.5, 1.5), beta = random_tensor({32}, DType::f32, rng_);
+  const double eps = 1e-5;
+  for (bool affine : {true, false}) {
+    SCOPED_TRACE(affine ? "affine" : "no gamma, beta");
+    const Tensor g = affine ? gamma : Tensor(), b = affine ? beta : Tensor();
+    Tensor y(x.shape()), mean({32}), var({32}), yb = empty_blocked(x.shape()), meanb({32}), varb({32});
+    backend_->batch_norm_forward_training(x, g, b, eps, y, mean, var);
+    backend_->batch_norm_forward_training(blocked(x), g, b, eps, yb, meanb, varb);
+    EXPECT_TRUE(all_near(plain(yb), y, 1e-5));
+    EXPECT_TRUE(all_near(meanb, mean, 1e-6));
+    EXPECT_TRUE(all_near(varb, var, 1e-5));
+
+    Tensor yi(x.shape()), yib = empty_blocked(x.shape());
+    backend_->batch_norm_forward_inference(x, g, b, mean, var, eps, yi);
+    backend_->batch_norm_forward_inference(blocked(x), g, b, mean, var, eps, yib);
+    EXPECT_TRUE(all_near(plain(yib), yi, 1e-5));
+
+    const Tensor dy = random_tensor(x.shape(), DType::f32, rng_);
+    Tensor dx(x.shape()), dxb = empty_blocked(x.shape());
+    Tensor dg = affine ? Tensor({32}) : Tensor(), dbt = affine ? Tensor({32}) : Tensor();
+    Tensor dgb = affine ? Tensor({32}) : Tensor(), dbb = affine ? Tensor({32}) : Tensor();
+    backend_->batch_norm_backward(x, dy, g, mean, var, eps, dx, dg, dbt);
+    backend_->batch_norm_backward(blocked(x), blocked(dy), g, mean, var, eps, dxb, dgb, dbb);
+    EXPECT_TRUE(all_near(plain(dxb), dx, 1e-4));
+    if (affine) {
+      EXPECT_TRUE(all_near(dgb, dg, 1e-4));
+      EXPECT_TRUE(all_near(dbb, dbt, 1e-4));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ablate::kernels
