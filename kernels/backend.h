@@ -49,7 +49,7 @@ class Backend {
   // mode, oneDNN's layouts, cuDNN's algorithms and workspaces.
   virtual std::vector<std::pair<std::string, std::string>> choices() const { return {}; }
   // The channel block B of the nChw{B}c layout (kernels/tensor.h) in which this backend runs
-  // convolution and batch normalisation of `dtype` without a reorder, 0 when it has none
+  // convolution, batch normalisation, pooling and LRN of `dtype`, 0 when it has none
   // (every backend but oneDNN's, which gives its ISA's block in f32: 16 with AVX-512, 8
   // with AVX2). The static strategy's blocked_layout pass keeps activations in it between
   // such ops (graph/static/passes.h); kernels/contract/layout_check.h says which ops take it.

@@ -6,10 +6,12 @@
 //
 // Which values become blocked (in execution order, 4-D f32 of C a multiple of the block B):
 //   sources   conv2d and conv2d_grad_input outputs, when some reader can take them blocked
-//   followers batch_norm / batch_norm_inference (x), batch_norm_grad (x, dy) and the
-//             elementwise ops (activation and its gradient, add, add_n, mul, scale, axpby,
+//   followers batch_norm / batch_norm_inference, pool2d, lrn (x), batch_norm_grad (x, dy) and
+//             the elementwise ops (activation and its gradient, add, add_n, mul, scale, axpby,
 //             copy, a fused chain without a bias step; their 4-D operands) when one of those
 //             inputs is blocked and all could be: their output takes the layout
+//   pool2d_grad, lrn_grad: the layout of their x, as their forward ran (the workspace it left
+//             is in that layout); y and dy are converted to it where they differ
 // Then a conversion copy (Backend::copy converts layouts) wherever a value meets a reader that
 // needs the other layout: a blocked value read by an op that needs NCHW (pooling, linear, a
 // bias step, a fetch), a plain operand of a blocked follower (the pool's gradient entering the
@@ -48,19 +50,26 @@ bool takes_blocked(const Node& n, int slot) {
     case OpKind::conv2d:
     case OpKind::conv2d_grad_input:
     case OpKind::batch_norm:
-    case OpKind::batch_norm_inference: return slot == 0;
+    case OpKind::batch_norm_inference:
+    case OpKind::pool2d:
+    case OpKind::lrn: return slot == 0;
     case OpKind::conv2d_grad_filter:
     case OpKind::batch_norm_grad: return slot == 0 || slot == 1;
+    case OpKind::pool2d_grad:
+    case OpKind::lrn_grad: return slot <= 2;  // x, y, dy; not the workspace
     default: return layout_free(n);
   }
 }
 
 // The inputs of n that must share one layout with its output: the 4-D operands of an
-// elementwise op, x (and dy) of a batch norm.
+// elementwise op, x (and dy) of a batch norm, x of a pooling or LRN.
 std::vector<int> layout_group(const Graph& g, const Node& n) {
   std::vector<int> slots;
-  if (n.op == OpKind::batch_norm || n.op == OpKind::batch_norm_inference) return {0};
+  if (n.op == OpKind::batch_norm || n.op == OpKind::batch_norm_inference || n.op == OpKind::pool2d ||
+      n.op == OpKind::lrn)
+    return {0};
   if (n.op == OpKind::batch_norm_grad) return {0, 1};
+  if (n.op == OpKind::pool2d_grad || n.op == OpKind::lrn_grad) return {0, 1, 2};
   if (!layout_free(n)) return {};
   for (std::size_t k = 0; k < n.inputs.size(); ++k)
     if (g.type(n.inputs[k]).shape.size() == 4) slots.push_back(static_cast<int>(k));
@@ -88,6 +97,9 @@ int blocked_layout_pass(Graph& g, kernels::Backend& backend) {
       const auto& readers = uses[static_cast<std::size_t>(id)][0];
       block_it = std::any_of(readers.begin(), readers.end(),
                              [&](const Use& u) { return takes_blocked(g.node(u.node), u.slot); });
+    } else if (n.op == OpKind::pool2d_grad || n.op == OpKind::lrn_grad) {
+      // the layout of its forward (x), whose workspace it reads: y and dy follow it
+      block_it = blocked(n.inputs[0]);
     } else if (const std::vector<int> group = layout_group(g, n); !group.empty()) {
       auto input = [&](int k) { return n.inputs[static_cast<std::size_t>(k)]; };
       block_it = std::any_of(group.begin(), group.end(), [&](int k) { return blocked(input(k)); }) &&

@@ -90,6 +90,9 @@ class OnednnBackend : public cpu::CpuBackend {
                                 const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
   // f32: a reorder primitive between the two layouts; f64: the host loops.
   void convert_channel_layout_impl(const Tensor& src, Tensor& dst) override;
+  // A plain NCHW copy of a channel-blocked tensor: for the shared loops where a primitive
+  // cannot take it (pooling geometries oneDNN lacks).
+  Tensor plain_copy(const Tensor& t);
   // tanh and sigmoid steps on oneDNN's eltwise, the rest on the shared loop (onednn_fused.cpp).
   void fused_elementwise_impl(const std::vector<const Tensor*>& inputs, const std::vector<ChainStep>& steps,
                               Tensor& out) override;

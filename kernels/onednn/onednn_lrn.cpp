@@ -6,7 +6,8 @@
 // The primitives run in NHWC, reordering the interface's NCHW tensors in and out: on NCHW,
 // oneDNN 2.6 has a JIT kernel only for forward with size 5 and otherwise its reference loops
 // (measured on [128,64,12,12], size 9, 1 thread: NCHW 31 ms forward, 253 ms backward; NHWC
-// 1.3 ms and 1.8 ms before the reorders; the shared loops 11.5 ms each).
+// 1.3 ms and 1.8 ms before the reorders; the shared loops 11.5 ms each). Channel-blocked
+// tensors (kernels/tensor.h) are reordered from and to their own layout.
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
 
@@ -23,7 +24,7 @@ dnnl::lrn_forward::primitive_desc lrn_forward_pd(const memory::dims& dims, const
 }
 
 void lrn_key(CacheKey& key, const Tensor& x, const LrnParams& p) {
-  key.add(x.shape()).add(p.size).add_real(p.alpha).add_real(p.beta).add_real(p.k);
+  key.add(x.shape()).add(p.size).add_real(p.alpha).add_real(p.beta).add_real(p.k).add(x.channel_block());
 }
 
 }  // namespace
@@ -37,8 +38,8 @@ void OnednnBackend::lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspa
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
     auto pd = lrn_forward_pd(dims, p, attr(), engine_);
     entry.primitive = dnnl::lrn_forward(pd);
-    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(dims, tag::nchw), pd.src_desc());
-    entry.add_output(engine_, DNNL_ARG_DST, f32_md(dims, tag::nchw), pd.dst_desc());
+    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(dims, activation_tag(x)), pd.src_desc());
+    entry.add_output(engine_, DNNL_ARG_DST, f32_md(dims, activation_tag(y)), pd.dst_desc());
     add_workspace_and_scratchpad(entry, engine_, pd, /*forward=*/true);
   });
   run_forward_with_workspace(prim, stream_, x, y, workspace);
@@ -58,9 +59,9 @@ void OnednnBackend::lrn_backward_impl(const Tensor& x, const Tensor& y, const Te
                                   static_cast<float>(p.beta), static_cast<float>(p.k));
     dnnl::lrn_backward::primitive_desc pd(desc, attr(), engine_, hint);
     entry.primitive = dnnl::lrn_backward(pd);
-    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(dims, tag::nchw), pd.src_desc());
-    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(dims, tag::nchw), pd.diff_dst_desc());
-    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, f32_md(dims, tag::nchw), pd.diff_src_desc());
+    entry.add_input(engine_, DNNL_ARG_SRC, f32_md(dims, activation_tag(x)), pd.src_desc());
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(dims, activation_tag(dy)), pd.diff_dst_desc());
+    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, f32_md(dims, activation_tag(dx)), pd.diff_src_desc());
     add_workspace_and_scratchpad(entry, engine_, pd, /*forward=*/false);
   });
   if (prim.workspace_bytes == 0) {

@@ -6,7 +6,8 @@
 // drops the last rows), the input is cropped to the rows the windows reach instead.
 // Windows that oneDNN would average differently (Caffe's ceil mode clipping the divisor at
 // in + pad, windows wholly inside the padding) fall back to CpuBackend's loop, and so does
-// max pooling's backward under pool_gradient() all.
+// max pooling's backward under pool_gradient() all. Channel-blocked tensors (kernels/tensor.h)
+// pool in their layout; where the loop takes over, on NCHW copies converted back.
 
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
@@ -41,36 +42,41 @@ struct PoolShape {
       alg = p.avg_count_padding ? algorithm::pooling_avg_include_padding : algorithm::pooling_avg_exclude_padding;
   }
   bool cropped() const { return src_crop != src; }
-  // x as the caller holds it: the cropped window of the full NCHW tensor.
-  memory::desc user_src_md() const {
-    return memory::desc(src_crop, memory::data_type::f32, {src[1] * src[2] * src[3], src[2] * src[3], src[3], 1});
-  }
+  // x as the caller holds it (layout t: nchw or channel-blocked): the cropped window of the
+  // full tensor.
+  memory::desc user_src_md(tag t) const { return f32_md(src, t).submemory_desc(src_crop, {0, 0, 0, 0}); }
   void add_to(CacheKey& key) const {
     key.add(src).add(dst).add(kernel).add(strides).add(pad_l).add(static_cast<std::int64_t>(alg));
   }
 };
 
-dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, const dnnl::primitive_attr& attr,
+// The primitive runs in the caller's layout t (nchw, or channel-blocked: no reorder).
+dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, tag t, const dnnl::primitive_attr& attr,
                                                  const dnnl::engine& engine) {
-  dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_training, s.alg, f32_md(s.src_crop, tag::nchw),
-                                   f32_md(s.dst, tag::nchw), s.strides, s.kernel, s.pad_l, s.pad_r);
+  dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_training, s.alg, f32_md(s.src_crop, t), f32_md(s.dst, t),
+                                   s.strides, s.kernel, s.pad_l, s.pad_r);
   return dnnl::pooling_forward::primitive_desc(desc, attr, engine);
 }
 
 }  // namespace
 
 void OnednnBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
-  if (x.dtype() != DType::f32) return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
   PoolShape s(x, p);
-  if (!s.supported) return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
-
+  if (x.dtype() != DType::f32 || !s.supported) {
+    if (x.channel_block() == 0) return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
+    Tensor xp = plain_copy(x), yp(y.shape(), y.dtype());  // the shared loop on NCHW copies
+    CpuBackend::pool2d_forward_impl(xp, yp, workspace, p);
+    return convert_channel_layout_impl(yp, y);
+  }
+  const tag t = activation_tag(x);
   CacheKey key("pool2d_fwd");
   s.add_to(key);
+  key.add(x.channel_block());
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
-    auto pd = forward_pd(s, attr(), engine_);
+    auto pd = forward_pd(s, t, attr(), engine_);
     entry.primitive = dnnl::pooling_forward(pd);
-    entry.add_input(engine_, DNNL_ARG_SRC, s.user_src_md(), pd.src_desc());
-    entry.add_output(engine_, DNNL_ARG_DST, f32_md(s.dst, tag::nchw), pd.dst_desc());
+    entry.add_input(engine_, DNNL_ARG_SRC, s.user_src_md(t), pd.src_desc());
+    entry.add_output(engine_, DNNL_ARG_DST, f32_md(s.dst, t), pd.dst_desc());
     add_workspace_and_scratchpad(entry, engine_, pd, /*forward=*/true);
   });
   run_forward_with_workspace(prim, stream_, x, y, workspace);
@@ -78,24 +84,27 @@ void OnednnBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& work
 
 void OnednnBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                                          Tensor& dx, const Pool2dParams& p) {
-  if (x.dtype() != DType::f32) return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
+  PoolShape s(x, p);
   // oneDNN's max-pooling backward routes dy to one cell per window: Theano's gradient to every
   // maximal cell (PoolGradient::all) is the shared loop's, which reads x and y.
-  if (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all)
-    return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
-  PoolShape s(x, p);
-  if (!s.supported) return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
-
+  if (x.dtype() != DType::f32 || !s.supported || (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all)) {
+    if (x.channel_block() == 0) return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
+    Tensor dxp(dx.shape(), dx.dtype());  // the shared loop on NCHW copies, as the forward ran
+    CpuBackend::pool2d_backward_impl(plain_copy(x), plain_copy(y), plain_copy(dy), workspace, dxp, p);
+    return convert_channel_layout_impl(dxp, dx);
+  }
+  const tag t = activation_tag(x);
   CacheKey key("pool2d_bwd");
   s.add_to(key);
+  key.add(x.channel_block());
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
-    auto hint = forward_pd(s, attr(), engine_);
-    dnnl::pooling_backward::desc desc(s.alg, f32_md(s.src_crop, tag::nchw), f32_md(s.dst, tag::nchw), s.strides,
-                                      s.kernel, s.pad_l, s.pad_r);
+    auto hint = forward_pd(s, t, attr(), engine_);
+    dnnl::pooling_backward::desc desc(s.alg, f32_md(s.src_crop, t), f32_md(s.dst, t), s.strides, s.kernel, s.pad_l,
+                                      s.pad_r);
     dnnl::pooling_backward::primitive_desc pd(desc, attr(), engine_, hint);
     entry.primitive = dnnl::pooling_backward(pd);
-    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, tag::nchw), pd.diff_dst_desc());
-    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, s.user_src_md(), pd.diff_src_desc());
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, t), pd.diff_dst_desc());
+    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, s.user_src_md(t), pd.diff_src_desc());
     add_workspace_and_scratchpad(entry, engine_, pd, /*forward=*/false);
   });
   if (s.cropped()) dx.zero();  // rows and columns no window reads get no gradient

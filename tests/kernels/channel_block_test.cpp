@@ -94,8 +94,9 @@ TEST(ChannelBlock, AnOpThatReadsNchwRefusesABlockedTensor) {
 }
 
 // oneDNN on blocked tensors against itself on plain ones: convolution (forward with bias and a
-// ReLU epilogue, backward data, backward weights with bias) and batch normalisation (training
-// forward, inference forward, backward with and without gamma and beta).
+// ReLU epilogue, backward data, backward weights with bias), batch normalisation (training
+// forward, inference forward, backward with and without gamma and beta), pooling (max and
+// average, on the primitive and where the shared loop takes over) and LRN.
 class OnednnBlocked : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -170,6 +171,47 @@ TEST_F(OnednnBlocked, BatchNormMatchesThePlainLoops) {
       EXPECT_TRUE(all_near(dbb, dbt, 1e-4));
     }
   }
+}
+
+TEST_F(OnednnBlocked, PoolingAndLrnMatchThePlainLayout) {
+  const Tensor x = random_tensor({3, 32, 9, 9}, DType::f32, rng_);
+  struct Case {
+    const char* name;
+    Pool2dParams p;
+  };
+  const std::vector<Case> cases = {
+      {"max, caffe ceil", make_pool2d_params(PoolKind::max, 3, 2, 0, PoolPadding::caffe_ceil, 9, 9)},
+      {"avg, tf same", make_pool2d_params(PoolKind::avg, 3, 2, 0, PoolPadding::tf_same, 9, 9)},
+      // Caffe's ceil mode clips the average's divisor: the shared loop on NCHW copies
+      {"avg, caffe ceil (the loop)", make_pool2d_params(PoolKind::avg, 2, 2, 0, PoolPadding::caffe_ceil, 9, 9)},
+      {"max, valid, cropped", make_pool2d_params(PoolKind::max, 2, 2, 0, PoolPadding::valid, 9, 9)}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Shape out{3, 32, c.p.out_h, c.p.out_w};
+    Tensor y(out), ws, yb = empty_blocked(out), wsb;
+    backend_->pool2d_forward(x, y, ws, c.p);
+    const Tensor xb = blocked(x);
+    backend_->pool2d_forward(xb, yb, wsb, c.p);
+    EXPECT_TRUE(all_near(plain(yb), y, 1e-6));
+    const Tensor dy = random_tensor(out, DType::f32, rng_);
+    Tensor dx(x.shape()), dxb = empty_blocked(x.shape());
+    backend_->pool2d_backward(x, y, dy, ws, dx, c.p);
+    backend_->pool2d_backward(xb, yb, blocked(dy), wsb, dxb, c.p);
+    EXPECT_TRUE(all_near(plain(dxb), dx, 1e-6));
+  }
+  LrnParams lrn;
+  lrn.size = 5;
+  lrn.alpha = 1e-3;
+  Tensor y(x.shape()), ws, yb = empty_blocked(x.shape()), wsb;
+  backend_->lrn_forward(x, y, ws, lrn);
+  const Tensor xb = blocked(x);
+  backend_->lrn_forward(xb, yb, wsb, lrn);
+  EXPECT_TRUE(all_near(plain(yb), y, 1e-6));
+  const Tensor dy = random_tensor(x.shape(), DType::f32, rng_);
+  Tensor dx(x.shape()), dxb = empty_blocked(x.shape());
+  backend_->lrn_backward(x, y, dy, ws, dx, lrn);
+  backend_->lrn_backward(xb, yb, blocked(dy), wsb, dxb, lrn);
+  EXPECT_TRUE(all_near(plain(dxb), dx, 1e-6));
 }
 
 }  // namespace
