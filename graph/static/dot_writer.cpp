@@ -49,7 +49,8 @@ std::string label(const Node& n) {
   }
   for (const TensorType& t : n.outputs)
     text += "\n" + std::string(kernels::dtype_name(t.dtype)) +
-            (t.opaque ? std::string("[workspace]") : t.host ? std::string(" host scalar") : kernels::shape_string(t.shape));
+            (t.opaque ? std::string("[workspace]") : t.host ? std::string(" host scalar") : kernels::shape_string(t.shape)) +
+            (t.channel_block ? " nChw" + std::to_string(t.channel_block) + "c" : std::string());
   if (n.inplace_input >= 0) text += "\n(in place)";
   return text;
 }

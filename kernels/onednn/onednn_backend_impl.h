@@ -90,6 +90,10 @@ class OnednnBackend : public cpu::CpuBackend {
                                 const Tensor& var, double epsilon, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
   // f32: a reorder primitive between the two layouts; f64: the host loops.
   void convert_channel_layout_impl(const Tensor& src, Tensor& dst) override;
+  // Batch norm forward of a channel-blocked x on oneDNN's primitive: training writes the batch's
+  // mean and var [C], inference reads them.
+  void blocked_batch_norm_forward(bool training, const Tensor& x, const Tensor& gamma, const Tensor& beta, const void* mean,
+                                  const void* var, double epsilon, Tensor& y);
   // A plain NCHW copy of a channel-blocked tensor: for the shared loops where a primitive
   // cannot take it (pooling geometries oneDNN lacks).
   Tensor plain_copy(const Tensor& t);

@@ -55,56 +55,43 @@ void OnednnBackend::batch_norm_forward_training_impl(const Tensor& x, const Tens
                                                      double epsilon, Tensor& y, Tensor& mean, Tensor& var) {
   if (x.channel_block() == 0)
     return CpuBackend::batch_norm_forward_training_impl(x, gamma, beta, epsilon, y, mean, var);
-  const bool scale = !gamma.empty(), shift = !beta.empty();
-  CacheKey key("batch_norm_fwd");
-  key.add(dims_of(x.shape())).add(x.channel_block()).add(scale).add(shift).add_real(epsilon);
-  const auto data = f32_md(dims_of(x.shape()), activation_tag(x));
-  auto& entry = primitive(key, [&](CachedPrimitive& e) {
-    auto pd = forward_pd(data, prop_kind::forward_training, epsilon, flags_of(scale, shift, false), attr(), engine_);
-    e.primitive = dnnl::batch_normalization_forward(pd);
-    e.add_input(engine_, DNNL_ARG_SRC, data, pd.src_desc());
-    e.add_output(engine_, DNNL_ARG_DST, data, pd.dst_desc());
-    add_channel_args(e, engine_, x.dim(1), {}, {DNNL_ARG_MEAN, DNNL_ARG_VARIANCE});
-    if (scale) add_channel_args(e, engine_, x.dim(1), {DNNL_ARG_SCALE}, {});
-    if (shift) add_channel_args(e, engine_, x.dim(1), {DNNL_ARG_SHIFT}, {});
-    e.add_scratchpad(engine_, pd.scratchpad_desc());
-  });
-  if (scale && shift)
-    run(entry, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_MEAN, mean.raw_data()},
-                {DNNL_ARG_VARIANCE, var.raw_data()}, {DNNL_ARG_SCALE, gamma.raw_data()}, {DNNL_ARG_SHIFT, beta.raw_data()}});
-  else if (!scale && !shift)
-    run(entry, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_MEAN, mean.raw_data()},
-                {DNNL_ARG_VARIANCE, var.raw_data()}});
-  else
-    throw std::invalid_argument("onednn batch_norm_forward_training: a blocked tensor with only one of gamma and beta");
+  blocked_batch_norm_forward(true, x, gamma, beta, mean.raw_data(), var.raw_data(), epsilon, y);
 }
 
 void OnednnBackend::batch_norm_forward_inference_impl(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                                       const Tensor& mean, const Tensor& var, double epsilon, Tensor& y) {
   if (x.channel_block() == 0)
     return CpuBackend::batch_norm_forward_inference_impl(x, gamma, beta, mean, var, epsilon, y);
+  blocked_batch_norm_forward(false, x, gamma, beta, mean.raw_data(), var.raw_data(), epsilon, y);
+}
+
+void OnednnBackend::blocked_batch_norm_forward(bool training, const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                               const void* mean, const void* var, double epsilon, Tensor& y) {
   const bool scale = !gamma.empty(), shift = !beta.empty();
-  CacheKey key("batch_norm_inf");
-  key.add(dims_of(x.shape())).add(x.channel_block()).add(scale).add(shift).add_real(epsilon);
+  if (scale != shift)
+    throw std::invalid_argument("onednn batch_norm_forward: a channel-blocked tensor with only one of gamma and beta");
+  CacheKey key(training ? "batch_norm_fwd" : "batch_norm_inf");
+  key.add(dims_of(x.shape())).add(x.channel_block()).add(scale).add_real(epsilon);
   const auto data = f32_md(dims_of(x.shape()), activation_tag(x));
   auto& entry = primitive(key, [&](CachedPrimitive& e) {
-    auto pd = forward_pd(data, prop_kind::forward_inference, epsilon, flags_of(scale, shift, true), attr(), engine_);
+    // training writes the batch's mean and variance; inference reads the given ones
+    auto pd = forward_pd(data, training ? prop_kind::forward_training : prop_kind::forward_inference, epsilon,
+                         flags_of(scale, shift, !training), attr(), engine_);
     e.primitive = dnnl::batch_normalization_forward(pd);
     e.add_input(engine_, DNNL_ARG_SRC, data, pd.src_desc());
     e.add_output(engine_, DNNL_ARG_DST, data, pd.dst_desc());
-    add_channel_args(e, engine_, x.dim(1), {DNNL_ARG_MEAN, DNNL_ARG_VARIANCE}, {});
-    if (scale) add_channel_args(e, engine_, x.dim(1), {DNNL_ARG_SCALE}, {});
-    if (shift) add_channel_args(e, engine_, x.dim(1), {DNNL_ARG_SHIFT}, {});
+    if (training)
+      add_channel_args(e, engine_, x.dim(1), {}, {DNNL_ARG_MEAN, DNNL_ARG_VARIANCE});
+    else
+      add_channel_args(e, engine_, x.dim(1), {DNNL_ARG_MEAN, DNNL_ARG_VARIANCE}, {});
+    if (scale) add_channel_args(e, engine_, x.dim(1), {DNNL_ARG_SCALE, DNNL_ARG_SHIFT}, {});
     e.add_scratchpad(engine_, pd.scratchpad_desc());
   });
-  if (scale && shift)
-    run(entry, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_MEAN, mean.raw_data()},
-                {DNNL_ARG_VARIANCE, var.raw_data()}, {DNNL_ARG_SCALE, gamma.raw_data()}, {DNNL_ARG_SHIFT, beta.raw_data()}});
-  else if (!scale && !shift)
-    run(entry, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_MEAN, mean.raw_data()},
-                {DNNL_ARG_VARIANCE, var.raw_data()}});
+  if (scale)
+    run(entry, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_MEAN, mean},
+                {DNNL_ARG_VARIANCE, var}, {DNNL_ARG_SCALE, gamma.raw_data()}, {DNNL_ARG_SHIFT, beta.raw_data()}});
   else
-    throw std::invalid_argument("onednn batch_norm_forward_inference: a blocked tensor with only one of gamma and beta");
+    run(entry, {{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DST, y.raw_data()}, {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var}});
 }
 
 void OnednnBackend::batch_norm_backward_impl(const Tensor& x, const Tensor& dy, const Tensor& gamma, const Tensor& mean,
