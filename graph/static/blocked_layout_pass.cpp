@@ -6,7 +6,7 @@
 //
 // Which values become blocked (in execution order, 4-D f32 of C a multiple of the block B):
 //   sources   conv2d and conv2d_grad_input outputs, when some reader can take them blocked
-//   followers batch_norm / batch_norm_inference, pool2d, lrn (x), batch_norm_grad (x, dy) and
+//   followers batch_norm / batch_norm_inference, pool2d, lrn, bias_add (x), batch_norm_grad (x, dy) and
 //             the elementwise ops (activation and its gradient, add, add_n, mul, scale, axpby,
 //             copy, a fused chain without a bias step; their 4-D operands) when one of those
 //             inputs is blocked and all could be: their output takes the layout
@@ -52,7 +52,9 @@ bool takes_blocked(const Node& n, int slot) {
     case OpKind::batch_norm:
     case OpKind::batch_norm_inference:
     case OpKind::pool2d:
-    case OpKind::lrn: return slot == 0;
+    case OpKind::lrn:
+    case OpKind::bias_add:
+    case OpKind::bias_grad: return slot == 0;
     case OpKind::conv2d_grad_filter:
     case OpKind::batch_norm_grad: return slot == 0 || slot == 1;
     case OpKind::pool2d_grad:
@@ -66,7 +68,7 @@ bool takes_blocked(const Node& n, int slot) {
 std::vector<int> layout_group(const Graph& g, const Node& n) {
   std::vector<int> slots;
   if (n.op == OpKind::batch_norm || n.op == OpKind::batch_norm_inference || n.op == OpKind::pool2d ||
-      n.op == OpKind::lrn)
+      n.op == OpKind::lrn || n.op == OpKind::bias_add)
     return {0};
   if (n.op == OpKind::batch_norm_grad) return {0, 1};
   if (n.op == OpKind::pool2d_grad || n.op == OpKind::lrn_grad) return {0, 1, 2};

@@ -20,7 +20,8 @@ bool layout_aware(Op op) {
   switch (op) {
     case Op::conv2d_forward: case Op::conv2d_backward_data: case Op::conv2d_backward_weights:
     case Op::batch_norm_forward_training: case Op::batch_norm_forward_inference: case Op::batch_norm_backward:
-    case Op::pool2d_forward: case Op::pool2d_backward: case Op::lrn_forward: case Op::lrn_backward: return true;
+    case Op::pool2d_forward: case Op::pool2d_backward: case Op::lrn_forward: case Op::lrn_backward:
+    case Op::bias_add: case Op::bias_backward: return true;
     default: return false;
   }
 }

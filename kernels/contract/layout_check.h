@@ -5,8 +5,8 @@
 //   fused chain without a bias step, sum, sum_squares): the order of the elements does not
 //   matter as long as every 4-D tensor of the call has the same layout;
 //   copy: converts between layouts (channel_blocks.h);
-//   convolution, batch normalisation, pooling and LRN: where the backend says it runs them
-//   blocked (Backend::channel_block: oneDNN in f32);
+//   convolution, batch normalisation, pooling, LRN and a channel bias (and its gradient):
+//   where the backend says it runs them blocked (Backend::channel_block: oneDNN in f32);
 //   every other op: plain tensors only.
 #pragma once
 

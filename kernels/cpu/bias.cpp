@@ -1,5 +1,6 @@
 // Bias addition and its gradient over [N, C, ...] (Caffe's bias term of Convolution and
-// InnerProduct, Theano's "+ b.dimshuffle('x', 0, 'x', 'x')" after pooling).
+// InnerProduct, Theano's "+ b.dimshuffle('x', 0, 'x', 'x')" after pooling), also over a
+// channel-blocked [N, C, H, W] (kernels/tensor.h) where the backend runs that layout (oneDNN).
 #include <algorithm>
 #include <vector>
 
@@ -51,13 +52,46 @@ template void channel_bias_grad<double>(int, const double*, std::int64_t, std::i
 namespace {
 // [N, C, trailing...] -> inner = product of the trailing dimensions.
 std::int64_t inner_size(const Tensor& t) { return t.dim(1) == 0 ? 0 : t.numel() / (t.dim(0) * t.dim(1)); }
+
+// A channel-blocked y (kernels/tensor.h): rows (n, c/B) of S cells of B channels each.
+template <class T> void add_blocked_channel_bias(int threads, T* y, const T* b, std::int64_t n, std::int64_t c, std::int64_t s, int block) {
+  const std::int64_t blocks = c / block;
+  parallel_for(threads, n * blocks, row_grain(s * block), [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t r = begin; r < end; ++r) {
+      const T* lane = b + (r % blocks) * block;
+      T* row = y + r * s * block;
+      for (std::int64_t i = 0; i < s; ++i)
+        for (int j = 0; j < block; ++j) row[i * block + j] += lane[j];
+    }
+  });
+}
+
+// Per channel, the sum over images and cells in double, in one fixed order (any thread count).
+template <class T> void blocked_channel_bias_grad(int threads, const T* dy, std::int64_t n, std::int64_t c, std::int64_t s, int block, T* db) {
+  const std::int64_t blocks = c / block;
+  parallel_for(threads, blocks, row_grain(n * s * block), [&](std::int64_t begin, std::int64_t end) {
+    std::vector<double> acc(static_cast<std::size_t>(block));
+    for (std::int64_t cb = begin; cb < end; ++cb) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (std::int64_t image = 0; image < n; ++image) {
+        const T* row = dy + (image * blocks + cb) * s * block;
+        for (std::int64_t i = 0; i < s; ++i)
+          for (int j = 0; j < block; ++j) acc[static_cast<std::size_t>(j)] += row[i * block + j];
+      }
+      for (int j = 0; j < block; ++j) db[cb * block + j] = static_cast<T>(acc[static_cast<std::size_t>(j)]);
+    }
+  });
+}
 }  // namespace
 
 void CpuBackend::bias_add_impl(Tensor& y, const Tensor& bias) {
   if (y.numel() == 0) return;
   dispatch_float(y.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    add_channel_bias(loop_threads_, y.data<T>(), bias.data<T>(), y.dim(0), y.dim(1), inner_size(y));
+    if (y.channel_block() != 0)
+      add_blocked_channel_bias(loop_threads_, y.data<T>(), bias.data<T>(), y.dim(0), y.dim(1), inner_size(y), y.channel_block());
+    else
+      add_channel_bias(loop_threads_, y.data<T>(), bias.data<T>(), y.dim(0), y.dim(1), inner_size(y));
   });
 }
 
@@ -68,7 +102,11 @@ void CpuBackend::bias_backward_impl(const Tensor& dy, Tensor& dbias) {
       std::fill(dbias.data<T>(), dbias.data<T>() + dbias.numel(), T(0));
       return;
     }
-    channel_bias_grad(loop_threads_, dy.data<T>(), dy.dim(0), dy.dim(1), inner_size(dy), dbias.data<T>());
+    if (dy.channel_block() != 0)
+      blocked_channel_bias_grad(loop_threads_, dy.data<T>(), dy.dim(0), dy.dim(1), inner_size(dy), dy.channel_block(),
+                                dbias.data<T>());
+    else
+      channel_bias_grad(loop_threads_, dy.data<T>(), dy.dim(0), dy.dim(1), inner_size(dy), dbias.data<T>());
   });
 }
 

@@ -76,9 +76,9 @@ TEST(ChannelBlock, AnOpThatReadsNchwRefusesABlockedTensor) {
   Rng rng(3);
   const Tensor plain = random_tensor({2, 16, 4, 4}, DType::f32, rng);
   const Tensor blocked = blocked_copy(*backend, plain, 16);
-  Tensor biased = blocked.clone();
-  EXPECT_EQ(invalid_argument_of([&] { backend->bias_add(biased, Tensor({16})); }),
-            "reference bias_add: takes plain NCHW tensors, not the channel-blocked f32[2, 16, 4, 4] nChw16c");
+  Tensor gelu = Tensor(plain.shape(), DType::f32).with_channel_block(16);
+  EXPECT_EQ(invalid_argument_of([&] { backend->gelu_forward(blocked, gelu, GeluApprox::exact); }),
+            "reference gelu_forward: takes plain NCHW tensors, not the channel-blocked f32[2, 16, 4, 4] nChw16c");
   Tensor sum({2, 16, 4, 4});
   EXPECT_NE(invalid_argument_of([&] { backend->add(blocked, plain, sum); }).find("the layouts of"), std::string::npos);
   Tensor w({16, 16, 3, 3}), out({2, 16, 2, 2});
@@ -96,7 +96,8 @@ TEST(ChannelBlock, AnOpThatReadsNchwRefusesABlockedTensor) {
 // oneDNN on blocked tensors against itself on plain ones: convolution (forward with bias and a
 // ReLU epilogue, backward data, backward weights with bias), batch normalisation (training
 // forward, inference forward, backward with and without gamma and beta), pooling (max and
-// average, on the primitive and where the shared loop takes over) and LRN.
+// average, on the primitive and where the shared loop takes over), a channel bias and its
+// gradient (the shared loops) and LRN.
 class OnednnBlocked : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -173,7 +174,7 @@ TEST_F(OnednnBlocked, BatchNormMatchesThePlainLoops) {
   }
 }
 
-TEST_F(OnednnBlocked, PoolingAndLrnMatchThePlainLayout) {
+TEST_F(OnednnBlocked, PoolingBiasAndLrnMatchThePlainLayout) {
   const Tensor x = random_tensor({3, 32, 9, 9}, DType::f32, rng_);
   struct Case {
     const char* name;
@@ -199,6 +200,16 @@ TEST_F(OnednnBlocked, PoolingAndLrnMatchThePlainLayout) {
     backend_->pool2d_backward(xb, yb, blocked(dy), wsb, dxb, c.p);
     EXPECT_TRUE(all_near(plain(dxb), dx, 1e-6));
   }
+  const Tensor bias = random_tensor({32}, DType::f32, rng_);
+  Tensor biased = x.clone(), biased_b = blocked(x);
+  backend_->bias_add(biased, bias);
+  backend_->bias_add(biased_b, bias);
+  EXPECT_TRUE(all_near(plain(biased_b), biased, 0.0));
+  Tensor db({32}), dbb({32});
+  backend_->bias_backward(x, db);
+  backend_->bias_backward(blocked(x), dbb);
+  EXPECT_TRUE(all_near(dbb, db, 1e-6));
+
   LrnParams lrn;
   lrn.size = 5;
   lrn.alpha = 1e-3;
