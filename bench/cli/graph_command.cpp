@@ -4,7 +4,8 @@
 // rewrites of each pass, the planned and unplanned bytes. The model and recipe come from the
 // framework's preset as for `ablate run`, and so are the passes: --framework tensorflow shows
 // the graph TF 1.3's own pass set makes, theano FAST_RUN's; the output says which set is shown.
-// --passes SPEC chooses another set, --passes-off switches passes off by name.
+// --passes SPEC chooses another set, --passes-off switches passes off by name; --backend the
+// backend they compile for (reference unless given).
 // Render with: dot -Tsvg FILE.after.dot -o FILE.after.svg
 #include <algorithm>
 #include <cstdio>
@@ -46,7 +47,9 @@ int graph_main(const run::Flags& args) {
   for (const std::string& off : run::split_list(args.get("passes-off", ""), true))
     if (std::find(options.disabled_passes.begin(), options.disabled_passes.end(), off) == options.disabled_passes.end())
       options.disabled_passes.push_back(off);
-  auto backend = kernels::make_backend("reference", 1);
+  // The backend whose passes the graph shows: constant folding evaluates on it, and blocked_layout
+  // acts only where it has a channel-blocked layout (onednn in f32).
+  auto backend = kernels::make_backend(args.get("backend", "reference"), 1);
   const auto dump = graph::static_graph::dump_training_graph(spec, options, *backend);
 
   std::string stem = args.get("dot");
@@ -84,6 +87,8 @@ Command graph_command() {
               {"model", "NAME|FILE", "model file or zoo name (default: the preset's)"},
               {"batch", "N", "batch size of the graph (default: the preset's)"},
               {"precision", "f32|f64", "floating-point type (default: the preset's)"},
+              {"backend", "NAME", "the backend the passes compile for (default reference; onednn in f32 shows the "
+                                  "blocked_layout pass's nChw16c values and conversions)"},
               {"passes", "SPEC", "the passes to show the graph with: all, all,-cse, cse,dce, ... (default: the preset's, "
                                  "what the framework trains with)"},
               {"passes-off", "LIST", "comma-separated passes to switch off as well: " + passes},
