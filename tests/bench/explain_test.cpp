@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_runner.h"
+#include "kernels/registry.h"
 
 namespace fs = std::filesystem;
 using ablate::bench::testing::slurp;
@@ -231,6 +232,24 @@ TEST_F(Explain, GraphShowsThePassesThePresetTrainsWith) {
   EXPECT_HAS(every.out, "elementwise_fusion");
   const auto caffe = ablate(std::string("graph ") + kLenetGraph + " --dot " + (dir_ / "c.dot").string());
   EXPECT_HAS(caffe.out, "(every pass: the caffe-mnist preset names no pass set)");
+}
+
+// `ablate graph --backend onednn` compiles for oneDNN: in f32 on a residual network the
+// blocked_layout pass makes values channel-blocked, labelled so in the dot file, with one
+// conversion before the classifier; the default backend (reference) has no such layout.
+TEST_F(Explain, GraphForOnednnShowsTheBlockedLayout) {
+  const std::string flags = "graph --framework he --model resnet20 --dataset cifar10 --precision f32 --batch 2 ";
+  const auto onednn = ablate(flags + "--backend onednn --dot " + (dir_ / "o.dot").string());
+  ASSERT_EQ(onednn.exit_code, 0) << onednn.err;
+  const auto reference = ablate(flags + "--dot " + (dir_ / "r.dot").string());
+  ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  EXPECT_HAS(reference.out, "blocked_layout         0 rewrites");
+  EXPECT_EQ(slurp(dir_ / "r.after.dot").find("nChw"), std::string::npos);
+  if (ablate::kernels::make_backend("onednn", 1)->channel_block(ablate::kernels::DType::f32) == 0) GTEST_SKIP() << "no blocked layout here";
+  EXPECT_EQ(onednn.out.find("blocked_layout         0 rewrites"), std::string::npos) << onednn.out;
+  const std::string dot = slurp(dir_ / "o.after.dot");
+  EXPECT_NE(dot.find(" nChw"), std::string::npos);
+  EXPECT_NE(dot.find("pool/pool2d/to_plain"), std::string::npos);
 }
 
 // index.html stands alone: no script, nothing fetched, the memory plan, the net, the tape and
