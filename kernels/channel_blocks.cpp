@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+#include "kernels/backend.h"
+
 namespace ablate::kernels {
 namespace {
 
@@ -39,13 +41,7 @@ void convert_channel_layout(const Tensor& src, Tensor& dst, int threads) {
     convert(src.data<double>(), dst.data<double>(), src.dim(0), from, to, threads);
 }
 
-}  // namespace ablate::kernels
-
 // The default conversion of Backend::copy between layouts: the host loops above.
-#include "kernels/backend.h"
-
-namespace ablate::kernels {
-
 void Backend::convert_channel_layout_impl(const Tensor& src, Tensor& dst) {
   if (device() != Device::cpu)
     throw std::logic_error(name() + " copy: channel layout conversion of " + src.describe() + " needs host tensors");

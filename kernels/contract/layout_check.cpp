@@ -16,6 +16,10 @@ bool layout_free(Op op) {
   }
 }
 
+bool convolution(Op op) {
+  return op == Op::conv2d_forward || op == Op::conv2d_backward_data || op == Op::conv2d_backward_weights;
+}
+
 bool layout_aware(Op op) {
   switch (op) {
     case Op::conv2d_forward: case Op::conv2d_backward_data: case Op::conv2d_backward_weights:
@@ -56,6 +60,10 @@ void check_channel_layouts(const Backend& backend, Op op, const OpWrites& writes
     if (t.channel_block() != 0 && t.channel_block() != block)
       check.fail("the channel-blocked " + t.describe() + " is not a layout this backend runs (" +
                  (block ? "nChw" + std::to_string(block) + "c" : std::string("plain only")) + ")");
+    // A convolution converts each activation on its own (the stem reads NCHW images, writes
+    // blocked); batch norm, pooling, LRN and the bias run one layout for all their tensors.
+    if (!convolution(op) && t.ndim() == 4 && t.channel_block() != blocked->channel_block())
+      check.fail("the layouts of " + blocked->describe() + " and " + t.describe() + " differ: this op runs one layout");
   });
 }
 

@@ -24,6 +24,7 @@ dnnl::lrn_forward::primitive_desc lrn_forward_pd(const memory::dims& dims, const
 }
 
 void lrn_key(CacheKey& key, const Tensor& x, const LrnParams& p) {
+  // x's layout is every tensor's: the contract runs LRN in one layout (layout_check.h)
   key.add(x.shape()).add(p.size).add_real(p.alpha).add_real(p.beta).add_real(p.k).add(x.channel_block());
 }
 

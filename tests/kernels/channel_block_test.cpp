@@ -174,6 +174,20 @@ TEST_F(OnednnBlocked, BatchNormMatchesThePlainLoops) {
   }
 }
 
+// Only a convolution takes its activations in different layouts; batch norm and pooling refuse a
+// blocked input with a plain output (they would write blocked values into it), naming both.
+TEST_F(OnednnBlocked, OneLayoutPerOpExceptTheConvolution) {
+  const Tensor x = random_tensor({2, 32, 4, 4}, DType::f32, rng_);
+  Tensor y(x.shape()), mean({32}), var({32});
+  const std::string bn = invalid_argument_of([&] { backend_->batch_norm_forward_training(blocked(x), Tensor(), Tensor(), 1e-5, y, mean, var); });
+  EXPECT_NE(bn.find("onednn batch_norm_forward_training: the layouts of f32[2, 32, 4, 4] nChw"), std::string::npos) << bn;
+  EXPECT_NE(bn.find("and f32[2, 32, 4, 4] differ: this op runs one layout"), std::string::npos) << bn;
+  const Pool2dParams p = make_pool2d_params(PoolKind::max, 2, 2, 0, PoolPadding::valid, 4, 4);
+  Tensor pooled = empty_blocked({2, 32, 2, 2}), ws;
+  EXPECT_NE(invalid_argument_of([&] { backend_->pool2d_forward(x, pooled, ws, p); }).find("this op runs one layout"),
+            std::string::npos);
+}
+
 TEST_F(OnednnBlocked, PoolingBiasAndLrnMatchThePlainLayout) {
   const Tensor x = random_tensor({3, 32, 9, 9}, DType::f32, rng_);
   struct Case {
