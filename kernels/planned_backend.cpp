@@ -35,13 +35,19 @@ void PlannedBackend::route(const std::string& layer, Backend& backend) {
   routes_.emplace_back(layer, &backend);
 }
 
-void PlannedBackend::route_all(Backend* backend) {
+void PlannedBackend::route_all(Backend* backend, std::vector<std::pair<std::string, Backend*>> except) {
   if (backend) owned_of(*backend);
+  for (const auto& [layer, b] : except) owned_of(*b);
   all_ = backend;
+  all_except_ = backend ? std::move(except) : std::vector<std::pair<std::string, Backend*>>{};
 }
 
 Backend& PlannedBackend::backend_of(std::string_view layer) {
-  if (all_) return *all_;
+  if (all_) {
+    for (const auto& [name, b] : all_except_)
+      if (name == layer) return *b;
+    return *all_;
+  }
   for (const auto& [name, b] : routes_)
     if (name == layer) return *b;
   return *backends_.front().backend;

@@ -39,8 +39,9 @@ class PlannedBackend final : public Backend {
   // Runs the ops of `layer` on `backend` (one added here, or the fallback). Throws
   // std::invalid_argument when the layer is routed already or the backend is not one of these.
   void route(const std::string& layer, Backend& backend);
-  // Every op on `backend` (one of these) whatever the layer; nullptr: the routes again.
-  void route_all(Backend* backend);
+  // Every op on `backend` (one of these) whatever the layer, except the layers in `except`,
+  // each on its own backend (a stand-in while a plan is measured); nullptr: the routes again.
+  void route_all(Backend* backend, std::vector<std::pair<std::string, Backend*>> except = {});
   // The backend that runs the ops of `layer` now.
   Backend& backend_of(std::string_view layer);
   Backend& fallback() { return *backends_.front().backend; }
@@ -217,6 +218,7 @@ class PlannedBackend final : public Backend {
   std::vector<Owned> backends_;                           // [0]: the fallback
   std::vector<std::pair<std::string, Backend*>> routes_;  // few layers: a linear search
   Backend* all_ = nullptr;
+  std::vector<std::pair<std::string, Backend*>> all_except_;  // route_all's exceptions
 };
 
 }  // namespace ablate::kernels

@@ -28,13 +28,17 @@ std::string ms(double seconds) { return fmt("%.3f", seconds * 1e3); }
 std::vector<std::pair<std::string, std::string>> key_fields(const PlanKey& k) {
   return {{"cpu_model", k.cpu_model}, {"threads", std::to_string(k.threads)}, {"model", k.model},
           {"shapes", k.shapes},       {"dtype", k.dtype},                     {"strategy", k.strategy},
-          {"version", k.version}};
+          {"threading", k.threading}, {"version", k.version}};
 }
 
 }  // namespace
 
 std::string PlanChoice::label() const {
-  return lowering ? backend + "/" + kernels::cpu::conv_lowering_name(*lowering) : backend;
+  if (!lowering) return backend;
+  std::string out = backend + "/" + kernels::cpu::conv_lowering_name(*lowering);
+  if (threading && *threading != kernels::cpu::threadings_of(*lowering).front())
+    out += std::string("/") + kernels::cpu::threading_name(*threading);
+  return out;
 }
 
 PlanChoice parse_plan_choice(const std::string& text, const std::string& where) {
@@ -52,7 +56,8 @@ PlanChoice parse_plan_choice(const std::string& text, const std::string& where) 
     if (!lowerings.empty()) c.lowering = lowerings.front();  // the backend's default
     return c;
   }
-  const std::string name = text.substr(slash + 1);
+  const std::size_t second = text.find('/', slash + 1);
+  const std::string name = text.substr(slash + 1, second == std::string::npos ? std::string::npos : second - slash - 1);
   std::vector<std::string> names;
   for (kernels::cpu::ConvLowering l : lowerings) {
     names.emplace_back(kernels::cpu::conv_lowering_name(l));
@@ -61,6 +66,19 @@ PlanChoice parse_plan_choice(const std::string& text, const std::string& where) 
   if (!c.lowering)
     throw std::invalid_argument(where + ": '" + name + "' in '" + text + "' is not a convolution lowering of " +
                                 c.backend + (names.empty() ? " (it takes none)" : " (it takes " + join(names, ", ") + ")"));
+  const std::vector<kernels::cpu::Threading> threadings = kernels::cpu::threadings_of(*c.lowering);
+  c.threading = threadings.front();
+  if (second == std::string::npos) return c;
+  const std::string threading = text.substr(second + 1);
+  std::vector<std::string> threading_names;
+  bool found = false;
+  for (kernels::cpu::Threading t : threadings) {
+    threading_names.emplace_back(kernels::cpu::threading_name(t));
+    if (threading_names.back() == threading) c.threading = t, found = true;
+  }
+  if (!found)
+    throw std::invalid_argument(where + ": threading '" + threading + "' in '" + text + "' is not one that " + name +
+                                " runs under (it takes " + join(threading_names, ", ") + ")");
   return c;
 }
 
@@ -86,14 +104,16 @@ std::string LayerPlan::summary() const {
 }
 
 std::string LayerPlan::table() const {
-  std::size_t width = 5;
+  std::size_t width = 5, label = 9;  // columns: the longest layer name and choice label
   for (const Row& r : rows) width = std::max(width, r.layer.size());
+  for (const Row& r : rows) label = std::max(label, r.choice.label().size());
+  for (const PlanChoice& c : candidates) label = std::max(label, c.label().size());
   auto pad = [](std::string s, std::size_t n) { return s.size() < n ? s + std::string(n - s.size(), ' ') : s; };
   std::ostringstream out;
-  out << pad("layer", width) << "  " << pad("choice", 26) << "  ms (median)  runner-up                    ms\n";
+  out << pad("layer", width) << "  " << pad("choice", label) << "  ms (median)  " << pad("runner-up", label) << "  ms\n";
   double chosen_total = 0;
   for (const Row& r : rows) {
-    out << pad(r.layer, width) << "  " << pad(r.choice.label(), 26);
+    out << pad(r.layer, width) << "  " << pad(r.choice.label(), label);
     if (r.seconds.size() == candidates.size() && !r.seconds.empty()) {
       std::size_t best = 0, second = candidates.size();
       for (std::size_t i = 0; i < candidates.size(); ++i)
@@ -102,11 +122,11 @@ std::string LayerPlan::table() const {
         if (i != best && (second == candidates.size() || r.seconds[i] < r.seconds[second])) second = i;
       chosen_total += r.seconds[best];
       out << "  " << pad(ms(r.seconds[best]), 11);
-      if (second < candidates.size()) out << "  " << pad(candidates[second].label(), 26) << "  " << ms(r.seconds[second]);
+      if (second < candidates.size()) out << "  " << pad(candidates[second].label(), label) << "  " << ms(r.seconds[second]);
     }
     out << "\n";
   }
-  if (chosen_total > 0) out << pad("total", width) << "  " << pad("", 26) << "  " << ms(chosen_total) << "\n";
+  if (chosen_total > 0) out << pad("total", width) << "  " << pad("", label) << "  " << ms(chosen_total) << "\n";
   return out.str();
 }
 
@@ -119,51 +139,63 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
   if (timing.warmup < 0)
     throw std::invalid_argument("plan: warm-up rounds " + std::to_string(timing.warmup) + ": expected at least 0");
   const std::size_t n = candidates.size();
-  // samples[layer][candidate]: one time per timed round (a pruned candidate: its last warm-up's).
+  // samples[layer][candidate]: one time per timed round (a pruned pair: its last warm-up's).
   std::map<std::string, std::vector<std::vector<double>>> samples;
   for (const std::string& layer : layers) samples[layer].assign(n, {});
-  std::vector<bool> timed(n, true);
+  std::vector<bool> stepped(n, true);    // a candidate beaten on every layer that matters: false
+  std::vector<StandIns> stand_ins(n);    // per candidate, its pruned layers and who runs them
   std::vector<std::map<std::string, double>> last_warmup(n);
+  auto warmup_time = [&](std::size_t c, const std::string& layer) {
+    auto it = last_warmup[c].find(layer);
+    return it == last_warmup[c].end() ? 0.0 : it->second;
+  };
+  // After a warm-up round: the pairs at least `factor` times slower than the layer's best.
+  auto prune = [&](double factor) {
+    std::map<std::string, std::size_t> best_of;  // per layer, the candidate of least warm-up time
+    double step_best = 0;
+    for (const std::string& layer : layers) {
+      std::size_t best = 0;
+      for (std::size_t c = 1; c < n; ++c)
+        if (warmup_time(c, layer) < warmup_time(best, layer)) best = c;
+      best_of[layer] = best;
+      step_best += warmup_time(best, layer);
+    }
+    for (std::size_t c = 0; c < n; ++c) {
+      if (!stepped[c]) continue;
+      bool compared = false, beaten_everywhere = true;
+      for (const std::string& layer : layers) {
+        const double best = warmup_time(best_of[layer], layer);
+        if (best <= 0 || best < 0.01 * step_best) continue;  // no op of its own, or too small to matter
+        compared = true;
+        if (stand_ins[c].count(layer)) continue;
+        if (warmup_time(c, layer) >= factor * best) stand_ins[c][layer] = best_of[layer];
+        else beaten_everywhere = false;
+      }
+      if (compared && beaten_everywhere) stepped[c] = false;
+    }
+  };
   for (int round = 0; round < timing.warmup + timing.rounds; ++round) {
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t index = (k + static_cast<std::size_t>(round)) % n;  // rotated: interleaved
-      if (!timed[index]) continue;
-      std::map<std::string, double> step = timer(index);
+      if (!stepped[index]) continue;
+      std::map<std::string, double> step = timer(index, stand_ins[index]);
       if (round < timing.warmup) {
-        last_warmup[index] = std::move(step);
+        for (auto& [layer, seconds] : step)  // a stand-in's time is not the candidate's
+          if (!stand_ins[index].count(layer)) last_warmup[index][layer] = seconds;
         continue;
       }
       for (const std::string& layer : layers) {
+        if (stand_ins[index].count(layer)) continue;
         auto it = step.find(layer);
         samples[layer][index].push_back(it == step.end() ? 0.0 : it->second);
       }
     }
-    if (round + 1 != timing.warmup || timing.prune <= 0) continue;
-    auto time_of = [&](std::size_t c, const std::string& layer) {
-      auto it = last_warmup[c].find(layer);
-      return it == last_warmup[c].end() ? 0.0 : it->second;
-    };
-    std::map<std::string, double> best_of;  // per layer, the least warm-up time of any candidate
-    double step_best = 0;
-    for (const std::string& layer : layers) {
-      double best = time_of(0, layer);
-      for (std::size_t o = 1; o < n; ++o) best = std::min(best, time_of(o, layer));
-      best_of[layer] = best;
-      step_best += best;
-    }
-    for (std::size_t c = 0; c < n; ++c) {
-      bool slow_everywhere = true, compared = false;
-      for (const std::string& layer : layers) {
-        const double best = best_of[layer];
-        if (best <= 0 || best < 0.01 * step_best) continue;  // no op of its own, or too small to matter
-        compared = true;
-        if (time_of(c, layer) < timing.prune * best) slow_everywhere = false;
-      }
-      if (!compared || !slow_everywhere) continue;
-      timed[c] = false;
-      for (const std::string& layer : layers) samples[layer][c] = {time_of(c, layer)};
-    }
+    if (round == 0 && timing.warmup > 1 && timing.prune_first > 0) prune(timing.prune_first);
+    if (round + 1 == timing.warmup && timing.prune > 0) prune(timing.prune);
   }
+  for (std::size_t c = 0; c < n; ++c)
+    for (const std::string& layer : layers)
+      if (!stepped[c] || stand_ins[c].count(layer)) samples[layer][c] = {warmup_time(c, layer)};
   LayerPlan plan;
   plan.candidates = candidates;
   plan.rounds = timing.rounds;
@@ -239,6 +271,7 @@ LayerPlan read_plan_file(const std::string& path) {
     else if (key == "shapes") plan.key.shapes = rest;
     else if (key == "dtype") plan.key.dtype = rest;
     else if (key == "strategy") plan.key.strategy = rest;
+    else if (key == "threading") plan.key.threading = rest;
     else if (key == "version") plan.key.version = rest;
     else if (key == "threads" || key == "rounds") {
       int value = 0;
@@ -261,7 +294,7 @@ LayerPlan read_plan_file(const std::string& path) {
       std::istringstream items(rest);
       LayerPlan::Row row;
       std::string choice;
-      if (!(items >> row.layer >> choice)) fail("expected 'layer NAME BACKEND[/LOWERING] [seconds...]', got '" + line + "'");
+      if (!(items >> row.layer >> choice)) fail("expected 'layer NAME BACKEND[/LOWERING[/THREADING]] [seconds...]', got '" + line + "'");
       if (plan.row(row.layer)) fail("layer '" + row.layer + "' planned twice");
       row.choice = parse_plan_choice(choice, where);
       for (std::string s; items >> s;) {
@@ -278,8 +311,8 @@ LayerPlan read_plan_file(const std::string& path) {
              std::to_string(plan.candidates.size()) + " candidates (give one time per candidate, or none)");
       plan.rows.push_back(std::move(row));
     } else {
-      fail("unknown entry '" + key + "' (known: cpu_model, threads, model, shapes, dtype, strategy, version, rounds, "
-           "fallback, candidates, layer)");
+      fail("unknown entry '" + key + "' (known: cpu_model, threads, model, shapes, dtype, strategy, threading, version, "
+           "rounds, fallback, candidates, layer)");
     }
   }
   auto fail_file = [&](const std::string& what) { throw std::invalid_argument(path + ": " + what); };

@@ -1,6 +1,6 @@
 // A per-layer plan: which host backend (and, where a backend has several, which convolution
-// lowering) runs each layer of a network, chosen by timing every choice on the run's own
-// shapes (`ablate run --plan auto`), as cuDNN's Find and oneDNN's and TVM's tuners measure
+// lowering and which threading: who owns the threads, conv_lowering.h) runs each layer of a
+// network, chosen by timing every choice on the run's own shapes (`ablate run --plan auto`), as cuDNN's Find and oneDNN's and TVM's tuners measure
 // instead of guessing. This file holds the plan itself, the choice from timings, the key a
 // cached plan must match, and the plan file; plan_measure.h times a real network and builds
 // the kernels::PlannedBackend that executes a plan. docs/plan.md describes the whole.
@@ -9,11 +9,15 @@
 // (interleaved, so that a slow minute of a busy host falls on all of them); a layer's time on a
 // candidate is the sum of its ops' times in one step (forward, backward, update), its median
 // over the rounds after the warm-up; each layer takes the candidate of least median (ties: the
-// earlier candidate). Briefly: a candidate at least `prune` times slower than the best on every
-// layer that matters in the last warm-up round (the reference loops, a library pool that
-// collapses on a busy host) is not timed further; its warm-up times stand as its row. A layer
+// earlier candidate). Briefly, per (layer, candidate) pair: after the last warm-up round, a
+// candidate at least `prune` times slower than the best on a layer that matters is not timed on
+// that layer again (after the first warm-up round already when at least `prune_first` times
+// slower): in its later steps that layer runs on the layer's fastest candidate so far (a
+// stand-in, not counted), and the pair's last warm-up time stands as its sample. The reference
+// loops' convolutions, a library pool that collapses on a busy host, so cost a step or two, not
+// seven. A candidate beaten so on every layer that matters is not stepped again at all. A layer
 // matters when its best time is at least 1% of the step's (the sum of the layers' bests): a
-// loss or an activation of microseconds does not keep a slow candidate in the rounds.
+// loss or an activation of microseconds is never pruned, and keeps no candidate in the rounds.
 //
 // Plan file (text, one entry a line, '#' comments):
 //   ablate-plan 1
@@ -23,12 +27,15 @@
 //   shapes 64x1x28x28
 //   dtype f32
 //   strategy layerwise
+//   threading measured              (measured per layer, or `run <name>`: --plan-threading run)
 //   version 0.1.0 e604952
 //   rounds 5                        (optional, informative)
 //   fallback openblas/omp_per_image (runs ops of no layer)
 //   candidates reference eigen/omp_per_image ... (optional: the choices timed)
 //   layer conv1 onednn/direct 0.00012 0.00034 ...  (choice, then optional median seconds per
 //                                                   candidate in the candidates' order)
+// A choice is BACKEND, BACKEND/LOWERING or BACKEND/LOWERING/THREADING; without the threading,
+// the lowering's default one (threadings_of(lowering).front()).
 #pragma once
 
 #include <cstddef>
@@ -42,15 +49,20 @@
 
 namespace ablate::bench::run {
 
-// One way to run a layer: a backend, with the convolution lowering where the backend takes one.
+// One way to run a layer: a backend, with the convolution lowering and its threading where the
+// backend takes one (both set or both unset).
 struct PlanChoice {
   std::string backend;
   std::optional<kernels::cpu::ConvLowering> lowering;
-  std::string label() const;  // "onednn/direct", "reference"
+  std::optional<kernels::cpu::Threading> threading;
+  // "onednn/direct", "eigen/batched_gemm/openmp_images", "reference": the threading only when
+  // it is not the lowering's default.
+  std::string label() const;
   bool operator==(const PlanChoice&) const = default;
 };
-// "onednn/direct" or "reference": the backend must be known to this build and take the
-// lowering; throws std::invalid_argument "<where>: ..." naming the text and what is known.
+// "onednn/direct", "eigen/per_image_gemm/openmp_frames" or "reference": the backend must be
+// known to this build and take the lowering, the lowering the threading; throws
+// std::invalid_argument "<where>: ..." naming the text and what is known.
 PlanChoice parse_plan_choice(const std::string& text, const std::string& where);
 
 // What a plan was measured for. A cached plan is used only when every field matches.
@@ -61,7 +73,8 @@ struct PlanKey {
   std::string shapes;  // the training input: "64x1x28x28" (batch x C x H x W)
   std::string dtype;   // f32, f64
   std::string strategy;
-  std::string version;  // ablate's version and git revision
+  std::string threading;  // "measured" (chosen per layer) or "run <name>" (--plan-threading run)
+  std::string version;    // ablate's version and git revision
   bool operator==(const PlanKey&) const = default;
 };
 // "" when the keys match; otherwise every difference, "threads 1 in the plan, 2 in this run; ...".
@@ -87,12 +100,15 @@ struct LayerPlan {
   std::string table() const;
 };
 
-// One training step with every op on candidate `index`: the seconds spent in each layer's ops.
-using StepTimer = std::function<std::map<std::string, double>(std::size_t index)>;
+// One training step with every op on candidate `index` except the layers in `stand_ins`, each
+// on the candidate given there: the seconds spent in each layer's ops.
+using StandIns = std::map<std::string, std::size_t>;
+using StepTimer = std::function<std::map<std::string, double>(std::size_t index, const StandIns& stand_ins)>;
 struct PlanTiming {
-  int warmup = 2;     // untimed rounds (first calls: oneDNN builds its primitives, buffers grow)
-  int rounds = 5;     // timed rounds: the median of these
-  double prune = 4;   // see above; 0: time every candidate every round
+  int warmup = 2;          // untimed rounds (first calls: oneDNN builds its primitives, buffers grow)
+  int rounds = 5;          // timed rounds: the median of these
+  double prune = 4;        // see above; 0: time every pair every round
+  double prune_first = 25; // see above, after the first of several warm-up rounds; 0: not then
 };
 // The choice described above; `layers` in the network's order. Throws std::invalid_argument
 // without candidates or layers, or with rounds < 1 or warmup < 0.

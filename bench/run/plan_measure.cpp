@@ -75,29 +75,44 @@ std::string choice_problem(const PlanChoice& choice, const BackendSettings& run)
   return "";
 }
 
+namespace {
+
+// The run's own threading, if it names one (--threading, or the pair --conv-mode names).
+std::optional<kernels::cpu::Threading> run_threading(const BackendSettings& run) {
+  if (run.options.threading) return run.options.threading;
+  if (run.options.conv_mode) return kernels::cpu::gemm_loops_of(*run.options.conv_mode).threading;
+  return std::nullopt;
+}
+
+}  // namespace
+
 kernels::BackendOptions choice_options(const PlanChoice& choice, const BackendSettings& run) {
   kernels::BackendOptions o;
   o.threads = run.options.threads;
   o.pool_gradient = run.options.pool_gradient;
   o.deterministic = run.options.deterministic;
   o.conv_lowering = choice.lowering;
-  if (choice.lowering) {
-    o.threading = run.options.threading;
-    if (!o.threading && run.options.conv_mode) o.threading = kernels::cpu::gemm_loops_of(*run.options.conv_mode).threading;
-  }
+  if (choice.lowering) o.threading = choice.threading ? choice.threading : run_threading(run);
   if (choice.backend == run.name || choice.backend == "onednn") o.onednn_conv_layout = run.options.onednn_conv_layout;
   if (choice.backend != "onednn") o.onednn_conv_layout.reset();
   return o;
 }
 
-std::vector<PlanChoice> plan_candidates(const BackendSettings& run) {
+std::vector<PlanChoice> plan_candidates(const BackendSettings& run, bool measure_threading) {
   std::vector<PlanChoice> out;
   for (const std::string& name : kernels::backend_names()) {
     if (name == "cuda") continue;
     const std::vector<kernels::cpu::ConvLowering> lowerings = kernels::conv_lowerings_of(name);
     std::vector<PlanChoice> choices;
-    if (lowerings.empty()) choices.push_back({name, std::nullopt});
-    for (kernels::cpu::ConvLowering l : lowerings) choices.push_back({name, l});
+    if (lowerings.empty()) choices.push_back({name, std::nullopt, std::nullopt});
+    for (kernels::cpu::ConvLowering l : lowerings) {
+      if (!measure_threading) {
+        const std::vector<kernels::cpu::Threading> takes = kernels::cpu::threadings_of(l);
+        choices.push_back({name, l, run_threading(run).value_or(takes.front())});
+        continue;
+      }
+      for (kernels::cpu::Threading t : kernels::cpu::threadings_of(l)) choices.push_back({name, l, t});
+    }
     for (PlanChoice& c : choices)
       if (choice_problem(c, run).empty()) out.push_back(std::move(c));
   }
@@ -113,6 +128,12 @@ PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec) {
   k.shapes = shape_text(engine_options(config).batch, spec.input_shape);
   k.dtype = kernels::dtype_name(config.precision);
   k.strategy = config.strategy;
+  if (config.plan_threading == "run") {
+    const auto t = run_threading(config.backend);
+    k.threading = std::string("run ") + (t ? kernels::cpu::threading_name(*t) : "default");
+  } else {
+    k.threading = "measured";
+  }
   k.version = std::string(ABLATE_VERSION) + " " + env.values.at("git_revision");
   return k;
 }
@@ -150,7 +171,7 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
 
 LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, const PlanTiming& timing) {
   const Clock::time_point start = Clock::now();
-  const std::vector<PlanChoice> candidates = plan_candidates(config.backend);
+  const std::vector<PlanChoice> candidates = plan_candidates(config.backend, config.plan_threading != "run");
   if (candidates.empty())
     throw std::invalid_argument("--plan auto: no host backend of this build runs with the run's settings");
   auto planned = std::make_unique<kernels::PlannedBackend>(
@@ -175,8 +196,10 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   std::int64_t iteration = 0;
   std::vector<std::string> layers;
   for (const models::LayerSpec& layer : spec.layers) layers.push_back(layer.name);
-  LayerPlan plan = choose_plan(layers, candidates, timing, [&](std::size_t index) {
-    planned->route_all(backends[index]);
+  LayerPlan plan = choose_plan(layers, candidates, timing, [&](std::size_t index, const StandIns& stand_ins) {
+    std::vector<std::pair<std::string, kernels::Backend*>> except;
+    for (const auto& [layer, other] : stand_ins) except.emplace_back(layer, backends[other]);
+    planned->route_all(backends[index], std::move(except));
     timer.take();
     engine->train_step(x, labels, iteration++);
     return timer.take();
@@ -196,7 +219,10 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
                                  ? config.backend.options.conv_lowering
                                  : (kernels::conv_lowerings_of(config.backend.name).empty()
                                         ? std::nullopt
-                                        : std::optional(kernels::conv_lowerings_of(config.backend.name).front()))};
+                                        : std::optional(kernels::conv_lowerings_of(config.backend.name).front())),
+                             std::nullopt};
+  if (plan.fallback.lowering)
+    plan.fallback.threading = run_threading(config.backend).value_or(kernels::cpu::threadings_of(*plan.fallback.lowering).front());
   if (!choice_problem(plan.fallback, config.backend).empty() || config.backend.name == "cuda") plan.fallback = candidates.front();
   plan.measure_seconds = seconds_since(start);
   return plan;

@@ -1,13 +1,15 @@
 // `--plan auto|FILE`: the per-layer plan of a run (layer_plan.h) measured on the run's own
 // network, shapes, dtype, strategy and threads, or read from the cache or a file, and the
 // kernels::PlannedBackend that executes it. The candidates are every host backend of the build
-// (reference, eigen, openblas, onednn) with each convolution lowering it takes; the threading
-// stays the run's (a lowering that does not run under the run's --threading is not a
-// candidate), as do the thread count, the pooling gradient and determinism.
+// (reference, eigen, openblas, onednn) with each convolution lowering it takes and each threading
+// that lowering runs under (--plan-threading run: the run's threading only; a lowering that does
+// not run under it is not a candidate); the thread count, the pooling gradient and determinism
+// stay the run's.
 //
 // Measuring: a throwaway engine of the run's strategy is built over a PlannedBackend holding
 // every candidate, on a batch of the run's shape (seeded values, label 0); each timed step
-// routes every op to one candidate (PlannedBackend::route_all) and an op observer adds each
+// routes every op to one candidate (PlannedBackend::route_all), but the layers pruned for that
+// candidate to their stand-ins (layer_plan.h), and an op observer adds each
 // op's time to the layer its label names. The run's own engine is built afterwards, from the
 // run's seed, so the measurement leaves no trace in the weights.
 #pragma once
@@ -23,10 +25,13 @@
 
 namespace ablate::bench::run {
 
-// The choices timed for a run with these backend settings, in registry order.
-std::vector<PlanChoice> plan_candidates(const BackendSettings& run);
-// The options a choice's backend is made with: the run's, with the choice's lowering; empty
-// text when they fit, otherwise why not (a threading the lowering does not run under).
+// The choices timed for a run with these backend settings, in registry order: every host
+// backend, each of its lowerings, and (measure_threading) each threading the lowering runs
+// under, or else the run's threading (each lowering's default when the run names none).
+std::vector<PlanChoice> plan_candidates(const BackendSettings& run, bool measure_threading = true);
+// The options a choice's backend is made with: the run's, with the choice's lowering and
+// threading (a choice without a threading: the run's); empty text when they fit, otherwise why
+// not (a threading the lowering does not run under).
 std::string choice_problem(const PlanChoice& choice, const BackendSettings& run);
 kernels::BackendOptions choice_options(const PlanChoice& choice, const BackendSettings& run);
 // The key of this run: CPU model, threads, model name, input shapes, dtype, strategy, version.

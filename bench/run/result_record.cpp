@@ -34,6 +34,7 @@ Json config_json(const RunConfig& c) {
       {"backend", c.backend.name},
       {"threads", c.backend.options.threads},
       {"plan", c.plan},
+      {"plan_threading", c.plan_threading},
       {"conv_mode", c.backend.options.conv_mode ? Json(kernels::cpu::conv_mode_name(*c.backend.options.conv_mode)) : Json()},
       {"conv_lowering", c.backend.options.conv_lowering
                             ? Json(kernels::cpu::conv_lowering_name(*c.backend.options.conv_lowering))

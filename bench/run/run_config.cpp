@@ -183,6 +183,7 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   if (given("backend", "backend")) c.backend.name = args.get("backend");
   if (given("plan", "plan")) c.plan = args.get("plan") == "off" ? "" : args.get("plan");
   if (given("plan-cache", "plan_cache")) c.plan_cache = args.get("plan-cache");
+  if (given("plan-threading", "plan_threading")) c.plan_threading = args.get("plan-threading");
   if (given("threads", "threads")) {
     c.backend.options.threads = parse_thread_count(args.get("threads"), "--threads");
     warn_if_oversubscribed(c.backend.options.threads, "--threads");
@@ -281,6 +282,8 @@ void check(RunConfig& c, const Names& names, Origins& origins) {
   c.strategy = parse_strategy(names.strategy, origins.of("strategy"));
   check_backend_name(c.backend.name, origins.of("backend"));
   apply_backend_options(c, names, origins);
+  if (c.plan_threading != "measure" && c.plan_threading != "run")
+    fail("plan_threading", c.plan_threading, "expected measure (a threading per layer) or run (the run's --threading)");
   if (!c.plan.empty() && c.backend.name == "cuda")
     fail("plan", c.plan, "a plan mixes host backends per layer; --backend cuda runs on the GPU (leave out --plan)");
   graph::validate(c.optimizer);

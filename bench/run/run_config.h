@@ -32,6 +32,9 @@ struct RunConfig {
   // replay, or "" (every layer on `backend`); plan_measure.h. plan_cache: the cache folder
   // ("" : plan_measure.h's default_plan_cache()).
   std::string plan, plan_cache;
+  // --plan-threading: "measure" (each layer's threading is a choice of the plan too) or "run"
+  // (every candidate runs under this run's threading, as without a plan).
+  std::string plan_threading = "measure";
   kernels::DType precision = kernels::DType::f32;
   graph::OptimizerConfig optimizer;
   std::int64_t batch = 64;

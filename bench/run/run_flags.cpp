@@ -12,10 +12,12 @@ const std::vector<FlagSpec>& run_flags() {
       {"model", "NAME|FILE", "model file or zoo name (default: the preset's)"},
       {"strategy", "NAME", "layerwise (Caffe), dynamic (Torch), static (TensorFlow, Theano); default: the preset's"},
       {"backend", "NAME", "reference, eigen, openblas, onednn (default: the preset's)"},
-      {"plan", "auto|FILE|off", "a backend per layer: auto times every host backend and lowering per layer on this "
+      {"plan", "auto|FILE|off", "a backend per layer: auto times every host backend, lowering and threading per layer on this "
                             "run's shapes and takes the fastest (cached per CPU, threads, model, shapes, dtype, "
                             "strategy, version); FILE replays a plan; off: every layer on --backend (default) (docs/plan.md)"},
       {"plan-cache", "DIR", "--plan auto: the plan cache folder (default ~/.cache/ablate/plans)"},
+      {"plan-threading", "measure|run", "--plan auto: who owns the threads (library, openmp_images, openmp_frames) "
+                                        "chosen per layer too (measure, default) or the run's --threading for every layer (run)"},
       {"threads", "N", "intra-op threads for OpenMP, the BLAS and oneDNN (default: the preset's; 'all')"},
       {"precision", "f32|f64", "floating-point type of the run"},
       {"iterations", "N", "training iterations (overrides the preset's length)"},

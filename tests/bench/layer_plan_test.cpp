@@ -13,6 +13,7 @@ namespace ablate::bench::run {
 namespace {
 
 using kernels::cpu::ConvLowering;
+using kernels::cpu::Threading;
 
 std::filesystem::path scratch(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() / ("ablate-plan-test-" + std::to_string(::getpid()));
@@ -30,8 +31,9 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 // Three candidates; per layer the known fastest differs. Times in seconds per step.
-const std::vector<PlanChoice> kCandidates = {
-    {"reference", std::nullopt}, {"eigen", ConvLowering::eigen_spatial}, {"openblas", ConvLowering::per_image_gemm}};
+const std::vector<PlanChoice> kCandidates = {{"reference", std::nullopt, std::nullopt},
+                                             {"eigen", ConvLowering::eigen_spatial, Threading::intra_inter},
+                                             {"openblas", ConvLowering::per_image_gemm, Threading::library}};
 const std::vector<std::string> kLayers = {"conv1", "pool1", "ip1"};
 //                                     reference  eigen  openblas
 const std::map<std::string, std::vector<double>> kCost = {{"conv1", {9.0, 2.0, 3.0}},
@@ -41,7 +43,7 @@ const std::map<std::string, std::vector<double>> kCost = {{"conv1", {9.0, 2.0, 3
 TEST(LayerPlan, StandInTimerPicksTheKnownFastestPerLayer) {
   std::vector<std::size_t> calls;
   int step = 0;
-  const StepTimer timer = [&](std::size_t index) {
+  const StepTimer timer = [&](std::size_t index, const StandIns&) {
     calls.push_back(index);
     std::map<std::string, double> out;
     for (const auto& [layer, costs] : kCost) out[layer] = costs[index];
@@ -71,7 +73,7 @@ TEST(LayerPlan, StandInTimerPicksTheKnownFastestPerLayer) {
 
 TEST(LayerPlan, ACandidateSlowOnEveryLayerIsNotTimedAfterTheWarmUp) {
   std::map<std::size_t, int> calls;
-  const StepTimer timer = [&](std::size_t index) {
+  const StepTimer timer = [&](std::size_t index, const StandIns&) {
     ++calls[index];
     std::map<std::string, double> out;
     for (const auto& [layer, costs] : kCost) out[layer] = costs[index];
@@ -92,7 +94,7 @@ TEST(LayerPlan, ACandidateSlowOnEveryLayerIsNotTimedAfterTheWarmUp) {
   // still takes that layer, on its warm-up time.
   calls.clear();
   const std::vector<std::string> with_loss = {"conv1", "pool1", "ip1", "loss"};
-  const StepTimer timer_with_loss = [&](std::size_t index) {
+  const StepTimer timer_with_loss = [&](std::size_t index, const StandIns&) {
     ++calls[index];
     std::map<std::string, double> out;
     for (const auto& [layer, costs] : kCost) out[layer] = costs[index];
@@ -104,20 +106,55 @@ TEST(LayerPlan, ACandidateSlowOnEveryLayerIsNotTimedAfterTheWarmUp) {
   EXPECT_EQ(small.rows[3].choice.label(), "reference");
   // A layer that matters keeps it: reference fastest on ip1 stays timed.
   calls.clear();
-  const StepTimer timer_ip1 = [&](std::size_t index) {
+  // Its other layers run on their fastest candidate so far in its later steps (stand-ins), and
+  // keep their warm-up times.
+  std::vector<StandIns> reference_stand_ins;
+  const StepTimer timer_ip1 = [&](std::size_t index, const StandIns& stand_ins) {
     ++calls[index];
+    if (index == 0) reference_stand_ins.push_back(stand_ins);
     std::map<std::string, double> out;
-    for (const auto& [layer, costs] : kCost) out[layer] = costs[index];
-    if (index == 0) out["ip1"] = 1.0;
+    for (const auto& [layer, costs] : kCost) out[layer] = costs[stand_ins.count(layer) ? stand_ins.at(layer) : index];
+    if (index == 0 && !stand_ins.count("ip1")) out["ip1"] = 1.0;
     return out;
   };
   const LayerPlan kept = choose_plan(kLayers, kCandidates, timing, timer_ip1);
   EXPECT_EQ(calls[0], 5);
   EXPECT_EQ(kept.rows[2].choice.label(), "reference");
+  ASSERT_EQ(reference_stand_ins.size(), 5u);
+  EXPECT_TRUE(reference_stand_ins[0].empty() && reference_stand_ins[1].empty()) << "the warm-up steps are whole";
+  for (std::size_t i = 2; i < 5; ++i)
+    EXPECT_EQ(reference_stand_ins[i], (StandIns{{"conv1", 1}, {"pool1", 2}})) << "timed step " << i;
+  EXPECT_DOUBLE_EQ(kept.rows[0].seconds[0], 9.0) << "a pruned pair keeps its warm-up time";
+  EXPECT_DOUBLE_EQ(kept.rows[2].seconds[0], 1.0);
+}
+
+TEST(LayerPlan, APairFarBehindIsPrunedAfterTheFirstWarmUpRound) {
+  // reference's conv1 is 40x eigen's (>= prune_first 25): its second warm-up step already runs
+  // conv1 on eigen; its pool1 (1.5x) and ip1 (2x) stay its own until the last warm-up round.
+  const std::map<std::string, std::vector<double>> cost = {{"conv1", {80.0, 2.0, 3.0}},
+                                                           {"pool1", {1.5, 1.5, 1.0}},
+                                                           {"ip1", {8.0, 4.0, 5.0}}};
+  std::vector<StandIns> reference_stand_ins;
+  const StepTimer timer = [&](std::size_t index, const StandIns& stand_ins) {
+    if (index == 0) reference_stand_ins.push_back(stand_ins);
+    std::map<std::string, double> out;
+    for (const auto& [layer, costs] : cost) out[layer] = costs[stand_ins.count(layer) ? stand_ins.at(layer) : index];
+    return out;
+  };
+  PlanTiming timing;  // warm-up 2, prune 4, prune_first 25
+  timing.rounds = 3;
+  const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
+  ASSERT_EQ(reference_stand_ins.size(), 5u);
+  EXPECT_TRUE(reference_stand_ins[0].empty());
+  EXPECT_EQ(reference_stand_ins[1], (StandIns{{"conv1", 1}}));
+  EXPECT_EQ(reference_stand_ins[4], (StandIns{{"conv1", 1}}));
+  EXPECT_DOUBLE_EQ(plan.rows[0].seconds[0], 80.0) << "the pruned pair keeps its own (first) warm-up time";
+  EXPECT_EQ(plan.rows[0].choice.label(), "eigen/eigen_spatial");
+  EXPECT_EQ(plan.rows[1].choice.label(), "openblas/per_image_gemm");
 }
 
 TEST(LayerPlan, RefusesNothingToChooseFrom) {
-  const StepTimer timer = [](std::size_t) { return std::map<std::string, double>{}; };
+  const StepTimer timer = [](std::size_t, const StandIns&) { return std::map<std::string, double>{}; };
   EXPECT_NE(error_of([&] { choose_plan(kLayers, {}, {}, timer); }).find("no candidate"), std::string::npos);
   EXPECT_NE(error_of([&] { choose_plan({}, kCandidates, {}, timer); }).find("no layer"), std::string::npos);
   PlanTiming none;
@@ -126,13 +163,13 @@ TEST(LayerPlan, RefusesNothingToChooseFrom) {
 }
 
 PlanKey key() {
-  return {"AMD EPYC 7B13", 2, "lenet", "64x1x28x28", "f32", "layerwise", "0.1.0 abc1234"};
+  return {"AMD EPYC 7B13", 2, "lenet", "64x1x28x28", "f32", "layerwise", "measured", "0.1.0 abc1234"};
 }
 
 LayerPlan sample_plan() {
   LayerPlan p;
   p.key = key();
-  p.fallback = {"openblas", ConvLowering::omp_per_image};
+  p.fallback = {"openblas", ConvLowering::omp_per_image, Threading::openmp_images};
   p.candidates = kCandidates;
   p.rounds = 5;
   p.rows = {{"conv1", kCandidates[1], {9, 2, 3}}, {"ip1", kCandidates[2], {9, 4, 3.5}}};
@@ -152,6 +189,23 @@ TEST(LayerPlan, FileRoundTrip) {
   EXPECT_EQ(back.rounds, 5);
 }
 
+TEST(LayerPlan, AChoiceNamesItsThreadingWhenNotTheLoweringsDefault) {
+  const PlanChoice frames = parse_plan_choice("eigen/per_image_gemm/openmp_frames", "test");
+  EXPECT_EQ(frames, (PlanChoice{"eigen", ConvLowering::per_image_gemm, Threading::openmp_frames}));
+  EXPECT_EQ(frames.label(), "eigen/per_image_gemm/openmp_frames");
+  const PlanChoice library = parse_plan_choice("openblas/batched_gemm", "test");
+  EXPECT_EQ(library.threading, Threading::library) << "the lowering's default threading";
+  EXPECT_EQ(library.label(), "openblas/batched_gemm");
+  EXPECT_EQ(parse_plan_choice("openblas/batched_gemm/library", "test"), library);
+  EXPECT_EQ(parse_plan_choice("onednn", "test").label(), "onednn/direct");
+  EXPECT_EQ(parse_plan_choice("reference", "test"), (PlanChoice{"reference", std::nullopt, std::nullopt}));
+  LayerPlan p = sample_plan();
+  p.rows[0].choice = frames;
+  const std::string path = scratch("threading.plan").string();
+  write_plan_file(p, path);
+  EXPECT_EQ(read_plan_file(path).rows[0].choice, frames);
+}
+
 TEST(LayerPlan, CachedPlanOfAnotherKeyIsNotUsedAndSaysWhy) {
   const std::string path = scratch("cache.plan").string();
   write_plan_file(sample_plan(), path);
@@ -163,6 +217,11 @@ TEST(LayerPlan, CachedPlanOfAnotherKeyIsNotUsedAndSaysWhy) {
   threads.threads = 1;
   EXPECT_FALSE(load_cached_plan(path, threads, why).has_value());
   EXPECT_NE(why.find("threads '2' in the plan, '1' in this run"), std::string::npos) << why;
+
+  PlanKey threading = key();
+  threading.threading = "run library";
+  EXPECT_FALSE(load_cached_plan(path, threading, why).has_value());
+  EXPECT_NE(why.find("threading 'measured' in the plan, 'run library' in this run"), std::string::npos) << why;
 
   PlanKey shapes = key();
   shapes.shapes = "100x3x32x32";
@@ -197,9 +256,13 @@ TEST(LayerPlan, BadPlanFilesGiveClearErrors) {
       << error_reading("fallback eigen\nlayer conv1 fastest\n");
   EXPECT_NE(error_reading("fallback eigen\nlayer conv1 openblas/direct\n").find("'direct' in 'openblas/direct' is not a convolution lowering of openblas"),
             std::string::npos);
+  EXPECT_NE(error_reading("fallback eigen\nlayer conv1 eigen/omp_per_image/library\n")
+                .find("threading 'library' in 'eigen/omp_per_image/library' is not one that omp_per_image runs under "
+                      "(it takes openmp_images)"),
+            std::string::npos);
   EXPECT_NE(error_reading("fallback eigen\nlayer conv1 eigen\nlayer conv1 openblas\n").find(":5: layer 'conv1' planned twice"),
             std::string::npos);
-  EXPECT_NE(error_reading("fallback eigen\nlayer conv1\n").find("expected 'layer NAME BACKEND[/LOWERING] [seconds...]'"),
+  EXPECT_NE(error_reading("fallback eigen\nlayer conv1\n").find("expected 'layer NAME BACKEND[/LOWERING[/THREADING]] [seconds...]'"),
             std::string::npos);
   EXPECT_NE(error_reading("fallback eigen\ncandidates eigen openblas\nlayer conv1 eigen 0.1\n").find("has 1 times but the plan names 2 candidates"),
             std::string::npos);

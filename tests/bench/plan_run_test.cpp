@@ -46,6 +46,22 @@ TEST(PlanRun, AutoMeasuresCachesAndRecordsThePlan) {
   EXPECT_NE(other.resolved.at("plan_source").find("measured"), std::string::npos);
   EXPECT_NE(other.resolved.at("plan_note").find("threads '1' in the plan, '2' in this run"), std::string::npos)
       << other.resolved.at("plan_note");
+  // --plan-threading run: another key (the cache is not used, and says why); every choice under
+  // the run's threading.
+  c.backend.options.threads = 1;
+  c.plan_threading = "run";
+  c.backend.options.threading = kernels::cpu::Threading::library;
+  c.backend.options.conv_lowering = kernels::cpu::ConvLowering::per_image_gemm;
+  const RunResult fixed = train_and_test(c, tiny::tiny_data());
+  EXPECT_NE(fixed.resolved.at("plan_note").find("threading 'measured' in the plan, 'run library' in this run"),
+            std::string::npos)
+      << fixed.resolved.at("plan_note");
+  const LayerPlan written = read_plan_file(cache);
+  EXPECT_EQ(written.key.threading, "run library");
+  for (const PlanChoice& candidate : written.candidates)
+    if (candidate.lowering && *candidate.lowering != kernels::cpu::ConvLowering::direct) {
+      EXPECT_EQ(candidate.threading, kernels::cpu::Threading::library) << candidate.label();
+    }
   std::filesystem::remove_all(dir);
 }
 

@@ -72,7 +72,7 @@ TEST(PlannedTraining, MixedBackendNetworkTrainsAsOneBackendInF64) {
   const std::vector<PlanChoice> choices = plan_candidates(settings);
   ASSERT_GE(choices.size(), 2u);
   LayerPlan plan;
-  plan.fallback = {"openblas", std::nullopt};
+  plan.fallback = {"openblas", std::nullopt, std::nullopt};
   plan.fallback.lowering = kernels::conv_lowerings_of("openblas").front();
   std::size_t next = 1;  // the first choice is reference: keep it to one layer, it is slow
   for (const models::LayerSpec& layer : spec.layers) {
@@ -110,8 +110,8 @@ TEST(PlannedTraining, MixedBackendNetworkTrainsAsOneBackendInF64) {
 TEST(PlannedTraining, APlanOfAnotherModelIsRefused) {
   const models::ModelSpec spec = models::load_model("lenet");
   LayerPlan plan;
-  plan.fallback = {"reference", std::nullopt};
-  plan.rows = {{"conv9", {"reference", std::nullopt}, {}}};
+  plan.fallback = {"reference", std::nullopt, std::nullopt};
+  plan.rows = {{"conv9", {"reference", std::nullopt, std::nullopt}, {}}};
   BackendSettings settings;
   settings.name = "reference";
   try {
@@ -128,8 +128,9 @@ TEST(PlannedTraining, AChoiceThatCannotRunUnderTheRunsThreadingIsRefused) {
   settings.name = "openblas";
   settings.options.threading = kernels::cpu::Threading::library;  // Caffe's: the BLAS's own threads
   LayerPlan plan;
-  plan.fallback = {"openblas", kernels::cpu::ConvLowering::per_image_gemm};
-  plan.rows = {{"conv1", {"eigen", kernels::cpu::ConvLowering::omp_per_image}, {}}};
+  plan.fallback = {"openblas", kernels::cpu::ConvLowering::per_image_gemm, std::nullopt};
+  // A choice without a threading of its own runs under the run's.
+  plan.rows = {{"conv1", {"eigen", kernels::cpu::ConvLowering::omp_per_image, std::nullopt}, {}}};
   try {
     make_planned_backend(plan, spec, settings);
     FAIL() << "a choice that does not run under the run's threading was taken";
@@ -139,9 +140,28 @@ TEST(PlannedTraining, AChoiceThatCannotRunUnderTheRunsThreadingIsRefused) {
               std::string::npos)
         << e.what();
   }
-  // Every candidate of such a run runs under it.
-  for (const PlanChoice& c : plan_candidates(settings)) EXPECT_EQ(choice_problem(c, settings), "") << c.label();
-  EXPECT_EQ(choice_problem(plan.rows[0].choice, settings).empty(), false);
+  // With its own (as a plan file's choices always have), it runs whatever the run's.
+  plan.rows[0].choice.threading = kernels::cpu::Threading::openmp_images;
+  EXPECT_EQ(choice_problem(plan.rows[0].choice, settings), "");
+  EXPECT_NO_THROW(make_planned_backend(plan, spec, settings));
+
+  // --plan-threading run: every candidate runs under the run's threading.
+  for (const PlanChoice& c : plan_candidates(settings, false)) {
+    EXPECT_EQ(choice_problem(c, settings), "") << c.label();
+    if (c.lowering && *c.lowering != kernels::cpu::ConvLowering::direct) {
+      EXPECT_EQ(c.threading, kernels::cpu::Threading::library) << c.label();
+    }
+  }
+  // measure (the default): each lowering under each threading it takes, whatever the run's.
+  std::set<std::string> labels;
+  for (const PlanChoice& c : plan_candidates(settings, true)) {
+    EXPECT_EQ(choice_problem(c, settings), "") << c.label();
+    labels.insert(c.label());
+  }
+  EXPECT_TRUE(labels.count("openblas/omp_per_image")) << "openmp_images although the run says library";
+  EXPECT_TRUE(labels.count("openblas/per_image_gemm"));
+  EXPECT_TRUE(labels.count("openblas/per_image_gemm/openmp_frames"));
+  EXPECT_TRUE(labels.count("openblas/batched_gemm/openmp_images"));
 }
 
 }  // namespace

@@ -142,6 +142,7 @@ TEST(RunConfig, BadFlagValuesNameTheFlagAndTheValue) {
       {{"--strategy", "tape"}, {"--strategy", "tape"}},
       {{"--per-sample"}, {"--per-sample", "layerwise", "dynamic"}},
       {{"--passes", "all"}, {"--passes", "layerwise", "static"}},
+      {{"--plan", "auto", "--plan-threading", "fastest"}, {"--plan-threading", "fastest", "measure", "run"}},
   };
   for (const auto& c : cases) {
     std::string err = error_of(c.args);

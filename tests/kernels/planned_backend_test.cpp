@@ -52,8 +52,22 @@ TEST(PlannedBackend, RunsEachLayerOnItsRoutedBackend) {
 
   planned.route_all(&all);
   EXPECT_EQ(pooled_gradient(planned).data<float>()[3], 1.0f) << "route_all sends every op to one backend";
+  {
+    // route_all with a stand-in: every op on `all` except layer pool_other's, on the fallback.
+    planned.route_all(&all, {{"pool_other", &planned.fallback()}});
+    const OpLabelScope label({"backward", "pool_other", "pooling"});
+    EXPECT_EQ(pooled_gradient(planned).data<float>()[3], 0.0f) << "the excepted layer on its stand-in";
+  }
+  {
+    const OpLabelScope label({"backward", "pool_third", "pooling"});
+    EXPECT_EQ(pooled_gradient(planned).data<float>()[3], 1.0f) << "every other layer on route_all's backend";
+  }
   planned.route_all(nullptr);
   EXPECT_EQ(pooled_gradient(planned).data<float>()[3], 0.0f);
+  {
+    const OpLabelScope label({"backward", "pool_other", "pooling"});
+    EXPECT_EQ(pooled_gradient(planned).data<float>()[3], 0.0f) << "the routes again";
+  }
 }
 
 TEST(PlannedBackend, RefusesBadRoutes) {
