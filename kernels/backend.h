@@ -54,6 +54,13 @@ class Backend {
   // with AVX2). The static strategy's blocked_layout pass keeps activations in it between
   // such ops (graph/static/passes.h); kernels/contract/layout_check.h says which ops take it.
   virtual int channel_block(DType dtype) const { (void)dtype; return 0; }
+  // The block in which the ops of `layer` (an op label's layer, kernels/op_label.h) run: the
+  // backend's own; a PlannedBackend's is the layer's route's where the plan keeps that layer
+  // blocked, 0 elsewhere (kernels/planned_backend.h).
+  virtual int channel_block_for(DType dtype, std::string_view layer) const {
+    (void)layer;
+    return channel_block(dtype);
+  }
 
   // Where a max-pooling window's gradient goes (op_params.h, PoolGradient): the first cell
   // holding the maximum (the default) or every cell equal to it (Theano). A setting of every

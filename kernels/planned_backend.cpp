@@ -26,23 +26,25 @@ const PlannedBackend::Owned& PlannedBackend::owned_of(const Backend& backend) co
   throw std::invalid_argument("planned backend: '" + backend.name() + "' was not added to this plan");
 }
 
-void PlannedBackend::route(const std::string& layer, Backend& backend) {
+void PlannedBackend::route(const std::string& layer, Backend& backend, bool blocked) {
   owned_of(backend);
   for (const auto& [name, b] : routes_)
     if (name == layer)
       throw std::invalid_argument("planned backend: layer '" + layer + "' is routed twice (to " + owned_of(*b).label +
                                   " and " + owned_of(backend).label + ")");
   routes_.emplace_back(layer, &backend);
+  if (blocked) blocked_.push_back(layer);
 }
 
-void PlannedBackend::route_all(Backend* backend, std::vector<std::pair<std::string, Backend*>> except) {
+void PlannedBackend::route_all(Backend* backend, std::vector<std::pair<std::string, Backend*>> except, bool blocked) {
   if (backend) owned_of(*backend);
   for (const auto& [layer, b] : except) owned_of(*b);
   all_ = backend;
+  all_blocked_ = backend && blocked;
   all_except_ = backend ? std::move(except) : std::vector<std::pair<std::string, Backend*>>{};
 }
 
-Backend& PlannedBackend::backend_of(std::string_view layer) {
+Backend& PlannedBackend::backend_of(std::string_view layer) const {
   if (all_) {
     for (const auto& [name, b] : all_except_)
       if (name == layer) return *b;
@@ -51,6 +53,11 @@ Backend& PlannedBackend::backend_of(std::string_view layer) {
   for (const auto& [name, b] : routes_)
     if (name == layer) return *b;
   return *backends_.front().backend;
+}
+
+int PlannedBackend::channel_block_for(DType dtype, std::string_view layer) const {
+  const bool blocked = all_ ? all_blocked_ : std::find(blocked_.begin(), blocked_.end(), layer) != blocked_.end();
+  return blocked ? backend_of(layer).channel_block(dtype) : 0;
 }
 
 std::string PlannedBackend::library_version() const {

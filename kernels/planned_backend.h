@@ -36,15 +36,21 @@ class PlannedBackend final : public Backend {
 
   // Adds a backend that layers may be routed to (owned); `label` as above. Returns it.
   Backend& add(std::unique_ptr<Backend> backend, std::string label);
-  // Runs the ops of `layer` on `backend` (one added here, or the fallback). Throws
-  // std::invalid_argument when the layer is routed already or the backend is not one of these.
-  void route(const std::string& layer, Backend& backend);
+  // Runs the ops of `layer` on `backend` (one added here, or the fallback); `blocked`: the
+  // layer's activations may stay in the backend's channel-blocked layout (channel_block_for).
+  // Throws std::invalid_argument when the layer is routed already or the backend is not one of
+  // these.
+  void route(const std::string& layer, Backend& backend, bool blocked = false);
   // Every op on `backend` (one of these) whatever the layer, except the layers in `except`,
-  // each on its own backend (a stand-in while a plan is measured); nullptr: the routes again.
-  void route_all(Backend* backend, std::vector<std::pair<std::string, Backend*>> except = {});
+  // each on its own backend (a stand-in while a plan is measured); `blocked` as above, for
+  // every layer; nullptr: the routes again.
+  void route_all(Backend* backend, std::vector<std::pair<std::string, Backend*>> except = {}, bool blocked = false);
   // The backend that runs the ops of `layer` now.
-  Backend& backend_of(std::string_view layer);
+  Backend& backend_of(std::string_view layer) const;
   Backend& fallback() { return *backends_.front().backend; }
+  // The block of the backend that runs `layer` now where that layer is routed blocked (route,
+  // route_all), otherwise 0: by default a plan keeps every layer's edges in NCHW.
+  int channel_block_for(DType dtype, std::string_view layer) const override;
 
   std::string name() const override { return "planned"; }
   // "planned: conv1 onednn/direct (oneDNN v2.6 ...), ..." : each backend's library once.
@@ -217,7 +223,9 @@ class PlannedBackend final : public Backend {
 
   std::vector<Owned> backends_;                           // [0]: the fallback
   std::vector<std::pair<std::string, Backend*>> routes_;  // few layers: a linear search
+  std::vector<std::string> blocked_;                      // the layers routed blocked
   Backend* all_ = nullptr;
+  bool all_blocked_ = false;
   std::vector<std::pair<std::string, Backend*>> all_except_;  // route_all's exceptions
 };
 

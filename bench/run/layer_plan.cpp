@@ -28,7 +28,7 @@ std::string ms(double seconds) { return fmt("%.3f", seconds * 1e3); }
 std::vector<std::pair<std::string, std::string>> key_fields(const PlanKey& k) {
   return {{"cpu_model", k.cpu_model}, {"threads", std::to_string(k.threads)}, {"model", k.model},
           {"shapes", k.shapes},       {"dtype", k.dtype},                     {"strategy", k.strategy},
-          {"threading", k.threading}, {"version", k.version}};
+          {"passes", k.passes},       {"threading", k.threading},             {"version", k.version}};
 }
 
 }  // namespace
@@ -38,10 +38,12 @@ std::string PlanChoice::label() const {
   std::string out = backend + "/" + kernels::cpu::conv_lowering_name(*lowering);
   if (threading && *threading != kernels::cpu::threadings_of(*lowering).front())
     out += std::string("/") + kernels::cpu::threading_name(*threading);
-  return out;
+  return blocked ? out + "+blocked" : out;
 }
 
-PlanChoice parse_plan_choice(const std::string& text, const std::string& where) {
+namespace {
+
+PlanChoice parse_plan_choice_unblocked(const std::string& text, const std::string& where) {
   const std::size_t slash = text.find('/');
   PlanChoice c;
   c.backend = text.substr(0, slash);
@@ -79,6 +81,19 @@ PlanChoice parse_plan_choice(const std::string& text, const std::string& where) 
   if (!found)
     throw std::invalid_argument(where + ": threading '" + threading + "' in '" + text + "' is not one that " + name +
                                 " runs under (it takes " + join(threading_names, ", ") + ")");
+  return c;
+}
+
+}  // namespace
+
+PlanChoice parse_plan_choice(const std::string& full, const std::string& where) {
+  const std::string suffix = "+blocked";
+  const bool blocked = full.size() > suffix.size() && full.compare(full.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const std::string text = blocked ? full.substr(0, full.size() - suffix.size()) : full;
+  PlanChoice c = parse_plan_choice_unblocked(text, where);
+  if (blocked && c.lowering != kernels::cpu::ConvLowering::direct)
+    throw std::invalid_argument(where + ": '" + full + "': only a direct lowering (onednn/direct) keeps a blocked layout");
+  c.blocked = blocked;
   return c;
 }
 
@@ -127,6 +142,7 @@ std::string LayerPlan::table() const {
     out << "\n";
   }
   if (chosen_total > 0) out << pad("total", width) << "  " << pad("", label) << "  " << ms(chosen_total) << "\n";
+  if (!layout_note.empty()) out << layout_note << "\n";
   return out.str();
 }
 
@@ -272,6 +288,7 @@ LayerPlan read_plan_file(const std::string& path) {
     else if (key == "dtype") plan.key.dtype = rest;
     else if (key == "strategy") plan.key.strategy = rest;
     else if (key == "threading") plan.key.threading = rest;
+    else if (key == "passes") plan.key.passes = rest;
     else if (key == "version") plan.key.version = rest;
     else if (key == "threads" || key == "rounds") {
       int value = 0;
@@ -311,7 +328,7 @@ LayerPlan read_plan_file(const std::string& path) {
              std::to_string(plan.candidates.size()) + " candidates (give one time per candidate, or none)");
       plan.rows.push_back(std::move(row));
     } else {
-      fail("unknown entry '" + key + "' (known: cpu_model, threads, model, shapes, dtype, strategy, threading, version, "
+      fail("unknown entry '" + key + "' (known: cpu_model, threads, model, shapes, dtype, strategy, passes, threading, version, "
            "rounds, fallback, candidates, layer)");
     }
   }

@@ -27,6 +27,7 @@
 //   shapes 64x1x28x28
 //   dtype f32
 //   strategy layerwise
+//   passes all                      (static strategy: the passes it runs; the blocked layout's)
 //   threading measured              (measured per layer, or `run <name>`: --plan-threading run)
 //   version 0.1.0 e604952
 //   rounds 5                        (optional, informative)
@@ -35,7 +36,8 @@
 //   layer conv1 onednn/direct 0.00012 0.00034 ...  (choice, then optional median seconds per
 //                                                   candidate in the candidates' order)
 // A choice is BACKEND, BACKEND/LOWERING or BACKEND/LOWERING/THREADING; without the threading,
-// the lowering's default one (threadings_of(lowering).front()).
+// the lowering's default one (threadings_of(lowering).front()); a "+blocked" suffix keeps the
+// layer's activations channel-blocked.
 #pragma once
 
 #include <cstddef>
@@ -50,18 +52,22 @@
 namespace ablate::bench::run {
 
 // One way to run a layer: a backend, with the convolution lowering and its threading where the
-// backend takes one (both set or both unset).
+// backend takes one (both set or both unset), and the layout at the layer's edges: NCHW, or
+// (blocked) the backend's channel-blocked layout, kept between the layers that choose it (the
+// static strategy's blocked_layout pass, graph/static/passes.h; onednn/direct only).
 struct PlanChoice {
   std::string backend;
   std::optional<kernels::cpu::ConvLowering> lowering;
   std::optional<kernels::cpu::Threading> threading;
-  // "onednn/direct", "eigen/batched_gemm/openmp_images", "reference": the threading only when
-  // it is not the lowering's default.
+  bool blocked = false;
+  // "onednn/direct", "eigen/batched_gemm/openmp_images", "onednn/direct+blocked", "reference":
+  // the threading only when it is not the lowering's default.
   std::string label() const;
   bool operator==(const PlanChoice&) const = default;
 };
-// "onednn/direct", "eigen/per_image_gemm/openmp_frames" or "reference": the backend must be
-// known to this build and take the lowering, the lowering the threading; throws
+// "onednn/direct", "eigen/per_image_gemm/openmp_frames", "onednn/direct+blocked" or
+// "reference": the backend must be known to this build and take the lowering, the lowering the
+// threading, and only a direct lowering may be blocked; throws
 // std::invalid_argument "<where>: ..." naming the text and what is known.
 PlanChoice parse_plan_choice(const std::string& text, const std::string& where);
 
@@ -73,6 +79,7 @@ struct PlanKey {
   std::string shapes;  // the training input: "64x1x28x28" (batch x C x H x W)
   std::string dtype;   // f32, f64
   std::string strategy;
+  std::string passes;     // the static strategy's: "all" or "all,-blocked_layout,..."; others ""
   std::string threading;  // "measured" (chosen per layer) or "run <name>" (--plan-threading run)
   std::string version;    // ablate's version and git revision
   bool operator==(const PlanKey&) const = default;
@@ -91,6 +98,7 @@ struct LayerPlan {
   std::vector<PlanChoice> candidates;
   std::vector<Row> rows;
   int rounds = 0;             // timed rounds (0: not measured here)
+  std::string layout_note;    // how the layouts were settled (plan_measure.h; not in the file)
   double measure_seconds = 0; // wall time of the measurement (not in the file)
 
   const Row* row(const std::string& layer) const;

@@ -1,6 +1,7 @@
 // Measuring, caching and executing a per-layer plan (see plan_measure.h).
 #include "bench/run/plan_measure.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
@@ -64,7 +65,89 @@ std::string shape_text(std::int64_t batch, const std::vector<int>& chw) {
   return s;
 }
 
+// The layer types whose ops read their activations in a layout (convolution, batch norm,
+// pooling, LRN, bias); the others are elementwise or read NCHW (kernels/contract/layout_check.h).
+bool layout_aware(const std::string& type) {
+  return type == "convolution" || type == "pooling" || type == "global_avg_pool" || type == "lrn" ||
+         type == "batch_norm" || type == "bias";
+}
+
+// Wall seconds of one training step of each plan, in interleaved rounds: the median per plan.
+std::vector<double> time_whole_plans(const std::vector<LayerPlan>& plans, const RunConfig& config,
+                                     const models::ModelSpec& spec, const PlanTiming& timing, const kernels::Tensor& x,
+                                     const kernels::Tensor& labels) {
+  RunConfig quiet = config;
+  quiet.optimizer.lr.base_lr *= 1e-3;
+  quiet.optimizer.check_gradients = false;
+  std::vector<std::unique_ptr<kernels::PlannedBackend>> backends;
+  std::vector<std::unique_ptr<graph::Engine>> engines;
+  for (const LayerPlan& p : plans) {
+    backends.push_back(make_planned_backend(p, spec, config.backend));
+    engines.push_back(make_engine(quiet, spec, *backends.back()));
+  }
+  std::vector<std::vector<double>> samples(plans.size());
+  std::int64_t iteration = 0;
+  for (int round = 0; round < timing.warmup + timing.rounds; ++round)
+    for (std::size_t k = 0; k < plans.size(); ++k) {
+      const std::size_t i = (k + static_cast<std::size_t>(round)) % plans.size();
+      const Clock::time_point t = Clock::now();
+      engines[i]->train_step(x, labels, iteration++);
+      backends[i]->synchronize();
+      if (round >= timing.warmup) samples[i].push_back(seconds_since(t));
+    }
+  std::vector<double> medians;
+  for (std::vector<double>& s : samples) {
+    std::sort(s.begin(), s.end());
+    medians.push_back(s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]));
+  }
+  return medians;
+}
+
 }  // namespace
+
+LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunConfig& config,
+                         const models::ModelSpec& spec, const PlanTiming& timing, const kernels::Tensor& x,
+                         const kernels::Tensor& labels) {
+  auto best_of = [&](const LayerPlan::Row& row, std::size_t from, std::size_t to) {
+    std::size_t best = from;
+    for (std::size_t i = from; i < to; ++i)
+      if (row.seconds[i] < row.seconds[best]) best = i;
+    return chosen.candidates[best];
+  };
+  auto type_of = [&](const std::string& layer) {
+    for (const models::LayerSpec& l : spec.layers)
+      if (l.name == layer) return l.type;
+    return std::string();
+  };
+  const std::size_t n = chosen.candidates.size();
+  LayerPlan blocked = chosen, plain = chosen;
+  for (std::size_t r = 0; r < chosen.rows.size(); ++r) {
+    const LayerPlan::Row& row = chosen.rows[r];
+    if (row.seconds.size() != n) continue;
+    plain.rows[r].choice = best_of(row, 0, plain_count);
+    if (layout_aware(type_of(row.layer))) blocked.rows[r].choice = best_of(row, plain_count, n);
+    else if (row.choice.blocked) blocked.rows[r].choice = plain.rows[r].choice;
+  }
+  std::vector<std::pair<std::string, LayerPlan>> options = {{"per layer", chosen}};
+  for (auto& [name, p] : {std::pair<std::string, LayerPlan&>{"blocked", blocked}, {"plain", plain}}) {
+    bool same = false;
+    for (const auto& [other, q] : options) same = same || q.summary() == p.summary();
+    if (!same) options.emplace_back(name, p);
+  }
+  if (options.size() == 1) return chosen;
+  std::vector<LayerPlan> plans;
+  for (const auto& [name, p] : options) plans.push_back(p);
+  const std::vector<double> step = time_whole_plans(plans, config, spec, timing, x, labels);
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < step.size(); ++i)
+    if (step[i] < step[best]) best = i;
+  LayerPlan out = std::move(plans[best]);
+  out.layout_note = "layouts: whole steps timed,";
+  for (std::size_t i = 0; i < options.size(); ++i)
+    out.layout_note += std::string(i ? "," : "") + " " + options[i].first + " " + fmt("%.3f", step[i] * 1e3) + " ms";
+  out.layout_note += "; took " + options[best].first;
+  return out;
+}
 
 std::string choice_problem(const PlanChoice& choice, const BackendSettings& run) {
   const kernels::BackendOptions o = choice_options(choice, run);
@@ -119,6 +202,24 @@ std::vector<PlanChoice> plan_candidates(const BackendSettings& run, bool measure
   return out;
 }
 
+std::vector<PlanChoice> blocked_candidates(const RunConfig& config) {
+  std::vector<PlanChoice> out;
+  const auto& disabled = config.switches.disabled_passes;
+  if (config.strategy != "static" || std::find(disabled.begin(), disabled.end(), "blocked_layout") != disabled.end())
+    return out;
+  for (const std::string& name : kernels::backend_names()) {
+    if (name == "cuda") continue;
+    for (kernels::cpu::ConvLowering l : kernels::conv_lowerings_of(name)) {
+      if (l != kernels::cpu::ConvLowering::direct) continue;
+      PlanChoice c{name, l, kernels::cpu::threadings_of(l).front(), true};
+      if (!choice_problem(c, config.backend).empty()) continue;
+      if (kernels::make_backend(name, choice_options(c, config.backend))->channel_block(config.precision) > 0)
+        out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
 PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec) {
   const Environment env = capture_environment();
   PlanKey k;
@@ -128,6 +229,10 @@ PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec) {
   k.shapes = shape_text(engine_options(config).batch, spec.input_shape);
   k.dtype = kernels::dtype_name(config.precision);
   k.strategy = config.strategy;
+  if (config.strategy == "static") {
+    k.passes = "all";
+    for (const std::string& p : config.switches.disabled_passes) k.passes += ",-" + p;
+  }
   if (config.plan_threading == "run") {
     const auto t = run_threading(config.backend);
     k.threading = std::string("run ") + (t ? kernels::cpu::threading_name(*t) : "default");
@@ -164,14 +269,16 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
       backend = &planned->add(make(row.choice, "layer " + row.layer + "'s"), row.choice.label());
       made.emplace_back(row.choice, backend);
     }
-    planned->route(row.layer, *backend);
+    planned->route(row.layer, *backend, row.choice.blocked);
   }
   return planned;
 }
 
 LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, const PlanTiming& timing) {
   const Clock::time_point start = Clock::now();
-  const std::vector<PlanChoice> candidates = plan_candidates(config.backend, config.plan_threading != "run");
+  std::vector<PlanChoice> candidates = plan_candidates(config.backend, config.plan_threading != "run");
+  const std::size_t plain_count = candidates.size();
+  for (PlanChoice& c : blocked_candidates(config)) candidates.push_back(std::move(c));
   if (candidates.empty())
     throw std::invalid_argument("--plan auto: no host backend of this build runs with the run's settings");
   auto planned = std::make_unique<kernels::PlannedBackend>(
@@ -187,6 +294,15 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   quiet.optimizer.lr.base_lr *= 1e-3;
   quiet.optimizer.check_gradients = false;
   std::unique_ptr<graph::Engine> engine = make_engine(quiet, spec, *planned);
+  // The blocked candidates share a second engine, its graph laid out blocked wherever the
+  // backend runs it (every layer routed blocked while it is built). Its layouts are fixed, so it
+  // takes no stand-ins: a blocked candidate's steps run every layer on it.
+  std::unique_ptr<graph::Engine> blocked_engine;
+  if (plain_count < candidates.size()) {
+    planned->route_all(backends[plain_count], {}, true);
+    blocked_engine = make_engine(quiet, spec, *planned);
+    planned->route_all(nullptr);
+  }
   LayerTimer timer;
   planned->set_observer(&timer);
   const std::int64_t batch = engine_options(config).batch;
@@ -197,10 +313,15 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   std::vector<std::string> layers;
   for (const models::LayerSpec& layer : spec.layers) layers.push_back(layer.name);
   LayerPlan plan = choose_plan(layers, candidates, timing, [&](std::size_t index, const StandIns& stand_ins) {
+    timer.take();
+    if (index >= plain_count) {
+      planned->route_all(backends[index], {}, true);
+      blocked_engine->train_step(x, labels, iteration++);
+      return timer.take();
+    }
     std::vector<std::pair<std::string, kernels::Backend*>> except;
     for (const auto& [layer, other] : stand_ins) except.emplace_back(layer, backends[other]);
     planned->route_all(backends[index], std::move(except));
-    timer.take();
     engine->train_step(x, labels, iteration++);
     return timer.take();
   });
@@ -224,6 +345,11 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   if (plan.fallback.lowering)
     plan.fallback.threading = run_threading(config.backend).value_or(kernels::cpu::threadings_of(*plan.fallback.lowering).front());
   if (!choice_problem(plan.fallback, config.backend).empty() || config.backend.name == "cuda") plan.fallback = candidates.front();
+  if (plain_count < candidates.size()) {
+    engine.reset();
+    blocked_engine.reset();
+    plan = settle_layouts(std::move(plan), plain_count, config, spec, timing, x, labels);
+  }
   plan.measure_seconds = seconds_since(start);
   return plan;
 }

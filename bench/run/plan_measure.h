@@ -34,12 +34,26 @@ std::vector<PlanChoice> plan_candidates(const BackendSettings& run, bool measure
 // not (a threading the lowering does not run under).
 std::string choice_problem(const PlanChoice& choice, const BackendSettings& run);
 kernels::BackendOptions choice_options(const PlanChoice& choice, const BackendSettings& run);
+// The blocked choices timed besides (PlanChoice::blocked): under the static strategy with its
+// blocked_layout pass on, each direct lowering whose backend has a channel-blocked layout for the
+// run's dtype (onednn in f32); none otherwise.
+std::vector<PlanChoice> blocked_candidates(const RunConfig& config);
 // The key of this run: CPU model, threads, model name, input shapes, dtype, strategy, version.
 PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec);
 // The backend that runs `plan`: one backend per distinct choice (and the fallback), each layer
 // routed to its choice's. Throws naming the layer when the plan names a layer the model lacks.
 std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& plan, const models::ModelSpec& spec,
                                                               const BackendSettings& run);
+// The layout of a layer's edges depends on its neighbours' choices, and the per-layer times do
+// not include the conversions a mixed plan adds: so with blocked candidates (the first
+// plain_count candidates are plain) whole plans are timed too, a training step each in
+// interleaved rounds: `chosen` (each layer its fastest), "blocked" (every convolution, batch
+// norm, pooling, LRN and bias layer on its fastest blocked choice, the rest on their fastest
+// plain one) and "plain" (no layer blocked). The fastest is returned, with layout_note saying
+// what each took.
+LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunConfig& config,
+                         const models::ModelSpec& spec, const PlanTiming& timing, const kernels::Tensor& x,
+                         const kernels::Tensor& labels);
 // Times every candidate on the run's network (above), as choose_plan does.
 LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, const PlanTiming& timing = {});
 

@@ -15,11 +15,16 @@
 // Then a conversion copy (Backend::copy converts layouts) wherever a value meets a reader that
 // needs the other layout: a blocked value read by an op that needs NCHW (pooling, linear, a
 // bias step, a fetch), a plain operand of a blocked follower (the pool's gradient entering the
-// last block); one per value and direction, placed right before its first such reader. Nothing changes when the backend has no blocked layout
-// (Backend::channel_block is 0: every backend but oneDNN's in f32).
+// last block); one per value and direction, placed right before its first such reader.
+// Nothing changes when the backend has no blocked layout (Backend::channel_block is 0: every
+// backend but oneDNN's in f32). The block is asked per node's layer (channel_block_for): under
+// a per-layer plan (kernels/planned_backend.h) only the layers the plan keeps blocked run in
+// it; a convolution, batch norm, pooling, LRN or bias of another layer reads its input plain
+// (converted where needed), while the elementwise ops take any one layout.
 #include <algorithm>
 #include <map>
 
+#include "graph/static/node_label.h"
 #include "graph/static/passes.h"
 
 namespace ablate::graph::static_graph {
@@ -81,10 +86,23 @@ std::vector<int> layout_group(const Graph& g, const Node& n) {
 }  // namespace
 
 int blocked_layout_pass(Graph& g, kernels::Backend& backend) {
-  const int block = backend.channel_block(g.dtype());
-  if (block == 0) return 0;
-  auto fits = [&](const TensorType& t) {
-    return !t.host && !t.opaque && t.dtype == kernels::DType::f32 && t.shape.size() == 4 && t.shape[1] % block == 0;
+  // The block each node's backend runs in (0: none), by the node's layer.
+  std::vector<int> node_block(static_cast<std::size_t>(g.size()), 0);
+  bool any = false;
+  for (int id = 0; id < g.size(); ++id) {
+    node_block[static_cast<std::size_t>(id)] = backend.channel_block_for(g.dtype(), node_label(g.node(id)).layer);
+    any = any || node_block[static_cast<std::size_t>(id)] != 0;
+  }
+  if (!any) return 0;
+  auto block_of = [&](const Node& n) { return node_block[static_cast<std::size_t>(&n - &g.node(0))]; };
+  auto fits = [&](const TensorType& t, int block) {
+    return block != 0 && !t.host && !t.opaque && t.dtype == kernels::DType::f32 && t.shape.size() == 4 &&
+           t.shape[1] % block == 0;
+  };
+  // Whether input `slot` of n may be a value of block `block`: an elementwise op takes any
+  // layout; the others only their own backend's.
+  auto reads_blocked = [&](const Node& n, int slot, int block) {
+    return takes_blocked(n, slot) && (layout_free(n) || block_of(n) == block);
   };
   const std::vector<int> order = g.execution_order();
   const auto uses = g.uses();
@@ -93,21 +111,26 @@ int blocked_layout_pass(Graph& g, kernels::Backend& backend) {
   // 1. The layout of every output, in execution order (a node's inputs are decided before it).
   for (int id : order) {
     Node& n = g.node(id);
-    if (n.outputs.empty() || !fits(n.outputs[0])) continue;
-    bool block_it = false;
+    if (n.outputs.empty()) continue;
+    int block = 0;  // the layout its output takes
     if (n.op == OpKind::conv2d || n.op == OpKind::conv2d_grad_input) {
       const auto& readers = uses[static_cast<std::size_t>(id)][0];
-      block_it = std::any_of(readers.begin(), readers.end(),
-                             [&](const Use& u) { return takes_blocked(g.node(u.node), u.slot); });
+      if (std::any_of(readers.begin(), readers.end(),
+                      [&](const Use& u) { return reads_blocked(g.node(u.node), u.slot, block_of(n)); }))
+        block = block_of(n);
     } else if (n.op == OpKind::pool2d_grad || n.op == OpKind::lrn_grad) {
-      // the layout of its forward (x), whose workspace it reads: y and dy follow it
-      block_it = blocked(n.inputs[0]);
+      // the layout its forward ran in (x's, where its layer's backend runs that block), whose
+      // workspace it reads: y and dy follow it
+      block = g.type(n.inputs[0]).channel_block;
+      if (block_of(n) != block) block = 0;
     } else if (const std::vector<int> group = layout_group(g, n); !group.empty()) {
-      auto input = [&](int k) { return n.inputs[static_cast<std::size_t>(k)]; };
-      block_it = std::any_of(group.begin(), group.end(), [&](int k) { return blocked(input(k)); }) &&
-                 std::all_of(group.begin(), group.end(), [&](int k) { return fits(g.type(input(k))); });
+      auto input = [&](int k) { return g.type(n.inputs[static_cast<std::size_t>(k)]); };
+      for (int k : group) block = std::max(block, input(k).channel_block);
+      const bool all_fit = std::all_of(group.begin(), group.end(), [&](int k) { return fits(input(k), block); });
+      if (!all_fit || (!layout_free(n) && block_of(n) != block)) block = 0;
     }
-    if (block_it) {
+    if (block != 0 && fits(n.outputs[0], block)) {
+      n.outputs[0].channel_block = block;
       n.outputs[0].channel_block = block;
       ++made;
     }
@@ -118,7 +141,8 @@ int blocked_layout_pass(Graph& g, kernels::Backend& backend) {
   auto wants = [&](const Node& n, int slot) {  // the layout input `slot` of n needs
     const std::vector<int> group = layout_group(g, n);
     if (std::find(group.begin(), group.end(), slot) != group.end()) return n.outputs[0].channel_block;
-    return takes_blocked(n, slot) ? g.type(n.inputs[static_cast<std::size_t>(slot)]).channel_block : 0;
+    const int has = g.type(n.inputs[static_cast<std::size_t>(slot)]).channel_block;
+    return reads_blocked(n, slot, has) ? has : 0;
   };
   std::vector<int> position(static_cast<std::size_t>(g.size()), -1);
   for (std::size_t i = 0; i < order.size(); ++i) position[static_cast<std::size_t>(order[i])] = static_cast<int>(i);

@@ -3,6 +3,7 @@
 
 #include "kernels/backend.h"
 #include "kernels/contract/op_check.h"
+#include "kernels/op_label.h"
 
 namespace ablate::kernels {
 namespace {
@@ -55,7 +56,8 @@ void check_channel_layouts(const Backend& backend, Op op, const OpWrites& writes
   }
   if (!layout_aware(op))
     check.fail("takes plain NCHW tensors, not the channel-blocked " + blocked->describe());
-  const int block = backend.channel_block(blocked->dtype());
+  // The block of the backend that runs this op's layer (a plan keeps some layers blocked only).
+  const int block = backend.channel_block_for(blocked->dtype(), current_op_label().layer);
   each([&](const Tensor& t) {
     if (t.channel_block() != 0 && t.channel_block() != block)
       check.fail("the channel-blocked " + t.describe() + " is not a layout this backend runs (" +

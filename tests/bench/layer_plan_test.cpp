@@ -163,7 +163,7 @@ TEST(LayerPlan, RefusesNothingToChooseFrom) {
 }
 
 PlanKey key() {
-  return {"AMD EPYC 7B13", 2, "lenet", "64x1x28x28", "f32", "layerwise", "measured", "0.1.0 abc1234"};
+  return {"AMD EPYC 7B13", 2, "lenet", "64x1x28x28", "f32", "layerwise", "", "measured", "0.1.0 abc1234"};
 }
 
 LayerPlan sample_plan() {
@@ -199,6 +199,13 @@ TEST(LayerPlan, AChoiceNamesItsThreadingWhenNotTheLoweringsDefault) {
   EXPECT_EQ(parse_plan_choice("openblas/batched_gemm/library", "test"), library);
   EXPECT_EQ(parse_plan_choice("onednn", "test").label(), "onednn/direct");
   EXPECT_EQ(parse_plan_choice("reference", "test"), (PlanChoice{"reference", std::nullopt, std::nullopt}));
+  const PlanChoice blocked = parse_plan_choice("onednn/direct+blocked", "test");
+  EXPECT_TRUE(blocked.blocked);
+  EXPECT_EQ(blocked.label(), "onednn/direct+blocked");
+  EXPECT_NE(blocked, parse_plan_choice("onednn/direct", "test"));
+  EXPECT_NE(error_of([] { parse_plan_choice("eigen/omp_per_image+blocked", "where"); })
+                .find("where: 'eigen/omp_per_image+blocked': only a direct lowering (onednn/direct) keeps a blocked layout"),
+            std::string::npos);
   LayerPlan p = sample_plan();
   p.rows[0].choice = frames;
   const std::string path = scratch("threading.plan").string();

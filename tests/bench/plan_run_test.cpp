@@ -3,12 +3,15 @@
 // thread count does not, and says why; a plan file is replayed as written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
 
 #include "bench/run/layer_plan.h"
 #include "bench/run/training_loop.h"
+#include "kernels/registry.h"
 #include "tiny_run.h"
 
 namespace ablate::bench::run {
@@ -62,6 +65,63 @@ TEST(PlanRun, AutoMeasuresCachesAndRecordsThePlan) {
     if (candidate.lowering && *candidate.lowering != kernels::cpu::ConvLowering::direct) {
       EXPECT_EQ(candidate.threading, kernels::cpu::Threading::library) << candidate.label();
     }
+  std::filesystem::remove_all(dir);
+}
+
+// The static strategy with its blocked_layout pass: the blocked choice (onednn/direct+blocked)
+// is timed beside the plain ones, whole plans settle the layouts (recorded), and a replayed
+// plan with blocked layers trains.
+TEST(PlanRun, AStaticRunTimesTheBlockedLayoutAndWholePlans) {
+  const auto names = kernels::backend_names();
+  if (std::find(names.begin(), names.end(), "onednn") == names.end()) GTEST_SKIP() << "no onednn in this build";
+  if (kernels::make_backend("onednn", 1)->channel_block(kernels::DType::f32) == 0)
+    GTEST_SKIP() << "onednn has no blocked layout on this CPU";
+  const auto dir = scratch_dir();
+  const std::string model = (dir / "wide.model").string();
+  std::ofstream(model) << "model wide\ninput 1 28 28\nclasses 10\n"
+                          "layer c1 convolution outputs=16 kernel=5\n"
+                          "layer p1 pooling mode=max kernel=2 stride=2\n"
+                          "layer r1 relu\n"
+                          "layer c2 convolution outputs=16 kernel=3 pad=1\n"
+                          "layer p2 pooling mode=max kernel=4 stride=4\n"
+                          "layer fc inner_product outputs=10\n"
+                          "layer loss softmax_loss\n";
+  RunConfig c = tiny::tiny_config();
+  c.model = model;
+  c.strategy = "static";
+  c.backend.name = "onednn";
+  c.iterations = 2;
+  c.plan = "auto";
+  c.plan_cache = dir.string();
+  const RunResult r = train_and_test(c, tiny::tiny_data());
+  const LayerPlan written = read_plan_file((dir / "wide.plan").string());
+  bool timed_blocked = false;
+  for (const PlanChoice& candidate : written.candidates) timed_blocked = timed_blocked || candidate.blocked;
+  EXPECT_TRUE(timed_blocked) << "no blocked candidate among the timed ones";
+  const std::string layouts = r.resolved.at("plan_layouts");
+  EXPECT_NE(layouts.find("per layer"), std::string::npos) << layouts;
+  EXPECT_NE(layouts.find("took"), std::string::npos) << layouts;
+
+  c.switches.disabled_passes = {"blocked_layout"};  // the pass off: nothing blocked is timed
+  const RunResult off = train_and_test(c, tiny::tiny_data());
+  EXPECT_NE(off.resolved.at("plan_note").find("passes 'all' in the plan, 'all,-blocked_layout' in this run"),
+            std::string::npos)
+      << off.resolved.at("plan_note");
+  for (const PlanChoice& candidate : read_plan_file((dir / "wide.plan").string()).candidates)
+    EXPECT_FALSE(candidate.blocked) << candidate.label();
+  EXPECT_EQ(off.resolved.count("plan_layouts"), 0u);
+
+  c.switches.disabled_passes.clear();
+  const std::string path = (dir / "blocked.plan").string();
+  std::ofstream(path) << "ablate-plan 1\nfallback onednn\nlayer c1 onednn/direct+blocked\nlayer p1 onednn/direct+blocked\n"
+                         "layer c2 onednn/direct+blocked\nlayer p2 eigen\n";
+  c.plan = path;
+  c.iterations = 4;
+  const RunResult replayed = train_and_test(c, tiny::tiny_data());
+  EXPECT_EQ(replayed.resolved.at("backend.plan.c1"), "onednn/direct+blocked");
+  EXPECT_EQ(replayed.status, "completed") << replayed.error;
+  ASSERT_FALSE(replayed.curve.empty());
+  EXPECT_TRUE(std::isfinite(replayed.curve.back().loss)) << "the blocked plan did not train";
   std::filesystem::remove_all(dir);
 }
 

@@ -13,9 +13,11 @@
 #include <gtest/gtest.h>
 
 #include "graph/engine.h"
+#include "graph/static/node_label.h"
 #include "graph/static/passes.h"
 #include "graph/static/training_graph.h"
 #include "graph_test_util.h"
+#include "kernels/planned_backend.h"
 #include "kernels/registry.h"
 #include "models/checked_model.h"
 
@@ -105,15 +107,20 @@ TEST(BlockedLayout, KeepsTheResidualBlockBlockedAndConvertsBeforeTheClassifier) 
     const bool layout_op = n.op == OpKind::conv2d || n.op == OpKind::conv2d_grad_input || n.op == OpKind::batch_norm ||
                            n.op == OpKind::batch_norm_grad;
     if (layout_op && n.inputs.size() > 0 && g.type(n.inputs[0]).shape[1] % block == 0 &&
-        n.outputs[0].shape[1] % block == 0 && n.name.find("conv0/") == std::string::npos)
+        n.outputs[0].shape[1] % block == 0 && n.name.find("conv0/") == std::string::npos) {
       EXPECT_EQ(n.outputs[0].channel_block, block) << n.name;
+    }
     if (n.name.size() > 9 && n.name.substr(n.name.size() - 9) == "/to_plain") {
       ++conversions;
       EXPECT_NE(g.type(n.inputs[0]).channel_block, 0) << n.name;
       EXPECT_EQ(n.outputs[0].channel_block, 0) << n.name;
     }
-    if (n.op == OpKind::pool2d || n.op == OpKind::pool2d_grad) EXPECT_EQ(n.outputs[0].channel_block, block) << n.name;
-    if (n.op == OpKind::linear) EXPECT_EQ(g.type(n.inputs[0]).channel_block, 0) << n.name << " reads a blocked value";
+    if (n.op == OpKind::pool2d || n.op == OpKind::pool2d_grad) {
+      EXPECT_EQ(n.outputs[0].channel_block, block) << n.name;
+    }
+    if (n.op == OpKind::linear) {
+      EXPECT_EQ(g.type(n.inputs[0]).channel_block, 0) << n.name << " reads a blocked value";
+    }
   }
   EXPECT_GE(conversions, 1);  // the pool's [4, 32, 1, 1] before the classifier
   EXPECT_LE(conversions, 3) << "conversions belong at the edge of the blocked region only";
@@ -147,6 +154,52 @@ TEST(BlockedLayout, TrainsAndEvaluatesAsWithThePassOff) {
     auto engine = make_engine("static", spec, *backend, o);
     expect_close(train(*engine, spec), plain);
   }
+}
+
+// Under a per-layer plan (kernels/planned_backend.h) only the layers routed blocked run in the
+// layout: the residual branch (conv1, bn1, relu1, conv2, bn2) blocked on onednn, the projection
+// (proj, bnp) on another onednn instance plain, the rest on the fallback, plain. The add of the
+// two (an elementwise op: any one layout) takes the branch's and converts the projection's.
+TEST(BlockedLayout, APlanKeepsOnlyTheLayersItRoutesBlockedBlocked) {
+  auto probe = kernels::make_backend("onednn", 1);
+  const int block = probe->channel_block(kernels::DType::f32);
+  if (block == 0) GTEST_SKIP() << "onednn has no blocked layout on this CPU";
+  auto make_plan = [] {
+    auto planned = std::make_unique<kernels::PlannedBackend>(kernels::make_backend("onednn", 2), "onednn");
+    kernels::Backend& branch = planned->add(kernels::make_backend("onednn", 2), "onednn+blocked");
+    kernels::Backend& projection = planned->add(kernels::make_backend("onednn", 2), "onednn/plain");
+    for (const char* layer : {"conv1", "bn1", "relu1", "conv2", "bn2"}) planned->route(layer, branch, true);
+    for (const char* layer : {"proj", "bnp"}) planned->route(layer, projection);
+    return planned;
+  };
+  auto planned = make_plan();
+  const models::CheckedModel model(testing::parse(residual_bn_text()));
+  auto training = static_graph::build_training_graph(model, 4, f32_options());
+  static_graph::Graph& g = training.graph;
+  static_graph::run_passes(g, {}, *planned);
+  int to_blocked = 0;
+  for (int id : g.execution_order()) {
+    const static_graph::Node& n = g.node(id);
+    const std::string layer(static_graph::node_label(n).layer);
+    if (n.op == OpKind::conv2d || n.op == OpKind::batch_norm) {
+      const bool in_branch = layer == "conv1" || layer == "bn1" || layer == "conv2" || layer == "bn2";
+      EXPECT_EQ(n.outputs[0].channel_block, in_branch ? block : 0) << n.name;
+    }
+    if (n.op == OpKind::add && layer == "sum") {
+      EXPECT_EQ(n.outputs[0].channel_block, block) << n.name;
+    }
+    if (n.name.size() > 11 && n.name.substr(n.name.size() - 11) == "/to_blocked") ++to_blocked;
+  }
+  EXPECT_GE(to_blocked, 1) << "the projection's plain output joins the blocked branch at the add";
+
+  // And it trains as one plain backend does.
+  const models::ModelSpec spec = testing::parse(residual_bn_text());
+  EngineOptions off = f32_options();
+  off.disabled_passes = {"blocked_layout"};
+  auto plain_engine = make_engine("static", spec, *probe, off);
+  const Trained plain = train(*plain_engine, spec);
+  auto engine = make_engine("static", spec, *planned, f32_options());
+  expect_close(train(*engine, spec), plain);
 }
 
 TEST(BlockedLayout, ChangesNothingWithoutABlockedLayout) {

@@ -48,7 +48,7 @@ TEST(ChannelBlock, TheViewIsChecked) {
 // and converting back gives the plain tensor exactly; on every CPU backend's copy.
 TEST(ChannelBlock, ConversionFollowsTheLayoutFormulaBothWays) {
   Rng rng(7);
-  for (const std::string& name : {"reference", "openblas", "onednn"}) {
+  for (const char* name : {"reference", "openblas", "onednn"}) {
     SCOPED_TRACE(name);
     auto backend = make_backend(name, 2);
     for (DType dtype : {DType::f32, DType::f64})
