@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bench/run/median.h"
 #include "bench/run/text_file.h"
 #include "bench/run/text_format.h"
 #include "kernels/registry.h"
@@ -15,12 +16,6 @@
 namespace ablate::bench::run {
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::string ms(double seconds) { return fmt("%.3f", seconds * 1e3); }
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "bench/run/environment.h"
+#include "bench/run/median.h"
 #include "bench/run/strategy_switches.h"
 #include "bench/run/text_format.h"
 #include "kernels/op_label.h"
@@ -65,6 +66,22 @@ std::string shape_text(std::int64_t batch, const std::vector<int>& chw) {
   return s;
 }
 
+// The run's own threading, if it names one (--threading, or the pair --conv-mode names).
+std::optional<kernels::cpu::Threading> run_threading(const BackendSettings& run) {
+  if (run.options.threading) return run.options.threading;
+  if (run.options.conv_mode) return kernels::cpu::gemm_loops_of(*run.options.conv_mode).threading;
+  return std::nullopt;
+}
+
+// The run's configuration for a throwaway engine that only times ops: it learns slowly and
+// never stops on a gradient check.
+RunConfig throwaway_config(const RunConfig& config) {
+  RunConfig quiet = config;
+  quiet.optimizer.lr.base_lr *= 1e-3;
+  quiet.optimizer.check_gradients = false;
+  return quiet;
+}
+
 // The layer types whose ops read their activations in a layout (convolution, batch norm,
 // pooling, LRN, bias); the others are elementwise or read NCHW (kernels/contract/layout_check.h).
 bool layout_aware(const std::string& type) {
@@ -76,9 +93,7 @@ bool layout_aware(const std::string& type) {
 std::vector<double> time_whole_plans(const std::vector<LayerPlan>& plans, const RunConfig& config,
                                      const models::ModelSpec& spec, const PlanTiming& timing, const kernels::Tensor& x,
                                      const kernels::Tensor& labels) {
-  RunConfig quiet = config;
-  quiet.optimizer.lr.base_lr *= 1e-3;
-  quiet.optimizer.check_gradients = false;
+  const RunConfig quiet = throwaway_config(config);
   std::vector<std::unique_ptr<kernels::PlannedBackend>> backends;
   std::vector<std::unique_ptr<graph::Engine>> engines;
   for (const LayerPlan& p : plans) {
@@ -96,10 +111,7 @@ std::vector<double> time_whole_plans(const std::vector<LayerPlan>& plans, const 
       if (round >= timing.warmup) samples[i].push_back(seconds_since(t));
     }
   std::vector<double> medians;
-  for (std::vector<double>& s : samples) {
-    std::sort(s.begin(), s.end());
-    medians.push_back(s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]));
-  }
+  for (const std::vector<double>& s : samples) medians.push_back(median(s));
   return medians;
 }
 
@@ -126,7 +138,6 @@ LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunCon
     if (row.seconds.size() != n) continue;
     plain.rows[r].choice = best_of(row, 0, plain_count);
     if (layout_aware(type_of(row.layer))) blocked.rows[r].choice = best_of(row, plain_count, n);
-    else if (row.choice.blocked) blocked.rows[r].choice = plain.rows[r].choice;
   }
   std::vector<std::pair<std::string, LayerPlan>> options = {{"per layer", chosen}};
   for (auto& [name, p] : {std::pair<std::string, LayerPlan&>{"blocked", blocked}, {"plain", plain}}) {
@@ -157,17 +168,6 @@ std::string choice_problem(const PlanChoice& choice, const BackendSettings& run)
   }
   return "";
 }
-
-namespace {
-
-// The run's own threading, if it names one (--threading, or the pair --conv-mode names).
-std::optional<kernels::cpu::Threading> run_threading(const BackendSettings& run) {
-  if (run.options.threading) return run.options.threading;
-  if (run.options.conv_mode) return kernels::cpu::gemm_loops_of(*run.options.conv_mode).threading;
-  return std::nullopt;
-}
-
-}  // namespace
 
 kernels::BackendOptions choice_options(const PlanChoice& choice, const BackendSettings& run) {
   kernels::BackendOptions o;
@@ -289,10 +289,7 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
     backends.push_back(&planned->add(kernels::make_backend(candidates[i].backend,
                                                            choice_options(candidates[i], config.backend)),
                                      candidates[i].label()));
-  // The throwaway engine learns slowly and never stops on a gradient check: only its op times count.
-  RunConfig quiet = config;
-  quiet.optimizer.lr.base_lr *= 1e-3;
-  quiet.optimizer.check_gradients = false;
+  const RunConfig quiet = throwaway_config(config);
   std::unique_ptr<graph::Engine> engine = make_engine(quiet, spec, *planned);
   // The blocked candidates share a second engine, its graph laid out blocked wherever the
   // backend runs it (every layer routed blocked while it is built). Its layouts are fixed, so it

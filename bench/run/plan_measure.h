@@ -48,8 +48,8 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
 // not include the conversions a mixed plan adds: so with blocked candidates (the first
 // plain_count candidates are plain) whole plans are timed too, a training step each in
 // interleaved rounds: `chosen` (each layer its fastest), "blocked" (every convolution, batch
-// norm, pooling, LRN and bias layer on its fastest blocked choice, the rest on their fastest
-// plain one) and "plain" (no layer blocked). The fastest is returned, with layout_note saying
+// norm, pooling, LRN and bias layer on its fastest blocked choice, the rest as chosen: an
+// elementwise layer takes either layout) and "plain" (every layer its fastest plain choice). The fastest is returned, with layout_note saying
 // what each took.
 LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunConfig& config,
                          const models::ModelSpec& spec, const PlanTiming& timing, const kernels::Tensor& x,
