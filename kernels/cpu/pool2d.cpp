@@ -9,7 +9,8 @@
 // [-pad_top, H + pad_bottom_limit) x [-pad_left, W + pad_right_limit) when avg_count_padding
 // (Caffe, Torch), or by the number of real cells otherwise (TF SAME); backward spreads
 // dy / divisor over the real cells. Forward runs 16 output cells at a time as vector code
-// where their windows lie wholly inside the image (PlaneLayout below).
+// where their windows lie wholly inside the image (PlaneLayout below); 2x2 windows at stride 2
+// (LeNet's) have loops of their own (max_forward_2x2, max_backward_2x2).
 #include <algorithm>
 #include <vector>
 
@@ -171,6 +172,75 @@ void max_forward(int threads, const PoolGeometry& g, const Pool2dParams& p, cons
   });
 }
 
+// 2x2 windows at stride 2 without padding (LeNet's pools), each inside the image: output row oh
+// reads input rows 2*oh and 2*oh + 1, the four taps compared in row-major order as max_chunk
+// does (strict >: the first largest wins), contiguous loads instead of gathers.
+bool two_by_two(const PoolGeometry& g, const Pool2dParams& p) {
+  return p.kernel_h == 2 && p.kernel_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.pad_top == 0 && p.pad_left == 0 &&
+         2 * g.oh <= g.h && 2 * g.ow <= g.w;
+}
+
+template <class T>
+void max_forward_2x2(int threads, const PoolGeometry& g, const T* x, T* y, std::int32_t* arg) {
+  parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t plane = b; plane < e; ++plane) {
+      const T* in = x + plane * g.h * g.w;
+      for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+        const T* __restrict r0 = in + 2 * oh * g.w;
+        const T* __restrict r1 = r0 + g.w;
+        T* __restrict out = y + (plane * g.oh + oh) * g.ow;
+        std::int32_t* __restrict idx = arg + (plane * g.oh + oh) * g.ow;
+        const auto first = static_cast<std::int32_t>(2 * oh * g.w), below = static_cast<std::int32_t>(g.w);
+        for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+          const auto at = static_cast<std::int32_t>(first + 2 * ow);
+          T best = r0[2 * ow];
+          std::int32_t where = at;
+          const T right = r0[2 * ow + 1], down = r1[2 * ow], diagonal = r1[2 * ow + 1];
+          where = right > best ? at + 1 : where;
+          best = right > best ? right : best;
+          where = down > best ? at + below : where;
+          best = down > best ? down : best;
+          where = diagonal > best ? at + below + 1 : where;
+          best = diagonal > best ? diagonal : best;
+          out[ow] = best;
+          idx[ow] = where;
+        }
+      }
+    }
+  });
+}
+
+// Backward of 2x2 windows at stride 2 that tile the plane exactly (H = 2 OH, W = 2 OW): every
+// input cell lies in one window, so each is written once (dy where it held the maximum, else
+// 0) instead of a fill and a scatter. 0 + dy as the scatter adds it (a -0 dy gives +0).
+bool tiles_exactly(const PoolGeometry& g, const Pool2dParams& p) {
+  return two_by_two(g, p) && 2 * g.oh == g.h && 2 * g.ow == g.w;
+}
+
+template <class T>
+void max_backward_2x2(int threads, const PoolGeometry& g, const T* dy, const std::int32_t* arg, T* dx) {
+  parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t plane = b; plane < e; ++plane) {
+      for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+        T* __restrict r0 = dx + plane * g.h * g.w + 2 * oh * g.w;
+        T* __restrict r1 = r0 + g.w;
+        const T* __restrict dout = dy + (plane * g.oh + oh) * g.ow;
+        const std::int32_t* __restrict idx = arg + (plane * g.oh + oh) * g.ow;
+        const auto first = static_cast<std::int32_t>(2 * oh * g.w), below = static_cast<std::int32_t>(g.w);
+        for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+          const auto at = static_cast<std::int32_t>(first + 2 * ow);
+          const T d = T(0) + dout[ow];
+          const std::int32_t i = idx[ow];
+          r0[2 * ow] = i == at ? d : T(0);
+          r0[2 * ow + 1] = i == at + 1 ? d : T(0);
+          r1[2 * ow] = i == at + below ? d : T(0);
+          r1[2 * ow + 1] = i == at + below + 1 ? d : T(0);
+        }
+      }
+    }
+  });
+}
+
 template <class T>
 void max_backward(int threads, const PoolGeometry& g, const T* dy, const std::int32_t* arg, T* dx) {
   parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
@@ -276,7 +346,10 @@ void CpuBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspa
     // The argmax workspace is allocated on the first call and reused while the shape holds.
     if (workspace.empty() || workspace.dtype() != DType::i32 || workspace.shape() != y.shape())
       workspace = Tensor(y.shape(), DType::i32);
-    max_forward(loop_threads_, g, p, windows_of(g, p), x.data<T>(), y.data<T>(), workspace.data<std::int32_t>());
+    if (two_by_two(g, p))
+      max_forward_2x2(loop_threads_, g, x.data<T>(), y.data<T>(), workspace.data<std::int32_t>());
+    else
+      max_forward(loop_threads_, g, p, windows_of(g, p), x.data<T>(), y.data<T>(), workspace.data<std::int32_t>());
   });
 }
 
@@ -294,7 +367,10 @@ void CpuBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Te
       return;
     }
     OpCheck(*this, Op::pool2d_backward).argmax_workspace(workspace, dy.shape());
-    max_backward(loop_threads_, g, dy.data<T>(), workspace.data<std::int32_t>(), dx.data<T>());
+    if (tiles_exactly(g, p))
+      max_backward_2x2(loop_threads_, g, dy.data<T>(), workspace.data<std::int32_t>(), dx.data<T>());
+    else
+      max_backward(loop_threads_, g, dy.data<T>(), workspace.data<std::int32_t>(), dx.data<T>());
   });
 }
 
