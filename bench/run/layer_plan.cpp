@@ -160,6 +160,7 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
     auto it = last_warmup[c].find(layer);
     return it == last_warmup[c].end() ? 0.0 : it->second;
   };
+  std::map<std::string, bool> matters;  // per layer, as the last warm-up pruning saw it
   // After a warm-up round: the pairs at least `factor` times slower than the layer's best.
   auto prune = [&](double factor) {
     std::map<std::string, std::size_t> best_of;  // per layer, the candidate of least warm-up time
@@ -176,13 +177,36 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
       bool compared = false, beaten_everywhere = true;
       for (const std::string& layer : layers) {
         const double best = warmup_time(best_of[layer], layer);
-        if (best <= 0 || best < 0.01 * step_best) continue;  // no op of its own, or too small to matter
+        matters[layer] = best > 0 && best >= 0.01 * step_best;
+        if (!matters[layer]) continue;  // no op of its own, or too small to matter
         compared = true;
         if (stand_ins[c].count(layer)) continue;
         if (warmup_time(c, layer) >= factor * best) stand_ins[c][layer] = best_of[layer];
         else beaten_everywhere = false;
       }
       if (compared && beaten_everywhere) stepped[c] = false;
+    }
+  };
+  // After a timed round: on a layer that matters, a pair whose fastest sample is at least
+  // `factor` times the best pair's median (the least median so far) is not timed again.
+  auto prune_by_samples = [&](double factor) {
+    for (const std::string& layer : layers) {
+      if (!matters[layer]) continue;
+      std::size_t best = n;
+      for (std::size_t c = 0; c < n; ++c)
+        if (!samples[layer][c].empty() && (best == n || median(samples[layer][c]) < median(samples[layer][best]))) best = c;
+      if (best == n) continue;
+      for (std::size_t c = 0; c < n; ++c) {
+        const std::vector<double>& own = samples[layer][c];
+        if (c == best || !stepped[c] || stand_ins[c].count(layer) || own.empty()) continue;
+        if (*std::min_element(own.begin(), own.end()) >= factor * median(samples[layer][best])) stand_ins[c][layer] = best;
+      }
+    }
+    for (std::size_t c = 0; c < n; ++c) {
+      bool any_left = false, any = false;
+      for (const std::string& layer : layers)
+        if (matters[layer]) any = true, any_left = any_left || !stand_ins[c].count(layer);
+      if (any && !any_left) stepped[c] = false;
     }
   };
   for (int round = 0; round < timing.warmup + timing.rounds; ++round) {
@@ -203,10 +227,12 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
     }
     if (round == 0 && timing.warmup > 1 && timing.prune_first > 0) prune(timing.prune_first);
     if (round + 1 == timing.warmup && timing.prune > 0) prune(timing.prune);
+    const int timed = round + 1 - timing.warmup;
+    if (timed >= 2 && timed < timing.rounds && timing.prune_timed > 0) prune_by_samples(timing.prune_timed);
   }
-  for (std::size_t c = 0; c < n; ++c)
+  for (std::size_t c = 0; c < n; ++c)  // pairs pruned in the warm-up: their last warm-up time
     for (const std::string& layer : layers)
-      if (!stepped[c] || stand_ins[c].count(layer)) samples[layer][c] = {warmup_time(c, layer)};
+      if (samples[layer][c].empty()) samples[layer][c] = {warmup_time(c, layer)};
   LayerPlan plan;
   plan.candidates = candidates;
   plan.rounds = timing.rounds;

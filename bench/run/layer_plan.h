@@ -15,7 +15,9 @@
 // slower): in its later steps that layer runs on the layer's fastest candidate so far (a
 // stand-in, not counted), and the pair's last warm-up time stands as its sample. The reference
 // loops' convolutions, a library pool that collapses on a busy host, so cost a step or two, not
-// seven. A candidate beaten so on every layer that matters is not stepped again at all. A layer
+// seven. From the second timed round on, a pair whose fastest sample so far is at least
+// `prune_timed` times the layer's best median so far is pruned the same way, keeping the samples
+// it has. A candidate beaten so on every layer that matters is not stepped again at all. A layer
 // matters when its best time is at least 1% of the step's (the sum of the layers' bests): a
 // loss or an activation of microseconds is never pruned, and keeps no candidate in the rounds.
 //
@@ -117,6 +119,7 @@ struct PlanTiming {
   int rounds = 5;          // timed rounds: the median of these
   double prune = 4;        // see above; 0: time every pair every round
   double prune_first = 25; // see above, after the first of several warm-up rounds; 0: not then
+  double prune_timed = 1.5; // see above, after each timed round from the second; 0: not then
 };
 // The choice described above; `layers` in the network's order. Throws std::invalid_argument
 // without candidates or layers, or with rounds < 1 or warmup < 0.

@@ -143,6 +143,7 @@ TEST(LayerPlan, APairFarBehindIsPrunedAfterTheFirstWarmUpRound) {
   };
   PlanTiming timing;  // warm-up 2, prune 4, prune_first 25
   timing.rounds = 3;
+  timing.prune_timed = 0;  // (below)
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
   ASSERT_EQ(reference_stand_ins.size(), 5u);
   EXPECT_TRUE(reference_stand_ins[0].empty());
@@ -151,6 +152,40 @@ TEST(LayerPlan, APairFarBehindIsPrunedAfterTheFirstWarmUpRound) {
   EXPECT_DOUBLE_EQ(plan.rows[0].seconds[0], 80.0) << "the pruned pair keeps its own (first) warm-up time";
   EXPECT_EQ(plan.rows[0].choice.label(), "eigen/eigen_spatial");
   EXPECT_EQ(plan.rows[1].choice.label(), "openblas/per_image_gemm");
+}
+
+TEST(LayerPlan, APairClearlyBehindInTheTimedRoundsIsNotTimedFurther) {
+  // openblas's conv1 is 1.6x eigen's: within the warm-up's 4x, beyond prune_timed 1.5 once two
+  // timed rounds are in; its ip1 (1.25x) stays timed. eigen's pool1 is 1.7x openblas's.
+  const std::map<std::string, std::vector<double>> cost = {{"conv1", {90.0, 2.0, 3.2}},
+                                                           {"pool1", {90.0, 1.7, 1.0}},
+                                                           {"ip1", {90.0, 4.0, 5.0}}};
+  std::map<std::size_t, std::vector<StandIns>> seen;
+  std::map<std::size_t, std::map<std::string, int>> timed_calls;  // own (not stood-in) layer runs
+  const StepTimer timer = [&](std::size_t index, const StandIns& stand_ins) {
+    seen[index].push_back(stand_ins);
+    std::map<std::string, double> out;
+    for (const auto& [layer, costs] : cost) {
+      const bool own = !stand_ins.count(layer);
+      if (own) ++timed_calls[index][layer];
+      out[layer] = costs[own ? index : stand_ins.at(layer)];
+    }
+    return out;
+  };
+  PlanTiming timing;  // warm-up 2, 5 timed rounds, prune 4, prune_first 25, prune_timed 1.5
+  const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
+  EXPECT_EQ(timed_calls[2]["conv1"], 4) << "openblas's conv1: 2 warm-up and 2 timed steps, then eigen stands in";
+  EXPECT_EQ(timed_calls[2]["ip1"], 7) << "within 1.5x: timed every round";
+  EXPECT_EQ(timed_calls[1]["pool1"], 4);
+  EXPECT_EQ(seen[2].back(), (StandIns{{"conv1", 1}}));
+  EXPECT_DOUBLE_EQ(plan.rows[0].seconds[2], 3.2) << "the pruned pair keeps the samples it has";
+  EXPECT_EQ(plan.rows[0].choice.label(), "eigen/eigen_spatial");
+  EXPECT_EQ(plan.rows[1].choice.label(), "openblas/per_image_gemm");
+  EXPECT_EQ(plan.rows[2].choice.label(), "eigen/eigen_spatial");
+  // reference: 45x and 90x behind on conv1 and pool1 after its first step, 22.5x on ip1: its
+  // second step runs ip1 alone, then it is 4x behind everywhere and steps no more.
+  ASSERT_EQ(seen[0].size(), 2u);
+  EXPECT_EQ(seen[0][1], (StandIns{{"conv1", 1}, {"pool1", 2}}));
 }
 
 TEST(LayerPlan, RefusesNothingToChooseFrom) {
