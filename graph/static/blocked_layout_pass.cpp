@@ -131,7 +131,6 @@ int blocked_layout_pass(Graph& g, kernels::Backend& backend) {
     }
     if (block != 0 && fits(n.outputs[0], block)) {
       n.outputs[0].channel_block = block;
-      n.outputs[0].channel_block = block;
       ++made;
     }
   }
