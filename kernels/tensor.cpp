@@ -1,6 +1,8 @@
 // Tensor storage, views and conversions; the counting 64-byte aligned host allocator.
 #include "kernels/tensor.h"
 
+#include "kernels/huge_pages.h"
+
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -64,9 +66,7 @@ namespace {
 class CountingCpuAllocator final : public Allocator {
  public:
   void* allocate(std::size_t bytes) override {
-    std::size_t rounded = (bytes + 63) / 64 * 64;
-    if (rounded == 0) rounded = 64;
-    void* p = std::aligned_alloc(64, rounded);
+    void* p = allocate_host_block(bytes);
     if (!p) throw std::bad_alloc();
     std::int64_t live = live_.fetch_add(static_cast<std::int64_t>(bytes)) + static_cast<std::int64_t>(bytes);
     std::int64_t peak = peak_.load();

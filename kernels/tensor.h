@@ -53,7 +53,8 @@ class Allocator {
   virtual Device device() const = 0;
 };
 
-// The process-wide host allocator: 64-byte aligned, thread-safe counters.
+// The process-wide host allocator: 64-byte aligned (blocks of 2 MiB or more 2 MiB-aligned on huge
+// pages under --huge-pages madvise, kernels/huge_pages.h), thread-safe counters.
 Allocator& cpu_allocator();
 
 class Tensor {

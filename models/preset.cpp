@@ -63,6 +63,7 @@ const std::vector<PresetKey>& preset_table() {
       {"per_sample", kind(ValueKind::boolean)},
       {"caching_allocator", kind(ValueKind::boolean)},
       {"malloc", choice({"system", "keep"})},
+      {"huge_pages", choice({"system", "madvise"})},
       {"executor", choice({"sequential", "parallel"})},
       {"inter_op_threads", kind(ValueKind::thread_count)},
       {"passes", kind(ValueKind::text)},

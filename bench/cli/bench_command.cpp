@@ -270,6 +270,9 @@ int bench_main(const run::Flags& args) {
       throw std::invalid_argument("--passes " + passes + ": unknown pass '" + name + "' (the passes: " +
                                   run::join(run::static_pass_names(), ", ") + ")");
   kernels::DType dtype = kernels::parse_dtype(args.get("precision", "f32"));
+  // --huge-pages: every row's tensors (and the plan's measurement) under one allocator policy.
+  const kernels::HugePages huge_pages = kernels::parse_huge_pages(args.get("huge-pages", "system"), "--huge-pages");
+  kernels::set_host_huge_pages(huge_pages);
   std::vector<std::string> backends;
   if (args.has("backends")) {
     backends = run::split_list(args.get("backends"), true);
@@ -314,6 +317,8 @@ int bench_main(const run::Flags& args) {
               coretype ? coretype : "(unset)");
   const run::WaitPolicyChoice wait = run::wait_policy_choice();
   std::printf("threads wait: %s (%s)\n", wait.policy.c_str(), wait.source.c_str());
+  std::printf("huge pages: %s (kernel's transparent huge pages: %s)\n", kernels::huge_pages_name(huge_pages),
+              kernels::transparent_huge_pages_mode().c_str());
   if (layout) std::printf("onednn convolution layout: %s\n", kernels::onednn::conv_layout_name(*layout));
   std::fflush(stdout);
 
@@ -422,6 +427,8 @@ Command bench_command() {
               {"passes", "SPEC", "static strategy's graph passes: all (default), all,-conv_activation_fusion, or a list to keep"},
               {"onednn-conv-layout", "NAME", "the onednn row's convolution layout: autotune (default), plain, nhwc or blocked"},
               {"precision", "f32|f64", "default f32"},
+              {"huge-pages", "system|madvise", "ablate's host tensors as malloc gives them (default) or, from 2 MiB, on transparent "
+                                              "huge pages (kernels/huge_pages.h)"},
               {"warmup", "N", "untimed iterations before each measurement (default 3)"},
               {"iterations", "N", "timed iterations per measurement (default 30)"},
               {"repeats", "N", "rounds; the median is reported (default 5)"},

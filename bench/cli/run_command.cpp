@@ -64,6 +64,9 @@ int run_main(const run::Flags& args) {
   }
   std::printf("  peak RSS          %s (tensors: %s)\n", run::mib_text(m.peak_rss_bytes, 1).c_str(),
               run::mib_text(m.peak_tensor_bytes, 1).c_str());
+  std::printf("  huge pages        %s (kernel's transparent huge pages: %s); %s of the process on 2 MiB pages\n",
+              kernels::huge_pages_name(result.config.huge_pages), result.environment.values["transparent_huge_pages"].c_str(),
+              m.huge_page_bytes < 0 ? "unknown" : run::mib_text(m.huge_page_bytes, 1).c_str());
   std::printf("  page faults       %.1f minor per step after the first, median %.0f (first step %lld), %lld major; malloc %s\n",
               m.minor_faults_per_step, m.median_minor_faults_per_step, static_cast<long long>(m.minor_faults_first_step),
               static_cast<long long>(m.major_faults), run::malloc_policy_name(result.config.malloc_policy));

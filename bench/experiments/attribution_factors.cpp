@@ -42,6 +42,7 @@ std::vector<AttributionFactor> attribution_factors() {
       // A backend per layer, measured at start-up (bench/run/plan_measure.h), against the one backend.
       {"plan", "plan", {"auto"}, [](C c) { return c.plan.empty() ? std::string("off") : c.plan; }},
       {"malloc", "malloc", {"keep"}, [](C c) { return std::string(run::malloc_policy_name(c.malloc_policy)); }},
+      {"huge-pages", "huge-pages", {"madvise"}, [](C c) { return std::string(kernels::huge_pages_name(c.huge_pages)); }},
   };
   std::vector<AttributionFactor> built;
   for (const AttributionFactor& f : all)

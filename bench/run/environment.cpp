@@ -1,6 +1,7 @@
 // Capture of the machine and build facts that go into every result record.
 #include "bench/run/environment.h"
 #include "bench/run/wait_policy.h"
+#include "kernels/huge_pages.h"
 #include "git_revision.h"  // generated at build time: ABLATE_GIT_REVISION
 
 #include <cstdlib>
@@ -37,6 +38,7 @@ Environment capture_environment() {
   env.values["build_type"] = ABLATE_BUILD_TYPE;
   env.values["git_revision"] = ABLATE_GIT_REVISION;
   add_wait_policy(env.values);  // how the OpenMP threads wait, and why
+  env.values["transparent_huge_pages"] = kernels::transparent_huge_pages_mode();  // the kernel's setting
   return env;
 }
 

@@ -10,6 +10,7 @@
 #include "bench/run/malloc_policy.h"
 #include "bench/run/run_reporting.h"
 #include "bench/run/strategy_switches.h"
+#include "kernels/huge_pages.h"
 #include "kernels/profiling_observer.h"
 
 namespace ablate::bench::run {
@@ -36,6 +37,7 @@ void check_input_shape(const models::ModelSpec& spec, const datasets::Transform&
 
 std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest data) {
   apply_malloc_policy(config.malloc_policy);  // before the engine allocates anything
+  kernels::set_host_huge_pages(config.huge_pages);
   auto run = std::make_unique<PreparedRun>();
   run->config = std::move(config);
   run->data = std::move(data);

@@ -63,6 +63,8 @@ struct RunMetrics {
   double images_per_s = 0;
   std::int64_t iterations_done = 0;
   std::int64_t peak_rss_bytes = 0;
+  // The process's memory on transparent huge pages at the end of training (AnonHugePages; -1: unreadable).
+  std::int64_t huge_page_bytes = -1;
   // Page faults of the timed steps (batch fetch and train_step; page_faults.h): minor faults
   // in all, in the first step, and per step after the first (the steady state); major in all.
   std::int64_t minor_faults = 0, minor_faults_first_step = 0, major_faults = 0;

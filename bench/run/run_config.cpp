@@ -129,6 +129,7 @@ void apply_preset(RunConfig& c, Names& names, const models::Preset& p, Origins& 
   text("pool_gradient", names.pool_gradient);
   text("precision", names.precision);
   if (p.has("malloc")) c.malloc_policy = parse_malloc_policy(p.get("malloc"), where("malloc"));
+  if (p.has("huge_pages")) c.huge_pages = kernels::parse_huge_pages(p.get("huge_pages"), where("huge_pages"));
   text("optimizer", c.optimizer.type);
   c.optimizer.lr.base_lr = num("base_lr", c.optimizer.lr.base_lr);
   text("lr_policy", c.optimizer.lr.policy);
@@ -246,6 +247,7 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
     warn_if_oversubscribed(s.inter_op_threads, "--inter-op-threads");
   }
   if (given("malloc", "malloc")) c.malloc_policy = parse_malloc_policy(args.get("malloc"), "--malloc");
+  if (given("huge-pages", "huge_pages")) c.huge_pages = kernels::parse_huge_pages(args.get("huge-pages"), "--huge-pages");
   if (given("seed", "seed")) c.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0));
   c.out = args.get("out", "");
   c.profile = args.get("profile", "");

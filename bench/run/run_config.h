@@ -13,6 +13,7 @@
 #include "bench/run/flags.h"
 #include "bench/run/backend_settings.h"
 #include "bench/run/malloc_policy.h"
+#include "kernels/huge_pages.h"
 #include "bench/run/run_timing.h"
 #include "bench/run/strategy_switches.h"
 #include "graph/optim/optimizer_config.h"
@@ -84,6 +85,8 @@ struct RunConfig {
   // replaced by the (deterministic) test transform.
   bool no_random = false;
   MallocPolicy malloc_policy = MallocPolicy::system;  // glibc as it comes, or freed blocks kept (malloc_policy.h)
+  // The host tensors as malloc gives them, or blocks of 2 MiB and more on huge pages (kernels/huge_pages.h).
+  kernels::HugePages huge_pages = kernels::HugePages::system;
   std::int64_t curve_every = 10;  // the curve holds the loss of step 1 and every N-th step
   // --curve-points N: besides the recipe's tests, the test set at N evenly spaced points of the
   // run (the last is the final test), outside every training time; 0: the recipe's tests only.

@@ -48,6 +48,7 @@ const std::vector<FlagSpec>& run_flags() {
       {"weight-average", "DECAY", "evaluate with an exponential moving average of the weights (TF: 0.9999; 0: off)"},
       {"caching-allocator", "on|off", "dynamic strategy: reuse freed blocks by size, as PyTorch"},
       {"malloc", "system|keep", "glibc malloc: its defaults (large freed blocks go back to the system: page faults every step) or keep them mapped"},
+      {"huge-pages", "system|madvise", "host tensors as malloc gives them, or blocks of 2 MiB and more 2 MiB-aligned and marked for transparent huge pages"},
       {"per-sample", "", "dynamic strategy: forward/backward one sample at a time (Torch's CIFAR-10 script)"},
       {"passes", "SPEC", "static strategy: all, all,-cse,-elementwise_fusion, or a list to keep"},
       {"executor", "NAME", "static strategy: sequential or parallel (inter-op pool)"},

@@ -24,6 +24,7 @@
 #include "datasets/loader.h"
 #include "graph/checkpoint_file.h"
 #include "graph/engine_checkpoint.h"
+#include "kernels/huge_pages.h"
 #include "kernels/peak_flops.h"
 #include "models/memory_estimate.h"
 
@@ -451,6 +452,7 @@ RunResult train_and_test(RunConfig config, datasets::TrainTest data) {
   loop.fill_metrics();
   RunMetrics& m = result.metrics;
   m.peak_rss_bytes = std::max(usage.peak_rss_bytes, process_rss_bytes());
+  m.huge_page_bytes = kernels::process_huge_page_bytes();
   m.cpu_util = usage.cpu_util;
   m.disturbance = usage.disturbance;    // others' CPU and steal while training
   m.disturbed_above = disturbed_above();
