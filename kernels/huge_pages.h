@@ -11,7 +11,10 @@
 //   madvise  a block of 2 MiB or more is aligned to 2 MiB, rounded up to whole 2 MiB pages and
 //            marked MADV_HUGEPAGE (what PyTorch 2.x does with THP_MEM_ALLOC_ENABLE=1), so it is
 //            backed by huge pages under "always" and "madvise"; under "never" nothing changes
-// The setting is read at each allocation: blocks allocated before a change keep their pages.
+// The setting is read at each allocation: blocks allocated before a change keep their pages, and
+// a marked block freed into malloc's heap leaves its mark on that memory for whatever malloc
+// hands out there next. So two policies are compared each in a process of its own (compare,
+// sweep and `ablate ablate` run every configuration so; `ablate bench` takes one policy).
 #pragma once
 
 #include <cstddef>
