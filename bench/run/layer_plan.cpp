@@ -138,6 +138,7 @@ std::string LayerPlan::table() const {
   }
   if (chosen_total > 0) out << pad("total", width) << "  " << pad("", label) << "  " << ms(chosen_total) << "\n";
   if (!layout_note.empty()) out << layout_note << "\n";
+  if (!measure_note.empty()) out << measure_note << "\n";
   return out.str();
 }
 

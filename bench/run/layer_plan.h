@@ -102,6 +102,9 @@ struct LayerPlan {
   int rounds = 0;             // timed rounds (0: not measured here)
   std::string layout_note;    // how the layouts were settled (plan_measure.h; not in the file)
   double measure_seconds = 0; // wall time of the measurement (not in the file)
+  // Where the measurement's time went (plan_measure.h; not in the file): the engines' builds,
+  // the candidates' steps (the costliest candidates by name), the whole plans' steps.
+  std::string measure_note;
 
   const Row* row(const std::string& layer) const;
   // "conv1=onednn/direct,pool1=eigen/omp_per_image,...": the record's one-line form.

@@ -117,6 +117,29 @@ std::vector<double> time_whole_plans(const std::vector<LayerPlan>& plans, const 
 
 }  // namespace
 
+std::string measure_note(double total_seconds, double build_seconds, const std::vector<PlanChoice>& candidates,
+                         const std::vector<StepCost>& costs, double settle_seconds) {
+  double step_seconds = 0;
+  std::int64_t steps = 0;
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < costs.size(); ++i) {
+    step_seconds += costs[i].seconds;
+    steps += costs[i].steps;
+    if (costs[i].steps > 0) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return costs[a].seconds > costs[b].seconds; });
+  std::string note = "start-up " + fmt("%.2f", total_seconds) + " s: engines built " + fmt("%.2f", build_seconds) + " s; " +
+                     std::to_string(steps) + " candidate steps " + fmt("%.2f", step_seconds) + " s (";
+  for (std::size_t k = 0; k < std::min<std::size_t>(3, order.size()); ++k) {
+    const StepCost& c = costs[order[k]];
+    note += std::string(k ? ", " : "") + candidates[order[k]].label() + " " + fmt("%.2f", c.seconds) + " s in " +
+            std::to_string(c.steps) + (c.steps == 1 ? " step" : " steps");
+  }
+  note += std::string(order.size() > 3 ? ", ..." : "") + ")";
+  if (settle_seconds > 0) note += "; whole plans " + fmt("%.2f", settle_seconds) + " s";
+  return note;
+}
+
 LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunConfig& config,
                          const models::ModelSpec& spec, const PlanTiming& timing, const kernels::Tensor& x,
                          const kernels::Tensor& labels) {
@@ -290,6 +313,7 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
                                                            choice_options(candidates[i], config.backend)),
                                      candidates[i].label()));
   const RunConfig quiet = throwaway_config(config);
+  const Clock::time_point build_start = Clock::now();
   std::unique_ptr<graph::Engine> engine = make_engine(quiet, spec, *planned);
   // The blocked candidates share a second engine, its graph laid out blocked wherever the
   // backend runs it (every layer routed blocked while it is built). Its layouts are fixed, so it
@@ -300,6 +324,7 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
     blocked_engine = make_engine(quiet, spec, *planned);
     planned->route_all(nullptr);
   }
+  const double build_seconds = seconds_since(build_start);
   LayerTimer timer;
   planned->set_observer(&timer);
   const std::int64_t batch = engine_options(config).batch;
@@ -309,17 +334,21 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   std::int64_t iteration = 0;
   std::vector<std::string> layers;
   for (const models::LayerSpec& layer : spec.layers) layers.push_back(layer.name);
+  std::vector<StepCost> costs(candidates.size());  // each candidate's steps, wall time and count
   LayerPlan plan = choose_plan(layers, candidates, timing, [&](std::size_t index, const StandIns& stand_ins) {
+    const Clock::time_point step_start = Clock::now();
     timer.take();
     if (index >= plain_count) {
       planned->route_all(backends[index], {}, true);
       blocked_engine->train_step(x, labels, iteration++);
-      return timer.take();
+    } else {
+      std::vector<std::pair<std::string, kernels::Backend*>> except;
+      for (const auto& [layer, other] : stand_ins) except.emplace_back(layer, backends[other]);
+      planned->route_all(backends[index], std::move(except));
+      engine->train_step(x, labels, iteration++);
     }
-    std::vector<std::pair<std::string, kernels::Backend*>> except;
-    for (const auto& [layer, other] : stand_ins) except.emplace_back(layer, backends[other]);
-    planned->route_all(backends[index], std::move(except));
-    engine->train_step(x, labels, iteration++);
+    costs[index].seconds += seconds_since(step_start);
+    costs[index].steps += 1;
     return timer.take();
   });
   planned->set_observer(nullptr);
@@ -342,12 +371,16 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   if (plan.fallback.lowering)
     plan.fallback.threading = run_threading(config.backend).value_or(kernels::cpu::threadings_of(*plan.fallback.lowering).front());
   if (!choice_problem(plan.fallback, config.backend).empty() || config.backend.name == "cuda") plan.fallback = candidates.front();
+  double settle_seconds = 0;
   if (plain_count < candidates.size()) {
     engine.reset();
     blocked_engine.reset();
+    const Clock::time_point settle_start = Clock::now();
     plan = settle_layouts(std::move(plan), plain_count, config, spec, timing, x, labels);
+    settle_seconds = seconds_since(settle_start);
   }
   plan.measure_seconds = seconds_since(start);
+  plan.measure_note = measure_note(plan.measure_seconds, build_seconds, candidates, costs, settle_seconds);
   return plan;
 }
 

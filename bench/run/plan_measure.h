@@ -54,7 +54,19 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
 LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunConfig& config,
                          const models::ModelSpec& spec, const PlanTiming& timing, const kernels::Tensor& x,
                          const kernels::Tensor& labels);
-// Times every candidate on the run's network (above), as choose_plan does.
+// One candidate's share of the measurement: its training steps and their wall time (its own
+// layers, its stand-ins' and the untimed ones).
+struct StepCost {
+  double seconds = 0;
+  std::int64_t steps = 0;
+};
+// LayerPlan::measure_note: "start-up 16.95 s: engines built 0.61 s; 93 candidate steps 12.30 s
+// (reference 4.31 s in 1 step, onednn/direct 0.95 s in 7 steps, ...); whole plans 3.20 s" (the
+// three costliest candidates; the whole plans only where layouts were settled).
+std::string measure_note(double total_seconds, double build_seconds, const std::vector<PlanChoice>& candidates,
+                         const std::vector<StepCost>& costs, double settle_seconds);
+// Times every candidate on the run's network (above), as choose_plan does; measure_note says
+// where the time went.
 LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, const PlanTiming& timing = {});
 
 struct PlanResolution {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bench/run/layer_plan.h"
+#include "bench/run/plan_measure.h"
 #include "kernels/registry.h"
 
 namespace ablate::bench::run {
@@ -186,6 +187,22 @@ TEST(LayerPlan, APairClearlyBehindInTheTimedRoundsIsNotTimedFurther) {
   // second step runs ip1 alone, then it is 4x behind everywhere and steps no more.
   ASSERT_EQ(seen[0].size(), 2u);
   EXPECT_EQ(seen[0][1], (StandIns{{"conv1", 1}, {"pool1", 2}}));
+}
+
+// The start-up's account: the engines, every candidate step (the costliest three named, in
+// order of cost), the whole plans where layouts were settled.
+TEST(LayerPlan, MeasureNoteSaysWhereTheStartUpWent) {
+  const std::vector<PlanChoice> candidates = {{"reference", std::nullopt, std::nullopt},
+                                              {"eigen", ConvLowering::omp_per_image, std::nullopt},
+                                              {"openblas", ConvLowering::omp_per_image, std::nullopt},
+                                              {"onednn", ConvLowering::direct, std::nullopt},
+                                              {"onednn", ConvLowering::omp_per_image, std::nullopt}};
+  const std::vector<StepCost> costs = {{4.25, 1}, {0.5, 7}, {0.75, 7}, {0.0, 0}, {0.25, 3}};
+  const std::string note = measure_note(7.5, 0.5, candidates, costs, 1.25);
+  EXPECT_EQ(note, "start-up 7.50 s: engines built 0.50 s; 18 candidate steps 5.75 s (reference 4.25 s in 1 step, "
+                  "openblas/omp_per_image 0.75 s in 7 steps, eigen/omp_per_image 0.50 s in 7 steps, ...); whole plans 1.25 s");
+  const std::string plain = measure_note(1.0, 0.25, {candidates[1]}, {{0.5, 7}}, 0);
+  EXPECT_EQ(plain, "start-up 1.00 s: engines built 0.25 s; 7 candidate steps 0.50 s (eigen/omp_per_image 0.50 s in 7 steps)");
 }
 
 TEST(LayerPlan, RefusesNothingToChooseFrom) {

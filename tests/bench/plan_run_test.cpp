@@ -37,6 +37,8 @@ TEST(PlanRun, AutoMeasuresCachesAndRecordsThePlan) {
   EXPECT_NE(plan.find("fc="), std::string::npos) << plan;
   EXPECT_NE(first.resolved.at("plan_source").find("measured"), std::string::npos);
   EXPECT_GT(std::stod(first.resolved.at("plan_startup_s")), 0.0);
+  EXPECT_EQ(first.resolved.at("plan_measure_detail").rfind("start-up ", 0), 0u) << first.resolved.at("plan_measure_detail");
+  EXPECT_NE(first.resolved.at("plan_measure_detail").find("candidate steps"), std::string::npos);
   const std::string cache = (dir / "tiny.plan").string();
   ASSERT_TRUE(std::filesystem::exists(cache));
 
