@@ -21,7 +21,8 @@ std::string join(const std::vector<std::string>& items) {
 
 const std::vector<StrategyInfo>& strategies() {
   static const std::vector<StrategyInfo> table = {
-      {"layerwise", "Caffe", {}, layerwise::make_layerwise_engine, nullptr, layerwise::missing_builders},
+      {"layerwise", "Caffe", {{"blocked_layout", "blocked-layout"}}, layerwise::make_layerwise_engine, nullptr,
+       layerwise::missing_builders},
       {"dynamic",
        "Torch7, PyTorch",
        {{"caching_allocator", "caching-allocator"}, {"per_sample", "per-sample"}},

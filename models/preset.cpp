@@ -62,6 +62,7 @@ const std::vector<PresetKey>& preset_table() {
       {"weight_average_decay", kind(ValueKind::non_negative_real)},
       {"per_sample", kind(ValueKind::boolean)},
       {"caching_allocator", kind(ValueKind::boolean)},
+      {"blocked_layout", kind(ValueKind::boolean)},
       {"malloc", choice({"system", "keep"})},
       {"huge_pages", choice({"system", "madvise"})},
       {"executor", choice({"sequential", "parallel"})},

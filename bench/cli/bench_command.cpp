@@ -102,7 +102,7 @@ struct BenchPlan {
   run::LayerPlan plan;
 };
 BenchPlan measure_bench_plan(const Workload& w, int threads, const std::string& strategy, kernels::DType dtype,
-                             std::int64_t batch, const std::vector<std::string>& disabled_passes) {
+                             std::int64_t batch, const std::vector<std::string>& disabled_passes, bool blocked_layout) {
   BenchPlan p;
   run::RunConfig& c = p.config;
   c.backend.name = kernels::cpu_speed_backend_names().front();  // the fallback: ops of no layer
@@ -112,18 +112,20 @@ BenchPlan measure_bench_plan(const Workload& w, int threads, const std::string& 
   c.batch = batch;
   c.optimizer = bench_optimizer();
   c.switches.disabled_passes = disabled_passes;
+  c.switches.blocked_layout = blocked_layout;
   p.plan = run::measure_plan(c, w.spec);
   return p;
 }
 
 double measure_ablate(const Workload& w, const std::string& backend_name, int threads, const std::string& strategy,
                       kernels::DType dtype, std::int64_t batch, std::int64_t warmup, std::int64_t iterations,
-                      const std::vector<std::string>& disabled_passes,
+                      const std::vector<std::string>& disabled_passes, bool blocked_layout,
                       const std::optional<kernels::onednn::ConvLayout>& layout, const BenchPlan* plan = nullptr) {
   auto backend = plan ? run::make_planned_backend(plan->plan, w.spec, plan->config.backend)
                       : bench_backend(backend_name, threads, layout);
   graph::EngineOptions options;
   options.disabled_passes = disabled_passes;  // static strategy: --passes
+  options.blocked_layout = blocked_layout;    // layer-wise strategy: --blocked-layout
   options.dtype = dtype;
   options.batch = batch;
   options.optimizer = bench_optimizer();
@@ -270,6 +272,11 @@ int bench_main(const run::Flags& args) {
       throw std::invalid_argument("--passes " + passes + ": unknown pass '" + name + "' (the passes: " +
                                   run::join(run::static_pass_names(), ", ") + ")");
   kernels::DType dtype = kernels::parse_dtype(args.get("precision", "f32"));
+  // --blocked-layout (layer-wise only): channel-blocked blobs, as `ablate run --blocked-layout`.
+  const bool blocked_layout = args.has("blocked-layout") && run::parse_switch(args.get("blocked-layout"), "--blocked-layout");
+  if (blocked_layout && strategy != "layerwise")
+    throw std::invalid_argument("--blocked-layout on: the layer-wise strategy's switch; --strategy is " + strategy +
+                                " (the static strategy's is its blocked_layout pass, --passes)");
   // --huge-pages: every row's tensors (and the plan's measurement) under one allocator policy.
   const kernels::HugePages huge_pages = kernels::parse_huge_pages(args.get("huge-pages", "system"), "--huge-pages");
   kernels::set_host_huge_pages(huge_pages);
@@ -325,7 +332,7 @@ int bench_main(const run::Flags& args) {
   std::map<int, BenchPlan> plans;  // the row "plan": one per thread count, measured before the rounds
   if (std::find(backends.begin(), backends.end(), "plan") != backends.end())
     for (int t : thread_counts) {
-      plans[t] = measure_bench_plan(w, t, strategy, dtype, batch, disabled_passes);
+      plans[t] = measure_bench_plan(w, t, strategy, dtype, batch, disabled_passes, blocked_layout);
       std::printf("plan at %d thread(s), measured in %.2f s (start-up, outside the rounds):\n%s", t,
                   plans[t].plan.measure_seconds, plans[t].plan.table().c_str());
       std::fflush(stdout);
@@ -348,7 +355,7 @@ int bench_main(const run::Flags& args) {
           continue;
         }
         double ips = run::measured_with(disturbances, b + " " + std::to_string(t) + " thr" + round, [&] {
-          return measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations, disabled_passes, layout,
+          return measure_ablate(w, b, t, strategy, dtype, batch, warmup, iterations, disabled_passes, blocked_layout, layout,
                                 b == "plan" ? &plans.at(t) : nullptr);
         });
         if (ignores_threads) single = ips;
@@ -425,6 +432,8 @@ Command bench_command() {
               {"threads", "LIST", "comma-separated thread counts (default 1,2)"},
               {"strategy", "NAME", "execution strategy (default layerwise)"},
               {"passes", "SPEC", "static strategy's graph passes: all (default), all,-conv_activation_fusion, or a list to keep"},
+              {"blocked-layout", "on|off", "layer-wise strategy: channel-blocked blobs between the layers run blocked "
+                                           "(as ablate run; default off)"},
               {"onednn-conv-layout", "NAME", "the onednn row's convolution layout: autotune (default), plain, nhwc or blocked"},
               {"precision", "f32|f64", "default f32"},
               {"huge-pages", "system|madvise", "ablate's host tensors as malloc gives them (default) or, from 2 MiB, on transparent "

@@ -81,7 +81,8 @@ struct PlanKey {
   std::string shapes;  // the training input: "64x1x28x28" (batch x C x H x W)
   std::string dtype;   // f32, f64
   std::string strategy;
-  std::string passes;     // the static strategy's: "all" or "all,-blocked_layout,..."; others ""
+  std::string passes;     // the static strategy's: "all" or "all,-blocked_layout,..."; the layer-wise
+                          // strategy's "blocked_layout" under --blocked-layout on; otherwise ""
   std::string threading;  // "measured" (chosen per layer) or "run <name>" (--plan-threading run)
   std::string version;    // ablate's version and git revision
   bool operator==(const PlanKey&) const = default;

@@ -74,6 +74,7 @@ Json config_json(const RunConfig& c) {
       {"target_accuracy", number_or_null(c.target_accuracy > 0, c.target_accuracy)},
       {"timing", timing_name(c.timing)},
       {"weight_average_decay", s.weight_average_decay},
+      {"blocked_layout", s.blocked_layout},
       {"caching_allocator", s.caching_allocator},
       {"malloc", malloc_policy_name(c.malloc_policy)},
       {"huge_pages", kernels::huge_pages_name(c.huge_pages)},

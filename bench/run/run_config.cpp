@@ -165,6 +165,7 @@ void apply_preset(RunConfig& c, Names& names, const models::Preset& p, Origins& 
   s.weight_average_decay = num("weight_average_decay", s.weight_average_decay);
   flag("per_sample", s.per_sample);
   flag("caching_allocator", s.caching_allocator);
+  flag("blocked_layout", s.blocked_layout);
   text("executor", names.executor);
   if (p.has("inter_op_threads")) s.inter_op_threads = parse_thread_count(p.get("inter_op_threads"), where("inter_op_threads"));
   text("passes", s.passes);
@@ -240,6 +241,8 @@ void apply_flags(RunConfig& c, Names& names, const Flags& args, Origins& origins
   if (given("caching-allocator", "caching_allocator"))
     s.caching_allocator = parse_switch(args.get("caching-allocator"), "--caching-allocator");
   if (given("per-sample", "per_sample")) s.per_sample = true;
+  if (given("blocked-layout", "blocked_layout"))
+    s.blocked_layout = parse_switch(args.get("blocked-layout"), "--blocked-layout");
   if (given("passes", "passes")) s.passes = args.get("passes");
   if (given("executor", "executor")) names.executor = args.get("executor");
   if (given("inter-op-threads", "inter_op_threads")) {

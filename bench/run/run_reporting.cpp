@@ -29,6 +29,7 @@ void fill_resolved(const PreparedRun& run, std::map<std::string, std::string>& r
   r["timing_rule"] = framework_timing_rule(c.framework);
   const StrategySwitches& s = c.switches;
   r["weight_average_decay"] = number(s.weight_average_decay);
+  r["blocked_layout"] = s.blocked_layout ? "true" : "false";
   r["caching_allocator"] = s.caching_allocator ? "true" : "false";
   r["per_sample"] = s.per_sample ? "true" : "false";
   r["disabled_passes"] = join(s.disabled_passes, ",");

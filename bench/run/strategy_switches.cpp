@@ -25,6 +25,7 @@ graph::EngineOptions engine_options(const RunConfig& c) {
   o.seed = c.seed;
   o.optimizer = c.optimizer;
   o.weight_average_decay = s.weight_average_decay;
+  o.blocked_layout = s.blocked_layout;
   o.caching_allocator = s.caching_allocator;
   o.per_sample = s.per_sample;
   o.disabled_passes = s.disabled_passes;

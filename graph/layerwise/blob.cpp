@@ -24,8 +24,15 @@ void Blob::reshape(const kernels::Shape& shape) {
   }
   if (shape == shape_ && capacity_ > 0) return;
   shape_ = shape;
-  if (!data_source_) data_ = data_storage_.slice0(0, count).reshaped(shape);
-  if (with_diff_) diff_ = diff_storage_.slice0(0, count).reshaped(shape);
+  if (!data_source_) data_ = data_storage_.slice0(0, count).reshaped(shape).with_channel_block(block_);
+  if (with_diff_) diff_ = diff_storage_.slice0(0, count).reshaped(shape).with_channel_block(block_);
+}
+
+void Blob::set_channel_block(int block) {
+  block_ = block;
+  if (shape_.empty()) return;
+  if (!data_source_) data_ = data_.with_channel_block(block);  // throws naming the tensor unless 4-D, C % block == 0
+  if (with_diff_) diff_ = diff_.with_channel_block(block);
 }
 
 void Blob::share_data(Blob& source) {

@@ -32,6 +32,12 @@ class Blob {
   void share_data(Blob& source);
   bool shares_data() const { return data_source_ != nullptr; }
 
+  // The channel-blocked layout of its data and diff (kernels/tensor.h, nChw{B}c; 0: NCHW), kept
+  // through reshapes: the layer-wise strategy's blocked layout (net.h). A blob sharing data
+  // takes the source's data as it is and blocks its own diff.
+  void set_channel_block(int block);
+  int channel_block() const { return block_; }
+
   kernels::Tensor& data() { return data_source_ ? data_source_->data() : data_; }
   const kernels::Tensor& data() const { return data_source_ ? data_source_->data() : data_; }
   // Throws for a blob made without a diff.
@@ -45,6 +51,7 @@ class Blob {
   bool with_diff_;
   Blob* data_source_ = nullptr;  // share_data's source
   std::int64_t capacity_ = 0;
+  int block_ = 0;
   kernels::Shape shape_;
   kernels::Tensor data_storage_, diff_storage_;  // flat [capacity] (no data storage when sharing)
   kernels::Tensor data_, diff_;                  // views of the first count() elements

@@ -27,6 +27,7 @@ class LayerwiseEngine final : public Engine {
     net_options.batch = options.batch;
     net_options.dtype = options.dtype;
     net_options.first_sample = options.first_sample;
+    net_options.blocked_layout = options.blocked_layout;
     train_net_ = std::make_unique<Net>(model_, backend, net_options);
     train_net_->set_parameters(models::make_initial_parameters(model_.spec(), options.dtype, options.seed));
     train_net_->set_state(models::make_initial_state(model_.spec(), options.dtype));
@@ -49,6 +50,7 @@ class LayerwiseEngine final : public Engine {
       net_options.phase = Phase::test;
       net_options.batch = check_batch(model_.spec(), x, labels, "evaluate");
       net_options.dtype = options_.dtype;
+      net_options.blocked_layout = options_.blocked_layout;
       test_net_ = std::make_unique<Net>(model_, backend_, net_options);
       test_net_->share_parameters(*train_net_);
       predictions_ = std::make_unique<Blob>("predictions", kernels::DType::i32, kernels::cpu_allocator(), false);

@@ -2,9 +2,11 @@
 // sharing (see net.h).
 #include "graph/layerwise/net.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "graph/layerwise/layer_factory.h"
+#include "graph/layerwise/layout_convert_layer.h"
 #include "graph/layerwise/split_layer.h"
 #include "kernels/op_label.h"
 #include "models/layer_params.h"
@@ -71,8 +73,54 @@ void Net::add_feeds(int producer, Blob* blob) {
   for (std::size_t j = 0; j < readers; ++j) {
     feeds.push_back(make_blob(spec.name + "_" + std::to_string(j), options_.dtype, true));
     if (no_diff) no_diff_.insert(feeds.back());  // a split of a blob needing no diff: its tops need none
+    producer_[feeds.back()] = producer_.count(blob) ? producer_[blob] : spec.name;
   }
   push_layer(std::move(split), {blob}, feeds);
+  for (Blob* top : feeds) top->set_channel_block(blob->channel_block());  // their diffs in the source's layout
+}
+
+int Net::block_for(const std::string& layer) const {
+  return options_.blocked_layout ? backend_.channel_block_for(options_.dtype, layer) : 0;
+}
+
+namespace {
+
+bool elementwise_type(const std::string& type) {
+  return type == "relu" || type == "sigmoid" || type == "tanh" || type == "gelu";
+}
+bool blocked_op_type(const std::string& type) {  // runs blocked where its backend does
+  return type == "convolution" || type == "pooling" || type == "lrn" || type == "batch_norm";
+}
+
+}  // namespace
+
+bool Net::takes_blocked(const std::string& type, const std::string& layer, const std::vector<Blob*>& bottoms) const {
+  if (blocked_op_type(type)) return block_for(layer) > 0;
+  if (elementwise_type(type)) return true;
+  if (type == "add")
+    return std::all_of(bottoms.begin(), bottoms.end(), [](const Blob* b) { return b->channel_block() > 0; });
+  return false;
+}
+
+bool Net::read_blocked(std::size_t i) const {
+  for (int reader : model_.readers(static_cast<int>(i))) {
+    const models::LayerSpec& r = model_.layer(static_cast<std::size_t>(reader));
+    if ((blocked_op_type(r.type) && block_for(r.name) > 0) || elementwise_type(r.type) || r.type == "add") return true;
+  }
+  return false;
+}
+
+Blob* Net::to_plain(Blob* blob) {
+  models::LayerSpec spec;
+  spec.name = blob->name() + "_to_plain";
+  spec.type = "layout_convert";
+  spec.source = model_.spec().source;
+  Blob* plain = make_blob(spec.name, options_.dtype, true);
+  if (no_diff_.count(blob)) no_diff_.insert(plain);
+  producer_[plain] = producer_[blob];
+  push_layer(std::make_unique<LayoutConvertLayer>(spec, backend_, options_.dtype), {blob}, {plain});
+  op_labels_.back() = producer_[blob];  // the conversion is the blocked producer's cost
+  return plain;
 }
 
 // Creates layer i, connects it to its input blobs (each input's next feed: the blob itself
@@ -89,6 +137,9 @@ void Net::add_layer(std::size_t i) {
     const auto slot = static_cast<std::size_t>(input + 1);
     bottoms.push_back(feeds_[slot].at(fed_[slot]++));
   }
+  if (options_.blocked_layout && !takes_blocked(ls.type, ls.name, bottoms))
+    for (Blob*& b : bottoms)
+      if (b->channel_block() > 0) b = to_plain(b);
   if (type.loss) {
     bottoms.push_back(labels_);
   } else {
@@ -98,8 +149,22 @@ void Net::add_layer(std::size_t i) {
                           !model_.type(static_cast<std::size_t>(input)).backward_reads_output;
     tops.push_back(in_place ? bottoms[0] : make_blob(ls.name, options_.dtype, true));
     layer_output_[i] = tops[0];
+    if (!in_place) producer_[tops[0]] = ls.name;
   }
+  Blob* top = tops.empty() || (!bottoms.empty() && tops[0] == bottoms[0]) ? nullptr : tops[0];
+  const int input_block = bottoms.empty() ? 0 : bottoms[0]->channel_block();
   push_layer(std::move(layer), std::move(bottoms), std::move(tops));
+  if (!top || !options_.blocked_layout) return;
+  // The output's layout (net.h): a convolution's is its backend's block where its channels
+  // divide and a reader can take it; a follower's is its input's.
+  int block = 0;
+  if (ls.type == "convolution") {
+    const int b = block_for(ls.name);
+    if (b > 0 && top->shape().size() == 4 && top->shape()[1] % b == 0 && read_blocked(i)) block = b;
+  } else if (takes_blocked(ls.type, ls.name, bottoms_.back())) {
+    block = input_block;
+  }
+  if (block > 0) top->set_channel_block(block);
 }
 
 // Sets the layer up and appends it; a bottom gets a diff unless it needs none (the labels,
@@ -111,6 +176,7 @@ void Net::push_layer(std::unique_ptr<Layer> layer, std::vector<Blob*> bottoms, s
   propagate_down_.push_back(std::move(propagate));
   bottoms_.push_back(std::move(bottoms));
   tops_.push_back(std::move(tops));
+  op_labels_.push_back(layer->name());
   layers_.push_back(std::move(layer));
 }
 
@@ -152,7 +218,7 @@ Blob& Net::blob(const std::string& layer_name) {
 double Net::forward(std::int64_t iteration, std::uint64_t seed) {
   const LayerContext context{options_.phase, iteration, seed, options_.first_sample};
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    const kernels::OpLabelScope label({"forward", layers_[i]->name(), layers_[i]->type()});
+    const kernels::OpLabelScope label({"forward", op_labels_[i], layers_[i]->type()});
     layers_[i]->forward(bottoms_[i], tops_[i], context);
   }
   return layers_[loss_layer_]->loss();
@@ -160,7 +226,7 @@ double Net::forward(std::int64_t iteration, std::uint64_t seed) {
 
 void Net::backward() {
   for (std::size_t i = layers_.size(); i-- > 0;) {
-    const kernels::OpLabelScope label({"backward", layers_[i]->name(), layers_[i]->type()});
+    const kernels::OpLabelScope label({"backward", op_labels_[i], layers_[i]->type()});
     layers_[i]->backward(tops_[i], propagate_down_[i], bottoms_[i]);
   }
 }

@@ -10,9 +10,22 @@
 // Forward runs the layers in order and returns the loss; Backward runs them in reverse.
 // ClearParamDiffs is not needed: the backend's backward-weights ops overwrite the diffs
 // (each parameter belongs to exactly one layer).
+//
+// With NetOptions::blocked_layout (Intel Caffe's MKL-DNN engine; BVLC Caffe keeps NCHW) a
+// blob may be channel-blocked (nChw{B}c, kernels/tensor.h) where the backend runs its layers
+// blocked (Backend::channel_block_for, per layer under a plan):
+//   a convolution's output, when its channels are a multiple of B and some reader can take it;
+//   the output of a pooling, LRN or batch norm layer (whose backend runs it blocked), of an
+//   activation, or of an add whose inputs all are, when its input is: the same layout;
+//   a Split's tops: their source's layout.
+// A reader that takes only NCHW (fully connected, losses, concat, dropout, a layer whose backend
+// runs plain, an add of mixed inputs) reads it through a LayoutConvertLayer
+// "<blob>_to_plain" inserted before it (its ops labelled with the blob's producer, where a
+// plan's timing counts them). The model input and the scores stay NCHW.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -33,6 +46,7 @@ struct NetOptions {
   // Caffe's force_backward: also compute the diff of the input blob (gradient checks).
   bool force_backward = false;
   std::int64_t first_sample = 0;  // EngineOptions::first_sample (dropout masks of a data-parallel slice)
+  bool blocked_layout = false;     // channel-blocked blobs where the backend runs blocked (above)
 };
 
 // A learnable blob of the net with its Caffe multipliers (from the layer's
@@ -106,6 +120,13 @@ class Net {
   void push_layer(std::unique_ptr<Layer> layer, std::vector<Blob*> bottoms, std::vector<Blob*> tops);
   void collect_parameters();
   void check_batch_size(std::int64_t batch) const;
+  // The blocked layout (above): the block of `layer`'s ops (0 without blocked_layout), whether
+  // layer type `type` named `layer` takes blocked `bottoms`, whether some reader of model
+  // layer i could take its output blocked, and the plain copy of a blocked blob.
+  int block_for(const std::string& layer) const;
+  bool takes_blocked(const std::string& type, const std::string& layer, const std::vector<Blob*>& bottoms) const;
+  bool read_blocked(std::size_t i) const;
+  Blob* to_plain(Blob* blob);
 
   models::CheckedModel model_;
   kernels::Backend& backend_;
@@ -116,6 +137,8 @@ class Net {
   Blob* labels_ = nullptr;
   std::vector<std::unique_ptr<Layer>> layers_;
   std::vector<std::vector<Blob*>> bottoms_, tops_;
+  std::vector<std::string> op_labels_;  // per net layer: the layer its ops are labelled with (kernels/op_label.h)
+  std::map<const Blob*, std::string> producer_;  // construction only: the layer that wrote a blob
   std::vector<Blob*> layer_output_;  // per model layer: the blob holding its output (none for the loss)
   // Construction only: per output (index i + 1; 0: the model input), the blobs handed to its
   // readers in order (the output itself, or the tops of its Split), and how many are handed out.

@@ -70,15 +70,8 @@ TEST(PlanRun, AutoMeasuresCachesAndRecordsThePlan) {
   std::filesystem::remove_all(dir);
 }
 
-// The static strategy with its blocked_layout pass: the blocked choice (onednn/direct+blocked)
-// is timed beside the plain ones, whole plans settle the layouts (recorded), and a replayed
-// plan with blocked layers trains.
-TEST(PlanRun, AStaticRunTimesTheBlockedLayoutAndWholePlans) {
-  const auto names = kernels::backend_names();
-  if (std::find(names.begin(), names.end(), "onednn") == names.end()) GTEST_SKIP() << "no onednn in this build";
-  if (kernels::make_backend("onednn", 1)->channel_block(kernels::DType::f32) == 0)
-    GTEST_SKIP() << "onednn has no blocked layout on this CPU";
-  const auto dir = scratch_dir();
+// Two 16-channel convolutions with pooling between: blocked on onednn.
+std::string wide_model(const std::filesystem::path& dir) {
   const std::string model = (dir / "wide.model").string();
   std::ofstream(model) << "model wide\ninput 1 28 28\nclasses 10\n"
                           "layer c1 convolution outputs=16 kernel=5\n"
@@ -88,8 +81,48 @@ TEST(PlanRun, AStaticRunTimesTheBlockedLayoutAndWholePlans) {
                           "layer p2 pooling mode=max kernel=4 stride=4\n"
                           "layer fc inner_product outputs=10\n"
                           "layer loss softmax_loss\n";
+  return model;
+}
+
+bool onednn_blocks() {
+  const auto names = kernels::backend_names();
+  return std::find(names.begin(), names.end(), "onednn") != names.end() &&
+         kernels::make_backend("onednn", 1)->channel_block(kernels::DType::f32) > 0;
+}
+
+// The layer-wise strategy with --blocked-layout on: the blocked candidate is timed, whole plans
+// settle the layouts, and the key says so (a plan measured without it is not used).
+TEST(PlanRun, ALayerwiseRunWithTheBlockedLayoutTimesItAndWholePlans) {
+  if (!onednn_blocks()) GTEST_SKIP() << "no onednn with a blocked layout here";
+  const auto dir = scratch_dir();
   RunConfig c = tiny::tiny_config();
-  c.model = model;
+  c.model = wide_model(dir);
+  c.backend.name = "onednn";
+  c.iterations = 2;
+  c.plan = "auto";
+  c.plan_cache = dir.string();
+  const RunResult plain = train_and_test(c, tiny::tiny_data());
+  EXPECT_EQ(plain.resolved.count("plan_layouts"), 0u) << "no layout to choose with the switch off";
+  c.switches.blocked_layout = true;
+  const RunResult r = train_and_test(c, tiny::tiny_data());
+  EXPECT_NE(r.resolved.at("plan_note").find("passes '' in the plan, 'blocked_layout' in this run"), std::string::npos)
+      << r.resolved.at("plan_note");
+  const LayerPlan written = read_plan_file((dir / "wide.plan").string());
+  EXPECT_EQ(written.key.passes, "blocked_layout");
+  EXPECT_TRUE(std::any_of(written.candidates.begin(), written.candidates.end(), [](const PlanChoice& p) { return p.blocked; }));
+  EXPECT_NE(r.resolved.at("plan_layouts").find("took"), std::string::npos) << r.resolved.at("plan_layouts");
+  EXPECT_EQ(r.status, "completed") << r.error;
+  std::filesystem::remove_all(dir);
+}
+
+// The static strategy with its blocked_layout pass: the blocked choice (onednn/direct+blocked)
+// is timed beside the plain ones, whole plans settle the layouts (recorded), and a replayed
+// plan with blocked layers trains.
+TEST(PlanRun, AStaticRunTimesTheBlockedLayoutAndWholePlans) {
+  if (!onednn_blocks()) GTEST_SKIP() << "no onednn with a blocked layout here";
+  const auto dir = scratch_dir();
+  RunConfig c = tiny::tiny_config();
+  c.model = wide_model(dir);
   c.strategy = "static";
   c.backend.name = "onednn";
   c.iterations = 2;

@@ -16,6 +16,7 @@
 #include "graph/static/node_label.h"
 #include "graph/static/passes.h"
 #include "graph/static/training_graph.h"
+#include "blocked_layout_util.h"
 #include "graph_test_util.h"
 #include "kernels/planned_backend.h"
 #include "kernels/registry.h"
@@ -24,70 +25,9 @@
 namespace ablate::graph {
 namespace {
 
+using namespace testing::blocked;
+
 using static_graph::OpKind;
-
-// stem conv(16) -> bn -> relu; block: conv(32, stride 2) -> bn -> relu -> conv(32) -> bn, plus a
-// 1x1 stride-2 projection of the stem -> bn; add -> relu -> global average pool -> ip -> loss.
-std::string residual_bn_text() {
-  return "model residual_bn\ninput 3 8 8\nclasses 4\n"
-         "layer conv0 convolution outputs=16 kernel=3 pad=1 bias=false weight_init=msra\n"
-         "layer bn0 batch_norm\n"
-         "layer relu0 relu\n"
-         "layer conv1 convolution outputs=32 kernel=3 pad=1 stride=2 bias=false weight_init=msra input=relu0\n"
-         "layer bn1 batch_norm\n"
-         "layer relu1 relu\n"
-         "layer conv2 convolution outputs=32 kernel=3 pad=1 bias=false weight_init=msra\n"
-         "layer bn2 batch_norm\n"
-         "layer proj convolution outputs=32 kernel=1 stride=2 bias=false weight_init=msra input=relu0\n"
-         "layer bnp batch_norm\n"
-         "layer sum add input=bn2,bnp\n"
-         "layer relu2 relu\n"
-         "layer pool global_avg_pool\n"
-         "layer ip inner_product outputs=4\n"
-         "layer loss softmax_loss\n";
-}
-
-EngineOptions f32_options() {
-  EngineOptions o;
-  o.dtype = kernels::DType::f32;
-  o.batch = 4;
-  o.seed = 5;
-  o.optimizer.type = "caffe_sgd";
-  o.optimizer.lr.base_lr = 0.05;
-  o.optimizer.momentum = 0.9;
-  return o;
-}
-
-struct Trained {
-  std::vector<double> losses;
-  double eval_loss = 0;
-  std::vector<kernels::Tensor> weights;
-};
-
-Trained train(Engine& engine, const models::ModelSpec& spec) {
-  Trained r;
-  for (int step = 0; step < 6; ++step) {
-    const testing::Batch b = testing::random_batch(spec, 4, kernels::DType::f32, 40 + static_cast<std::uint64_t>(step));
-    r.losses.push_back(engine.train_step(b.x, b.labels, step));
-  }
-  const testing::Batch test = testing::random_batch(spec, 4, kernels::DType::f32, 99);
-  r.eval_loss = engine.evaluate(test.x, test.labels).loss;
-  for (Parameter* p : engine.parameters()) r.weights.push_back(p->value.clone());
-  return r;
-}
-
-// f32: oneDNN's batch norm sums in its own order where the plain loops sum in double.
-void expect_close(const Trained& a, const Trained& b) {
-  for (std::size_t i = 0; i < a.losses.size(); ++i)
-    EXPECT_NEAR(a.losses[i], b.losses[i], 1e-4 * std::abs(b.losses[i])) << "step " << i;
-  EXPECT_NEAR(a.eval_loss, b.eval_loss, 1e-4 * std::abs(b.eval_loss));
-  ASSERT_EQ(a.weights.size(), b.weights.size());
-  for (std::size_t k = 0; k < a.weights.size(); ++k)
-    for (std::int64_t j = 0; j < a.weights[k].numel(); ++j)
-      ASSERT_NEAR(a.weights[k].at(j), b.weights[k].at(j), 1e-4 + 1e-3 * std::abs(b.weights[k].at(j)))
-          << "parameter " << k << " [" << j << "]";
-  EXPECT_NE(a.losses.front(), a.losses.back());
-}
 
 TEST(BlockedLayout, KeepsTheResidualBlockBlockedAndConvertsBeforeTheClassifier) {
   auto backend = kernels::make_backend("onednn", 2);
