@@ -39,6 +39,7 @@ std::vector<AttributionFactor> attribution_factors() {
       {"executor", "executor", {"sequential", "parallel"},
        [](C c) { return std::string(graph::executor_name(c.switches.executor)); }},
       {"allocator", "caching-allocator", {"on"}, [](C c) { return std::string(c.switches.caching_allocator ? "on" : "off"); }},
+      {"blocked-layout", "blocked-layout", {"on"}, [](C c) { return std::string(c.switches.blocked_layout ? "on" : "off"); }},
       // A backend per layer, measured at start-up (bench/run/plan_measure.h), against the one backend.
       {"plan", "plan", {"auto"}, [](C c) { return c.plan.empty() ? std::string("off") : c.plan; }},
       {"malloc", "malloc", {"keep"}, [](C c) { return std::string(run::malloc_policy_name(c.malloc_policy)); }},
