@@ -27,6 +27,14 @@ inline std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
+// The first line of a file: a results file's first record.
+inline std::string first_line(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
 class CommandTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -19,10 +19,7 @@ class HugePagesRun : public ablate::bench::testing::CommandTest {
     const auto o = ablate("run --framework tensorflow --dataset synthetic --batch 8 --iterations 2 --test-iterations 1 "
                           "--threads 1 --quiet --huge-pages " + policy + " --out " + out.string());
     EXPECT_EQ(o.exit_code, 0) << o.err;
-    std::ifstream in(out);
-    std::string line;
-    std::getline(in, line);
-    return nlohmann::json::parse(line);
+    return nlohmann::json::parse(ablate::bench::testing::first_line(out));
   }
 };
 

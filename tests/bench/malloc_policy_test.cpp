@@ -24,10 +24,7 @@ class MallocPolicyRun : public ablate::bench::testing::CommandTest {
                           "--threads 1 --batch 50 --iterations 12 --test-iterations 1 --quiet --malloc " + policy +
                           " --out " + out.string());
     EXPECT_EQ(o.exit_code, 0) << o.err;
-    std::ifstream in(out);
-    std::string line;
-    std::getline(in, line);
-    return nlohmann::json::parse(line);
+    return nlohmann::json::parse(ablate::bench::testing::first_line(out));
   }
 };
 
