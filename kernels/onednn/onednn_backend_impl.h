@@ -94,9 +94,6 @@ class OnednnBackend : public cpu::CpuBackend {
   // mean and var [C], inference reads them.
   void blocked_batch_norm_forward(bool training, const Tensor& x, const Tensor& gamma, const Tensor& beta, const void* mean,
                                   const void* var, double epsilon, Tensor& y);
-  // A plain NCHW copy of a channel-blocked tensor: for the shared loops where a primitive
-  // cannot take it (pooling geometries oneDNN lacks).
-  Tensor plain_copy(const Tensor& t);
   // tanh and sigmoid steps on oneDNN's eltwise, the rest on the shared loop (onednn_fused.cpp).
   void fused_elementwise_impl(const std::vector<const Tensor*>& inputs, const std::vector<ChainStep>& steps,
                               Tensor& out) override;

@@ -136,12 +136,6 @@ void OnednnBackend::batch_norm_backward_impl(const Tensor& x, const Tensor& dy, 
               {DNNL_ARG_SHIFT, zero_shift.data()}, {DNNL_ARG_DIFF_SCALE, dg}, {DNNL_ARG_DIFF_SHIFT, db}});
 }
 
-Tensor OnednnBackend::plain_copy(const Tensor& t) {
-  Tensor out(t.shape(), t.dtype());
-  convert_channel_layout_impl(t, out);
-  return out;
-}
-
 void OnednnBackend::convert_channel_layout_impl(const Tensor& src, Tensor& dst) {
   if (src.dtype() != DType::f32) return Backend::convert_channel_layout_impl(src, dst);
   CacheKey key("channel_layout");
