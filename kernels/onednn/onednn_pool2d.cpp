@@ -7,11 +7,12 @@
 // Windows that oneDNN would average differently (Caffe's ceil mode clipping the divisor at
 // in + pad, windows wholly inside the padding) fall back to CpuBackend's loop, and so does
 // max pooling's backward under pool_gradient() all. Channel-blocked tensors (kernels/tensor.h)
-// pool on ablate's blocked loops (kernels/cpu/pool2d_blocked.h), not on oneDNN 2.6's blocked
-// primitives: on an AVX-512 Xeon (2026-12-05) the jit:avx512_core primitive took 7.5 ms forward
-// and 12.9-14.7 ms backward per step for cifar10_quick's three pools (batch 100, 2 threads)
-// where the loops, a vector of 16 channel lanes per window cell, took 4.6-7.3 and 3.4-3.7: the
-// training step 52.4 -> 37-39 ms (docs/plan.md).
+// pool in their layout on the primitive, and where the loop takes over on ablate's blocked loops
+// (kernels/cpu/pool2d_blocked.h) rather than on NCHW copies converted back: cifar10_quick's
+// Caffe-ceil average pools, blocked, took 12.9-14.7 ms backward a step that way (batch 100, 2
+// threads, AVX-512 Xeon, 2026-12-05) and 3.9-4.4 on the loops (step 52 -> 40 ms); the loops are
+// no faster than the primitive where it applies (the TF CNN's max pools: 3.4 against 1.7 ms
+// forward), so the primitive keeps those (docs/plan.md).
 
 #include "kernels/cpu/pool2d_blocked.h"
 #include "kernels/onednn/dnnl_desc.h"
@@ -66,12 +67,15 @@ dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, tag t, cons
 }  // namespace
 
 void OnednnBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
-  if (x.channel_block() > 0) return cpu::pool2d_blocked_forward(loop_threads_, x, y, workspace, p);
   PoolShape s(x, p);
-  if (x.dtype() != DType::f32 || !s.supported) return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
+  if (x.dtype() != DType::f32 || !s.supported) {
+    if (x.channel_block() > 0) return cpu::pool2d_blocked_forward(loop_threads_, x, y, workspace, p);
+    return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
+  }
   const tag t = activation_tag(x);
   CacheKey key("pool2d_fwd");
   s.add_to(key);
+  key.add(x.channel_block());
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
     auto pd = forward_pd(s, t, attr(), engine_);
     entry.primitive = dnnl::pooling_forward(pd);
@@ -84,16 +88,18 @@ void OnednnBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& work
 
 void OnednnBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                                          Tensor& dx, const Pool2dParams& p) {
-  if (x.channel_block() > 0)
-    return cpu::pool2d_blocked_backward(loop_threads_, pool_gradient(), x, y, dy, workspace, dx, p);
   PoolShape s(x, p);
   // oneDNN's max-pooling backward routes dy to one cell per window: Theano's gradient to every
   // maximal cell (PoolGradient::all) is the shared loop's, which reads x and y.
-  if (x.dtype() != DType::f32 || !s.supported || (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all))
+  if (x.dtype() != DType::f32 || !s.supported || (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all)) {
+    if (x.channel_block() > 0)
+      return cpu::pool2d_blocked_backward(loop_threads_, pool_gradient(), x, y, dy, workspace, dx, p);
     return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
+  }
   const tag t = activation_tag(x);
   CacheKey key("pool2d_bwd");
   s.add_to(key);
+  key.add(x.channel_block());
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
     auto hint = forward_pd(s, t, attr(), engine_);
     dnnl::pooling_backward::desc desc(s.alg, f32_md(s.src_crop, t), f32_md(s.dst, t), s.strides, s.kernel, s.pad_l,
