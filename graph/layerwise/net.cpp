@@ -105,7 +105,7 @@ bool Net::takes_blocked(const std::string& type, const std::string& layer, const
 bool Net::read_blocked(std::size_t i) const {
   for (int reader : model_.readers(static_cast<int>(i))) {
     const models::LayerSpec& r = model_.layer(static_cast<std::size_t>(reader));
-    if ((blocked_op_type(r.type) && block_for(r.name) > 0) || elementwise_type(r.type) || r.type == "add") return true;
+    if (takes_blocked(r.type, r.name, {})) return true;  // an add's other inputs are not known yet: it may
   }
   return false;
 }
