@@ -266,6 +266,7 @@ void Tensor::copy_from(const Tensor& src) {
 std::string Tensor::describe() const {
   std::string s = std::string(dtype_name(dtype_)) + shape_string(shape_);
   if (channel_block_ != 0) s += " nChw" + std::to_string(channel_block_) + "c";
+  if (channels_last()) s += " (NHWC)";
   return s;
 }
 

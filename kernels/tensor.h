@@ -4,8 +4,9 @@
 // unless the tensor is channel-blocked (channel_block() = B > 0: oneDNN's nChw{B}c, the
 // layout Intel's MKL builds of TensorFlow passed between their ops): a 4-D [N, C, H, W] with
 // C a multiple of B stored as [N][C/B][H][W][B], element (n, c, h, w) at
-// (((n * C/B + c/B) * H + h) * W + w) * B + c % B. Same size, other order; only the ops that
-// know it (kernels/contract/layout_check.h) take such a tensor.
+// (((n * C/B + c/B) * H + h) * W + w) * B + c % B; with B = C that is NHWC (channels_last()).
+// Same size, other order; only the ops that know it (kernels/contract/layout_check.h) take
+// such a tensor.
 #pragma once
 
 #include <cstddef>
@@ -77,6 +78,8 @@ class Tensor {
   bool empty() const { return storage_ == nullptr; }
   // 0: plain row-major; B: channel-blocked as above.
   int channel_block() const { return channel_block_; }
+  // One block of all C channels: nChw{C}c is NHWC (channels-last), stored [N][H][W][C].
+  bool channels_last() const { return channel_block_ > 0 && ndim() == 4 && channel_block_ == shape_[1]; }
   // A view of the same storage declared in `block` layout (0: plain); throws unless block is 0
   // or the tensor is 4-D with a channel count that is a multiple of block.
   Tensor with_channel_block(int block) const;

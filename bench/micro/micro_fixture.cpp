@@ -64,6 +64,7 @@ const std::vector<std::pair<std::string, std::string>>& usable_backends() {
 void register_case(const OpCase& op) {
   for (const auto& [backend_name, version] : usable_backends()) {
     if (backend_name == "reference" && op.flops > kReferenceFlopLimit && !g_include_reference) continue;
+    if (op.blocked && kernels::make_backend(backend_name)->channel_block(kernels::DType::f32) == 0) continue;
     benchmark::RegisterBenchmark((op.name + "/" + backend_name).c_str(),
                                  [backend_name, op](benchmark::State& state) { run_case(state, backend_name, op); })
         ->ArgName("threads")

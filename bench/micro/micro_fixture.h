@@ -26,6 +26,8 @@ struct OpCase {
   double flops = 0;   // per call; 0 for ops without a FLOP count (no FLOP/s counter)
   OpFactory make;
   double bytes = 0;   // bytes read and written per call, counted once per tensor pass; 0: no bytes/s counter
+  bool blocked = false;  // takes channel-blocked or channels-last tensors: only backends with a
+                         // channel block (kernels::Backend::channel_block) run it
 };
 
 // Cases with more FLOPs than this skip the (slow) reference backend unless asked for.
@@ -40,7 +42,8 @@ bool include_reference();
 // GPU cannot), with their library versions; each one that cannot is named on stderr once.
 const std::vector<std::pair<std::string, std::string>>& usable_backends();
 
-// Registers `op` as "<op.name>/<backend>/threads:{1,2}" for every usable backend. Counters: FLOP/s (rate) and peak_frac (achieved over the
+// Registers `op` as "<op.name>/<backend>/threads:{1,2}" for every usable backend (that runs
+// blocked tensors, for a blocked op). Counters: FLOP/s (rate) and peak_frac (achieved over the
 // probe's peak at that thread count) when op.flops > 0; bytes_per_second and `bytes` (per call) when op.bytes > 0.
 void register_case(const OpCase& op);
 

@@ -98,7 +98,10 @@ bool Net::takes_blocked(const std::string& type, const std::string& layer, const
   if (blocked_op_type(type)) return block_for(layer) > 0;
   if (elementwise_type(type)) return true;
   if (type == "add")
-    return std::all_of(bottoms.begin(), bottoms.end(), [](const Blob* b) { return b->channel_block() > 0; });
+    return bottoms.empty() ||  // not known yet (read_blocked): it may
+           (bottoms[0]->channel_block() > 0 &&
+            std::all_of(bottoms.begin(), bottoms.end(),
+                        [&](const Blob* b) { return b->channel_block() == bottoms[0]->channel_block(); }));
   return false;
 }
 
@@ -156,11 +159,15 @@ void Net::add_layer(std::size_t i) {
   push_layer(std::move(layer), std::move(bottoms), std::move(tops));
   if (!top || !options_.blocked_layout) return;
   // The output's layout (net.h): a convolution's is its backend's block where its channels
-  // divide and a reader can take it; a follower's is its input's.
+  // divide, else channels-last (a block of all C), where a reader can take it; a follower's is
+  // its input's.
   int block = 0;
   if (ls.type == "convolution") {
     const int b = block_for(ls.name);
-    if (b > 0 && top->shape().size() == 4 && top->shape()[1] % b == 0 && read_blocked(i)) block = b;
+    if (b > 0 && top->shape().size() == 4 && read_blocked(i)) {
+      const auto channels = static_cast<int>(top->shape()[1]);
+      block = channels % b == 0 ? b : channels;
+    }
   } else if (takes_blocked(ls.type, ls.name, bottoms_.back())) {
     block = input_block;
   }

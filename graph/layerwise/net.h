@@ -14,9 +14,11 @@
 // With NetOptions::blocked_layout (Intel Caffe's MKL-DNN engine; BVLC Caffe keeps NCHW) a
 // blob may be channel-blocked (nChw{B}c, kernels/tensor.h) where the backend runs its layers
 // blocked (Backend::channel_block_for, per layer under a plan):
-//   a convolution's output, when its channels are a multiple of B and some reader can take it;
+//   a convolution's output, when some reader can take it: in B when its channels are a
+//   multiple of B, channels-last (NHWC, B = C) when not (LeNet's 20 and 50 channels);
 //   the output of a pooling, LRN or batch norm layer (whose backend runs it blocked), of an
-//   activation, or of an add whose inputs all are, when its input is: the same layout;
+//   activation, or of an add whose inputs all are in one layout, when its input is: the same
+//   layout;
 //   a Split's tops: their source's layout.
 // A reader that takes only NCHW (fully connected, losses, concat, dropout, a layer whose backend
 // runs plain, an add of mixed inputs) reads it through a LayoutConvertLayer

@@ -59,9 +59,10 @@ void check_channel_layouts(const Backend& backend, Op op, const OpWrites& writes
   // The block of the backend that runs this op's layer (a plan keeps some layers blocked only).
   const int block = backend.channel_block_for(blocked->dtype(), current_op_label().layer);
   each([&](const Tensor& t) {
-    if (t.channel_block() != 0 && t.channel_block() != block)
+    // a backend with a block runs channels-last too (one block of all channels: NHWC)
+    if (t.channel_block() != 0 && t.channel_block() != block && !(block > 0 && t.channels_last()))
       check.fail("the channel-blocked " + t.describe() + " is not a layout this backend runs (" +
-                 (block ? "nChw" + std::to_string(block) + "c" : std::string("plain only")) + ")");
+                 (block ? "nChw" + std::to_string(block) + "c or NHWC" : std::string("plain only")) + ")");
     // A convolution converts each activation on its own (the stem reads NCHW images, writes
     // blocked); batch norm, pooling, LRN and the bias run one layout for all their tensors.
     if (!convolution(op) && t.ndim() == 4 && t.channel_block() != blocked->channel_block())

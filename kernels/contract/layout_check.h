@@ -6,7 +6,8 @@
 //   matter as long as every 4-D tensor of the call has the same layout;
 //   copy: converts between layouts (channel_blocks.h);
 //   convolution, batch normalisation, pooling, LRN and a channel bias (and its gradient):
-//   where the backend says it runs them blocked (Backend::channel_block: oneDNN in f32); a
+//   where the backend says it runs them blocked (Backend::channel_block: oneDNN in f32), in
+//   its block or channels-last (one block of all the channels, NHWC); a
 //   convolution's activations each in its own layout, the others' 4-D tensors all in one;
 //   every other op: plain tensors only.
 #pragma once

@@ -1,8 +1,12 @@
 // Pooling of channel-blocked tensors, one block-plane [H, W, B] at a time (pool2d_blocked.h).
+// Within a plane the B lanes of a cell are pooled in chunks of a compile-time width (a vector
+// register's worth): one chunk of 8 or 16 for the library's blocks, 16, 8, 4, 2, 1 lanes in
+// turn for a channels-last block of any C (LeNet's 20 = 16 + 4).
 #include "kernels/cpu/pool2d_blocked.h"
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 #include "kernels/cpu/dtype_dispatch.h"
 #include "kernels/cpu/parallel_for.h"
@@ -11,15 +15,19 @@
 namespace ablate::kernels::cpu {
 namespace {
 
-// One call's geometry: block-planes (N x C / B), their [H, W] and [OH, OW] cells, the windows.
+// One call's geometry: block-planes (N x C / B), their [H, W] and [OH, OW] cells, the windows,
+// and the block B (the lanes of a cell, its stride in memory).
 struct Blocked {
   PoolGeometry g;
   Windows win;
   std::int64_t in_cells, out_cells;
+  int block;
 };
 
 Blocked blocked_geometry(const Tensor& x, const Pool2dParams& p) {
-  Blocked b{pool_geometry(x, p), {}, 0, 0};
+  if (x.channel_block() <= 0)
+    throw std::invalid_argument("blocked pooling of " + x.describe() + ": expected a channel-blocked tensor");
+  Blocked b{pool_geometry(x, p), {}, 0, 0, x.channel_block()};
   b.g.planes /= x.channel_block();
   b.win = windows_of(b.g, p);
   b.in_cells = b.g.h * b.g.w;
@@ -27,115 +35,141 @@ Blocked blocked_geometry(const Tensor& x, const Pool2dParams& p) {
   return b;
 }
 
-// Runs body(in-plane, out-plane, plane index) for every block-plane over the threads.
-template <int B, class F> void each_plane(int threads, const Blocked& k, F&& body) {
+// Lanes [l0, l0 + W) of one block-plane: x at in0 + cell * B + l, y at out0 + cell * B + l.
+struct Chunk {
+  std::int64_t in0, out0;
+  int l0;
+};
+
+// Runs body(chunk) for every block-plane over the threads, and within each for its lanes in
+// chunks of a compile-time width W (std::integral_constant<int, W>).
+template <class F> void each_chunk(int threads, const Blocked& k, F&& body) {
+  const int B = k.block;
   parallel_for(threads, k.g.planes, std::max<std::int64_t>(1, row_grain(k.in_cells * B)), [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t plane = b; plane < e; ++plane) body(plane * k.in_cells * B, plane * k.out_cells * B);
+    for (std::int64_t plane = b; plane < e; ++plane) {
+      const std::int64_t in0 = plane * k.in_cells * B, out0 = plane * k.out_cells * B;
+      int l0 = 0;
+      auto run = [&](auto width) {
+        for (; B - l0 >= decltype(width)::value; l0 += decltype(width)::value) body(width, Chunk{in0, out0, l0});
+      };
+      run(std::integral_constant<int, 16>{});
+      run(std::integral_constant<int, 8>{});
+      run(std::integral_constant<int, 4>{});
+      run(std::integral_constant<int, 2>{});
+      run(std::integral_constant<int, 1>{});
+    }
   });
 }
 
-template <class T, int B>
-void max_forward(int threads, const Blocked& k, const T* x, T* y, std::int32_t* arg) {
-  each_plane<B>(threads, k, [&](std::int64_t in0, std::int64_t out0) {
-    for (std::int64_t oh = 0; oh < k.g.oh; ++oh)
-      for (std::int64_t ow = 0; ow < k.g.ow; ++ow) {
-        const std::int64_t o = out0 + (oh * k.g.ow + ow) * B;
-        const std::int64_t h0 = k.win.h.lo[oh], h1 = k.win.h.hi[oh], w0 = k.win.w.lo[ow], w1 = k.win.w.hi[ow];
-        T best[B];
-        std::int32_t where[B];
-        const bool empty = h0 >= h1 || w0 >= w1;  // a window wholly in the padding gives 0
-        for (int l = 0; l < B; ++l) {
-          best[l] = empty ? T(0) : x[in0 + (h0 * k.g.w + w0) * B + l];
-          where[l] = empty ? -1 : static_cast<std::int32_t>(h0 * k.g.w + w0);
+// Two passes over each window, each a plain vector loop: the maximum, then where it first
+// occurs (the cells in reverse, so the first in row-major order is written last; a NaN first
+// cell stays the answer, as under the NCHW loop's strict >).
+template <class T, int W>
+void max_forward(const Blocked& k, Chunk c, const T* __restrict x, T* __restrict y, std::int32_t* __restrict arg) {
+  const int B = k.block;
+  for (std::int64_t oh = 0; oh < k.g.oh; ++oh)
+    for (std::int64_t ow = 0; ow < k.g.ow; ++ow) {
+      const std::int64_t o = c.out0 + (oh * k.g.ow + ow) * B + c.l0;
+      const std::int64_t h0 = k.win.h.lo[oh], h1 = k.win.h.hi[oh], w0 = k.win.w.lo[ow], w1 = k.win.w.hi[ow];
+      if (h0 >= h1 || w0 >= w1) {  // a window wholly in the padding gives 0
+        for (int l = 0; l < W; ++l) {
+          y[o + l] = T(0);
+          arg[o + l] = -1;
         }
-        for (std::int64_t h = h0; h < h1; ++h)
-          for (std::int64_t w = w0; w < w1; ++w) {
-            const T* v = x + in0 + (h * k.g.w + w) * B;
-            const auto at = static_cast<std::int32_t>(h * k.g.w + w);
+        continue;
+      }
+      const T* first = x + c.in0 + (h0 * k.g.w + w0) * B + c.l0;
+      T best[W];
+      for (int l = 0; l < W; ++l) best[l] = first[l];
+      for (std::int64_t h = h0; h < h1; ++h)
+        for (std::int64_t w = w0; w < w1; ++w) {
+          const T* v = x + c.in0 + (h * k.g.w + w) * B + c.l0;
 #pragma omp simd
-            for (int l = 0; l < B; ++l) {  // strict >: the first largest in row-major order wins
-              const bool larger = v[l] > best[l];
-              best[l] = larger ? v[l] : best[l];
-              where[l] = larger ? at : where[l];
-            }
-          }
-        for (int l = 0; l < B; ++l) {
-          y[o + l] = best[l];
-          arg[o + l] = where[l];
+          for (int l = 0; l < W; ++l) best[l] = v[l] > best[l] ? v[l] : best[l];
         }
-      }
-  });
-}
-
-template <class T, int B> void avg_forward(int threads, const Blocked& k, const T* x, T* y) {
-  each_plane<B>(threads, k, [&](std::int64_t in0, std::int64_t out0) {
-    for (std::int64_t oh = 0; oh < k.g.oh; ++oh)
-      for (std::int64_t ow = 0; ow < k.g.ow; ++ow) {
-        T sum[B] = {};
-        for (std::int64_t h = k.win.h.lo[oh]; h < k.win.h.hi[oh]; ++h)
-          for (std::int64_t w = k.win.w.lo[ow]; w < k.win.w.hi[ow]; ++w) {
-            const T* v = x + in0 + (h * k.g.w + w) * B;
+      std::int32_t where[W];
+      for (int l = 0; l < W; ++l) where[l] = static_cast<std::int32_t>(h0 * k.g.w + w0);
+      for (std::int64_t h = h1 - 1; h >= h0; --h)
+        for (std::int64_t w = w1 - 1; w >= w0; --w) {
+          const T* v = x + c.in0 + (h * k.g.w + w) * B + c.l0;
+          const auto at = static_cast<std::int32_t>(h * k.g.w + w);
 #pragma omp simd
-            for (int l = 0; l < B; ++l) sum[l] += v[l];
-          }
-        const std::int64_t divisor = k.win.h.count[oh] * k.win.w.count[ow];
-        T* out = y + out0 + (oh * k.g.ow + ow) * B;
-        for (int l = 0; l < B; ++l) out[l] = divisor > 0 ? sum[l] / static_cast<T>(divisor) : T(0);
+          for (int l = 0; l < W; ++l) where[l] = v[l] == best[l] ? at : where[l];
+        }
+      for (int l = 0; l < W; ++l) {
+        y[o + l] = best[l];
+        arg[o + l] = where[l];
       }
-  });
+    }
 }
 
-// The backward passes: dx's block-plane zeroed, then each output cell's dy added to its cells.
-template <class T, int B>
-void max_backward(int threads, const Blocked& k, const T* dy, const std::int32_t* arg, T* dx) {
-  each_plane<B>(threads, k, [&](std::int64_t in0, std::int64_t out0) {
-    std::fill(dx + in0, dx + in0 + k.in_cells * B, T(0));
-    for (std::int64_t c = 0; c < k.out_cells * B; ++c)
-      if (arg[out0 + c] >= 0) dx[in0 + arg[out0 + c] * B + c % B] += dy[out0 + c];
-  });
-}
-
-template <class T, int B>
-void max_backward_all(int threads, const Blocked& k, const T* x, const T* y, const T* dy, T* dx) {
-  each_plane<B>(threads, k, [&](std::int64_t in0, std::int64_t out0) {
-    std::fill(dx + in0, dx + in0 + k.in_cells * B, T(0));
-    for (std::int64_t oh = 0; oh < k.g.oh; ++oh)
-      for (std::int64_t ow = 0; ow < k.g.ow; ++ow) {
-        const std::int64_t o = out0 + (oh * k.g.ow + ow) * B;
-        for (std::int64_t h = k.win.h.lo[oh]; h < k.win.h.hi[oh]; ++h)
-          for (std::int64_t w = k.win.w.lo[ow]; w < k.win.w.hi[ow]; ++w) {
-            const std::int64_t i = in0 + (h * k.g.w + w) * B;
+template <class T, int W> void avg_forward(const Blocked& k, Chunk c, const T* x, T* y) {
+  const int B = k.block;
+  for (std::int64_t oh = 0; oh < k.g.oh; ++oh)
+    for (std::int64_t ow = 0; ow < k.g.ow; ++ow) {
+      T sum[W] = {};
+      for (std::int64_t h = k.win.h.lo[oh]; h < k.win.h.hi[oh]; ++h)
+        for (std::int64_t w = k.win.w.lo[ow]; w < k.win.w.hi[ow]; ++w) {
+          const T* v = x + c.in0 + (h * k.g.w + w) * B + c.l0;
 #pragma omp simd
-            for (int l = 0; l < B; ++l) dx[i + l] += x[i + l] == y[o + l] ? dy[o + l] : T(0);
-          }
-      }
-  });
+          for (int l = 0; l < W; ++l) sum[l] += v[l];
+        }
+      const std::int64_t divisor = k.win.h.count[oh] * k.win.w.count[ow];
+      T* out = y + c.out0 + (oh * k.g.ow + ow) * B + c.l0;
+      for (int l = 0; l < W; ++l) out[l] = divisor > 0 ? sum[l] / static_cast<T>(divisor) : T(0);
+    }
 }
 
-template <class T, int B> void avg_backward(int threads, const Blocked& k, const T* dy, T* dx) {
-  each_plane<B>(threads, k, [&](std::int64_t in0, std::int64_t out0) {
-    std::fill(dx + in0, dx + in0 + k.in_cells * B, T(0));
-    for (std::int64_t oh = 0; oh < k.g.oh; ++oh)
-      for (std::int64_t ow = 0; ow < k.g.ow; ++ow) {
-        const std::int64_t divisor = k.win.h.count[oh] * k.win.w.count[ow];
-        if (divisor <= 0) continue;
-        T share[B];
-        for (int l = 0; l < B; ++l) share[l] = dy[out0 + (oh * k.g.ow + ow) * B + l] / static_cast<T>(divisor);
-        for (std::int64_t h = k.win.h.lo[oh]; h < k.win.h.hi[oh]; ++h)
-          for (std::int64_t w = k.win.w.lo[ow]; w < k.win.w.hi[ow]; ++w) {
-            T* d = dx + in0 + (h * k.g.w + w) * B;
+// The backward passes: the chunk's lanes of dx's block-plane zeroed, then each output cell's
+// dy added to its cells.
+template <class T, int W> void zero_lanes(const Blocked& k, Chunk c, T* dx) {
+  for (std::int64_t i = 0; i < k.in_cells; ++i)
+    for (int l = 0; l < W; ++l) dx[c.in0 + i * k.block + c.l0 + l] = T(0);
+}
+
+template <class T, int W>
+void max_backward(const Blocked& k, Chunk c, const T* dy, const std::int32_t* arg, T* dx) {
+  const int B = k.block;
+  zero_lanes<T, W>(k, c, dx);
+  for (std::int64_t cell = 0; cell < k.out_cells; ++cell) {
+    const std::int64_t o = c.out0 + cell * B + c.l0;
+    for (int l = 0; l < W; ++l)
+      if (arg[o + l] >= 0) dx[c.in0 + arg[o + l] * B + c.l0 + l] += dy[o + l];
+  }
+}
+
+template <class T, int W>
+void max_backward_all(const Blocked& k, Chunk c, const T* x, const T* y, const T* dy, T* dx) {
+  const int B = k.block;
+  zero_lanes<T, W>(k, c, dx);
+  for (std::int64_t oh = 0; oh < k.g.oh; ++oh)
+    for (std::int64_t ow = 0; ow < k.g.ow; ++ow) {
+      const std::int64_t o = c.out0 + (oh * k.g.ow + ow) * B + c.l0;
+      for (std::int64_t h = k.win.h.lo[oh]; h < k.win.h.hi[oh]; ++h)
+        for (std::int64_t w = k.win.w.lo[ow]; w < k.win.w.hi[ow]; ++w) {
+          const std::int64_t i = c.in0 + (h * k.g.w + w) * B + c.l0;
 #pragma omp simd
-            for (int l = 0; l < B; ++l) d[l] += share[l];
-          }
-      }
-  });
+          for (int l = 0; l < W; ++l) dx[i + l] += x[i + l] == y[o + l] ? dy[o + l] : T(0);
+        }
+    }
 }
 
-// Calls f with the block as a compile-time constant (8: AVX2's nChw8c, 16: AVX-512's nChw16c).
-template <class F> void with_block(int block, F&& f) {
-  if (block == 16) return f(std::integral_constant<int, 16>{});
-  if (block == 8) return f(std::integral_constant<int, 8>{});
-  throw std::invalid_argument("blocked pooling: channel block " + std::to_string(block) + "; expected 8 or 16");
+template <class T, int W> void avg_backward(const Blocked& k, Chunk c, const T* dy, T* dx) {
+  const int B = k.block;
+  zero_lanes<T, W>(k, c, dx);
+  for (std::int64_t oh = 0; oh < k.g.oh; ++oh)
+    for (std::int64_t ow = 0; ow < k.g.ow; ++ow) {
+      const std::int64_t divisor = k.win.h.count[oh] * k.win.w.count[ow];
+      if (divisor <= 0) continue;
+      T share[W];
+      for (int l = 0; l < W; ++l) share[l] = dy[c.out0 + (oh * k.g.ow + ow) * B + c.l0 + l] / static_cast<T>(divisor);
+      for (std::int64_t h = k.win.h.lo[oh]; h < k.win.h.hi[oh]; ++h)
+        for (std::int64_t w = k.win.w.lo[ow]; w < k.win.w.hi[ow]; ++w) {
+          T* d = dx + c.in0 + (h * k.g.w + w) * B + c.l0;
+#pragma omp simd
+          for (int l = 0; l < W; ++l) d[l] += share[l];
+        }
+    }
 }
 
 }  // namespace
@@ -146,12 +180,12 @@ void pool2d_blocked_forward(int threads, const Tensor& x, Tensor& y, Tensor& wor
     workspace = Tensor(y.shape(), DType::i32);
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    with_block(x.channel_block(), [&](auto block) {
-      constexpr int B = decltype(block)::value;
+    each_chunk(threads, k, [&](auto width, Chunk c) {
+      constexpr int W = decltype(width)::value;
       if (p.kind == PoolKind::avg)
-        avg_forward<T, B>(threads, k, x.data<T>(), y.data<T>());
+        avg_forward<T, W>(k, c, x.data<T>(), y.data<T>());
       else
-        max_forward<T, B>(threads, k, x.data<T>(), y.data<T>(), workspace.data<std::int32_t>());
+        max_forward<T, W>(k, c, x.data<T>(), y.data<T>(), workspace.data<std::int32_t>());
     });
   });
 }
@@ -161,14 +195,14 @@ void pool2d_blocked_backward(int threads, PoolGradient gradient, const Tensor& x
   const Blocked k = blocked_geometry(x, p);
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    with_block(x.channel_block(), [&](auto block) {
-      constexpr int B = decltype(block)::value;
+    each_chunk(threads, k, [&](auto width, Chunk c) {
+      constexpr int W = decltype(width)::value;
       if (p.kind == PoolKind::avg)
-        avg_backward<T, B>(threads, k, dy.data<T>(), dx.data<T>());
+        avg_backward<T, W>(k, c, dy.data<T>(), dx.data<T>());
       else if (gradient == PoolGradient::all)
-        max_backward_all<T, B>(threads, k, x.data<T>(), y.data<T>(), dy.data<T>(), dx.data<T>());
+        max_backward_all<T, W>(k, c, x.data<T>(), y.data<T>(), dy.data<T>(), dx.data<T>());
       else
-        max_backward<T, B>(threads, k, dy.data<T>(), workspace.data<std::int32_t>(), dx.data<T>());
+        max_backward<T, W>(k, c, dy.data<T>(), workspace.data<std::int32_t>(), dx.data<T>());
     });
   });
 }

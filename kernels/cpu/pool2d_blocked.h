@@ -1,4 +1,5 @@
-// Max and average pooling of channel-blocked tensors (nChw{B}c, kernels/tensor.h, B = 8 or 16):
+// Max and average pooling of channel-blocked tensors (nChw{B}c, kernels/tensor.h, B = 8 or 16, or
+// B = C: channels-last, NHWC):
 // the windows, divisors and first-largest rule of the NCHW loops (pool2d.cpp, pool_windows.h),
 // with each window cell a vector of B channels, contiguous in memory, so that one block-plane
 // [H, W, B] is pooled as [H, W] cells of B lanes. The argmax workspace (max) is i32 of y's

@@ -48,6 +48,10 @@ tag channel_block_tag(int block) {
   }
 }
 
-tag activation_tag(const Tensor& t) { return channel_block_tag(t.channel_block()); }
+bool library_blocked(const Tensor& t) { return t.channel_block() == 8 || t.channel_block() == 16; }
+
+tag activation_tag(const Tensor& t) {
+  return t.channels_last() && !library_blocked(t) ? tag::nhwc : channel_block_tag(t.channel_block());
+}
 
 }  // namespace ablate::kernels::onednn

@@ -22,9 +22,13 @@ inline memory::desc f32_md(const memory::dims& dims, tag t) {
   return memory::desc(dims, memory::data_type::f32, t);
 }
 
-// The caller-side layout of an activation tensor: nchw, or nChw8c / nChw16c when it is
-// channel-blocked (kernels/tensor.h).
+// The caller-side layout of an activation tensor: nchw, nChw8c / nChw16c when it is
+// channel-blocked in the library's blocks (kernels/tensor.h), nhwc when its one block holds
+// all its channels otherwise (channels-last, Tensor::channels_last; with 8 or 16 channels the
+// two name one layout).
 tag activation_tag(const Tensor& t);
+// Whether t is in one of the library's own channel blocks (nChw8c, nChw16c).
+bool library_blocked(const Tensor& t);
 // The layout tag of channel block `block` (0: nchw).
 tag channel_block_tag(int block);
 

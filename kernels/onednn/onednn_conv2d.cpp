@@ -3,10 +3,11 @@
 // backward data, backward weights with bias (as Intel's MKL-DNN builds of Caffe and TensorFlow
 // ran them). Tensors crossing the
 // interface are NCHW / OIHW, or channel-blocked activations (nChw16c, kernels/tensor.h: the
-// static strategy's blocked_layout pass); the primitive runs in the layout of
-// OnednnOptions::conv_layout (conv_layout.h), or in the library's blocked one when an
-// activation arrives blocked, its cache entry holding the reordered copies where the
-// primitive's layout and the caller's differ.
+// blocked_layout passes), or channels-last ones (NHWC, the layer-wise pass's layout where the
+// channels are not a multiple of the block); the primitive runs in the layout of
+// OnednnOptions::conv_layout (conv_layout.h; autotune times nhwc among the others), or in the
+// library's blocked one when an activation arrives in its blocks, its cache entry holding the
+// reordered copies where the primitive's layout and the caller's differ.
 // Geometry: OH = (H + pad_top + pad_bottom - KH) / stride_h + 1.
 #include <optional>
 #include <stdexcept>
@@ -101,7 +102,7 @@ void OnednnBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const 
     entry.add_output(engine_, DNNL_ARG_DST, f32_md(s.dst, activation_tag(y)), pd.dst_desc());
     entry.add_scratchpad(engine_, pd.scratchpad_desc());
   };
-  const bool blocked = x.channel_block() || y.channel_block();
+  const bool blocked = library_blocked(x) || library_blocked(y);
   auto go = [&](std::initializer_list<Binding> bindings) { run(conv_primitive(key, build, bindings, blocked), bindings); };
   if (with_bias)
     go({{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_BIAS, bias.raw_data()},
@@ -131,7 +132,7 @@ void OnednnBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w,
   };
   std::initializer_list<Binding> bindings = {
       {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_WEIGHTS, w.raw_data()}, {DNNL_ARG_DIFF_SRC, dx.raw_data()}};
-  run(conv_primitive(key, build, bindings, dy.channel_block() || dx.channel_block()), bindings);
+  run(conv_primitive(key, build, bindings, library_blocked(dy) || library_blocked(dx)), bindings);
 }
 
 void OnednnBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
@@ -160,7 +161,7 @@ void OnednnBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& 
     if (s.with_bias) entry.add_output(engine_, DNNL_ARG_DIFF_BIAS, f32_md(s.bias, tag::x), pd.diff_bias_desc());
     entry.add_scratchpad(engine_, pd.scratchpad_desc());
   };
-  const bool blocked = x.channel_block() || dy.channel_block();
+  const bool blocked = library_blocked(x) || library_blocked(dy);
   auto go = [&](std::initializer_list<Binding> bindings) { run(conv_primitive(key, build, bindings, blocked), bindings); };
   if (with_bias)
     go({{DNNL_ARG_SRC, x.raw_data()}, {DNNL_ARG_DIFF_DST, dy.raw_data()}, {DNNL_ARG_DIFF_WEIGHTS, dw.raw_data()},

@@ -12,7 +12,8 @@
 // Caffe-ceil average pools, blocked, took 12.9-14.7 ms backward a step that way (batch 100, 2
 // threads, AVX-512 Xeon, 2026-12-05) and 3.9-4.4 on the loops (step 52 -> 40 ms); the loops are
 // no faster than the primitive where it applies (the TF CNN's max pools: 3.4 against 1.7 ms
-// forward), so the primitive keeps those (docs/plan.md).
+// forward), so the primitive keeps those (docs/plan.md). Channels-last tensors (NHWC) pool on
+// the loops always (below).
 
 #include "kernels/cpu/pool2d_blocked.h"
 #include "kernels/onednn/dnnl_desc.h"
@@ -56,6 +57,13 @@ struct PoolShape {
   }
 };
 
+// Channels-last tensors whose channels are not the library's block pool on ablate's loops, the
+// primitive nowhere: its NHWC kernels were 2.5-3.8x slower on LeNet's pools (batch 64, 2
+// threads, AVX-512 Xeon, medians of 3: pool1 [C = 20] forward 0.43 ms against the loops' 0.16,
+// backward 0.41 against 0.12; pool2 [C = 50] 0.08 / 0.11 against 0.03 / 0.03;
+// `ablate_micro --benchmark_filter='pool/.*nhwc'`).
+bool loops_for_layout(const Tensor& x) { return x.channels_last() && !library_blocked(x); }
+
 // The primitive runs in the caller's layout t (nchw, or channel-blocked: no reorder).
 dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, tag t, const dnnl::primitive_attr& attr,
                                                  const dnnl::engine& engine) {
@@ -68,7 +76,7 @@ dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, tag t, cons
 
 void OnednnBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
   PoolShape s(x, p);
-  if (x.dtype() != DType::f32 || !s.supported) {
+  if (x.dtype() != DType::f32 || !s.supported || loops_for_layout(x)) {
     if (x.channel_block() > 0) return cpu::pool2d_blocked_forward(loop_threads_, x, y, workspace, p);
     return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
   }
@@ -91,7 +99,8 @@ void OnednnBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const
   PoolShape s(x, p);
   // oneDNN's max-pooling backward routes dy to one cell per window: Theano's gradient to every
   // maximal cell (PoolGradient::all) is the shared loop's, which reads x and y.
-  if (x.dtype() != DType::f32 || !s.supported || (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all)) {
+  if (x.dtype() != DType::f32 || !s.supported || loops_for_layout(x) ||
+      (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all)) {
     if (x.channel_block() > 0)
       return cpu::pool2d_blocked_backward(loop_threads_, pool_gradient(), x, y, dy, workspace, dx, p);
     return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);

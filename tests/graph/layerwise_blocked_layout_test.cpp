@@ -1,6 +1,7 @@
 // The layer-wise strategy's blocked layout (NetOptions::blocked_layout, graph/layerwise/net.h):
 // on oneDNN in f32 the convolution, batch norm, pooling, ReLU and add blobs of a residual
 // network and of a cifar10_quick-like chain (max and average pooling, LRN) stay channel-blocked,
+// those of a LeNet-like chain whose channels no block divides channels-last (NHWC),
 // Split tops take their source's layout, a LayoutConvert layer stands before each reader that
 // takes NCHW only; training and evaluation give the losses and weights of the plain net; under
 // a plan only the layers routed blocked are; without a blocked layout nothing changes.
@@ -33,6 +34,22 @@ std::string quick_text() {
          "layer norm1 lrn size=3 alpha=0.0001 beta=0.75\n"
          "layer conv2 convolution outputs=32 kernel=3 pad=1\n"
          "layer relu2 relu\n"
+         "layer pool2 pooling mode=avg kernel=3 stride=2\n"
+         "layer ip inner_product outputs=4\n"
+         "layer loss softmax_loss\n";
+}
+
+// LeNet's pattern with channel counts that no block divides (20 and 12): channels-last blobs
+// through convolution, max pooling, ReLU, LRN, batch norm and a Caffe-ceil average pool (the
+// ablate loops at a block known at run time).
+std::string lenet_like_text() {
+  return "model lenet_like\ninput 1 12 12\nclasses 4\n"
+         "layer conv1 convolution outputs=20 kernel=5\n"
+         "layer pool1 pooling mode=max kernel=2 stride=2\n"
+         "layer conv2 convolution outputs=12 kernel=3 pad=1\n"
+         "layer relu2 relu\n"
+         "layer norm2 lrn size=3 alpha=0.0001 beta=0.75\n"
+         "layer bn2 batch_norm\n"
          "layer pool2 pooling mode=avg kernel=3 stride=2\n"
          "layer ip inner_product outputs=4\n"
          "layer loss softmax_loss\n";
@@ -84,12 +101,22 @@ TEST(LayerwiseBlockedLayout, BlocksBetweenTheBlockedLayersAndConvertsBeforeThePl
   for (const char* name : {"conv1", "pool1", "norm1", "conv2", "pool2"})
     EXPECT_EQ(chain.blob(name).channel_block(), block) << name;
   EXPECT_EQ(std::string(chain.layers()[layer_index(chain, "ip") - 1]->type()), "LayoutConvert");
+
+  // channels no block divides: channels-last (a block of all C) from each convolution on
+  const models::CheckedModel lenet(testing::parse(lenet_like_text()));
+  layerwise::Net narrow(lenet, *backend, blocked_options());
+  for (const char* name : {"conv1", "pool1"}) EXPECT_TRUE(narrow.blob(name).data().channels_last()) << name;
+  for (const char* name : {"conv2", "norm2", "bn2", "pool2"}) {
+    EXPECT_TRUE(narrow.blob(name).data().channels_last()) << name;
+    EXPECT_EQ(narrow.blob(name).channel_block(), 12) << name;
+  }
+  EXPECT_EQ(std::string(narrow.layers()[layer_index(narrow, "ip") - 1]->type()), "LayoutConvert");
 }
 
 TEST(LayerwiseBlockedLayout, TrainsAndEvaluatesAsThePlainNet) {
   auto backend = kernels::make_backend("onednn", 2);
   if (backend->channel_block(kernels::DType::f32) == 0) GTEST_SKIP() << "onednn has no blocked layout on this CPU";
-  for (const std::string& text : {residual_bn_text(), quick_text()}) {
+  for (const std::string& text : {residual_bn_text(), quick_text(), lenet_like_text()}) {
     const models::ModelSpec spec = testing::parse(text);
     SCOPED_TRACE(spec.name);
     EngineOptions on = f32_options();

@@ -45,6 +45,15 @@ TEST(ChannelBlock, TheViewIsChecked) {
   Tensor other({2, 32, 3, 5});
   EXPECT_THROW(other.copy_from(b), std::invalid_argument);
   EXPECT_EQ(b.clone().channel_block(), 16);
+  EXPECT_FALSE(b.channels_last());
+  // one block of all the channels is NHWC: element (n, c, h, w) at ((n * H + h) * W + w) * C + c
+  Tensor nchw({2, 20, 3, 5});
+  for (std::int64_t i = 0; i < nchw.numel(); ++i) nchw.data<float>()[i] = static_cast<float>(i);
+  Tensor nhwc = Tensor(nchw.shape()).with_channel_block(20);
+  EXPECT_TRUE(nhwc.channels_last());
+  EXPECT_EQ(nhwc.describe(), "f32[2, 20, 3, 5] nChw20c (NHWC)");
+  convert_channel_layout(nchw, nhwc, 1);
+  EXPECT_EQ(nhwc.data<float>()[((1 * 3 + 2) * 5 + 4) * 20 + 7], nchw.data<float>()[((1 * 20 + 7) * 3 + 2) * 5 + 4]);
 }
 
 // Element (n, c, h, w) of the blocked copy sits at (((n * C/B + c/B) * H + h) * W + w) * B + c % B,
@@ -81,7 +90,7 @@ TEST(ChannelBlock, AnOpThatReadsNchwRefusesABlockedTensor) {
   const Tensor blocked = blocked_copy(*backend, plain, 16);
   Tensor gelu = Tensor(plain.shape(), DType::f32).with_channel_block(16);
   EXPECT_EQ(invalid_argument_of([&] { backend->gelu_forward(blocked, gelu, GeluApprox::exact); }),
-            "reference gelu_forward: takes plain NCHW tensors, not the channel-blocked f32[2, 16, 4, 4] nChw16c");
+            "reference gelu_forward: takes plain NCHW tensors, not the channel-blocked f32[2, 16, 4, 4] nChw16c (NHWC)");
   Tensor sum({2, 16, 4, 4});
   EXPECT_NE(invalid_argument_of([&] { backend->add(blocked, plain, sum); }).find("the layouts of"), std::string::npos);
   Tensor w({16, 16, 3, 3}), out({2, 16, 2, 2});
@@ -195,7 +204,9 @@ TEST_F(OnednnBlocked, OneLayoutPerOpExceptTheConvolution) {
 // backend (eigen's are CpuBackend's), for both blocks (nChw8c as AVX2's, nChw16c as AVX-512's,
 // whatever this CPU), Caffe's and TF's windows (with a window wholly in the padding), max with
 // ties under either gradient rule and average: the same values and gradients, element for element.
-TEST(BlockedPoolLoops, MatchTheNchwLoopsForEitherBlock) {
+// 8 and 16: the library's blocks (compile-time lanes); 32: channels-last (NHWC, all 32
+// channels one block, lanes known at run time).
+TEST(BlockedPoolLoops, MatchTheNchwLoopsForEitherBlockAndChannelsLast) {
   Rng rng(11);
   Tensor x = random_tensor({2, 32, 7, 7}, DType::f32, rng);
   for (std::int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = std::round(x.data<float>()[i] * 2) / 2;  // ties
@@ -205,7 +216,7 @@ TEST(BlockedPoolLoops, MatchTheNchwLoopsForEitherBlock) {
                                            make_pool2d_params(PoolKind::max, 3, 2, 1, PoolPadding::caffe_ceil, 7, 7),
                                            make_pool2d_params(PoolKind::avg, 3, 2, 0, PoolPadding::tf_same, 7, 7),
                                            make_pool2d_params(PoolKind::max, 2, 2, 1, PoolPadding::caffe_ceil, 7, 7)};
-  for (int block : {8, 16})
+  for (int block : {8, 16, 32})
     for (const Pool2dParams& p : cases)
       for (PoolGradient gradient : {PoolGradient::first, PoolGradient::all}) {
         SCOPED_TRACE("block " + std::to_string(block) + ", " + (p.kind == PoolKind::max ? "max" : "avg") + " " +
