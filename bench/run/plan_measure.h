@@ -49,8 +49,12 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
 // plain_count candidates are plain) whole plans are timed too, a training step each in
 // interleaved rounds: `chosen` (each layer its fastest), "blocked" (every convolution, batch
 // norm, pooling, LRN and bias layer on its fastest blocked choice, the rest as chosen: an
-// elementwise layer takes either layout) and "plain" (every layer its fastest plain choice). The fastest is returned, with layout_note saying
+// elementwise layer takes either layout) and "plain" (every layer its fastest plain choice);
+// then, with up to kMaxLayoutFlips layout-aware layers, the fastest of those beside each
+// plan that differs from it in one such layer's layout (a step of local search; a flip is
+// taken only when faster by more than 2%). The fastest is returned, with layout_note saying
 // what each took.
+constexpr std::size_t kMaxLayoutFlips = 12;
 LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunConfig& config,
                          const models::ModelSpec& spec, const PlanTiming& timing, const kernels::Tensor& x,
                          const kernels::Tensor& labels);

@@ -91,7 +91,8 @@ bool onednn_blocks() {
 }
 
 // The layer-wise strategy with --blocked-layout on: the blocked candidate is timed, whole plans
-// settle the layouts, and the key says so (a plan measured without it is not used).
+// settle the layouts, then plans with one layer's layout flipped, and the key says so (a plan
+// measured without it is not used).
 TEST(PlanRun, ALayerwiseRunWithTheBlockedLayoutTimesItAndWholePlans) {
   if (!onednn_blocks()) GTEST_SKIP() << "no onednn with a blocked layout here";
   const auto dir = scratch_dir();
@@ -110,7 +111,13 @@ TEST(PlanRun, ALayerwiseRunWithTheBlockedLayoutTimesItAndWholePlans) {
   const LayerPlan written = read_plan_file((dir / "wide.plan").string());
   EXPECT_EQ(written.key.passes, "blocked_layout");
   EXPECT_TRUE(std::any_of(written.candidates.begin(), written.candidates.end(), [](const PlanChoice& p) { return p.blocked; }));
-  EXPECT_NE(r.resolved.at("plan_layouts").find("took"), std::string::npos) << r.resolved.at("plan_layouts");
+  const std::string layouts = r.resolved.at("plan_layouts");
+  EXPECT_NE(layouts.find("took"), std::string::npos) << layouts;
+  // then the local search: each of c1, p1, c2, p2 in the other layout, timed beside the plan taken
+  const std::size_t flips = layouts.find("one layer flipped at a time: it ");
+  ASSERT_NE(flips, std::string::npos) << layouts;
+  for (const char* layer : {"c1 ", "p1 ", "c2 ", "p2 "}) EXPECT_NE(layouts.find(layer, flips), std::string::npos) << layer << layouts;
+  EXPECT_EQ(layouts.find("r1 ", flips), std::string::npos) << "an elementwise layer has no layout of its own";
   EXPECT_EQ(r.status, "completed") << r.error;
   std::filesystem::remove_all(dir);
 }
