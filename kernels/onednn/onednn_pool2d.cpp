@@ -6,14 +6,9 @@
 // drops the last rows), the input is cropped to the rows the windows reach instead.
 // Windows that oneDNN would average differently (Caffe's ceil mode clipping the divisor at
 // in + pad, windows wholly inside the padding) fall back to CpuBackend's loop, and so does
-// max pooling's backward under pool_gradient() all. Channel-blocked tensors (kernels/tensor.h)
-// pool in their layout on the primitive, and where the loop takes over on ablate's blocked loops
-// (kernels/cpu/pool2d_blocked.h) rather than on NCHW copies converted back: cifar10_quick's
-// Caffe-ceil average pools, blocked, took 12.9-14.7 ms backward a step that way (batch 100, 2
-// threads, AVX-512 Xeon, 2026-12-05) and 3.9-4.4 on the loops (step 52 -> 40 ms); the loops are
-// no faster than the primitive where it applies (the TF CNN's max pools: 3.4 against 1.7 ms
-// forward), so the primitive keeps those (docs/plan.md). Channels-last tensors (NHWC) pool on
-// the loops always (below).
+// max pooling's backward under pool_gradient() all. Channel-blocked and channels-last tensors
+// (kernels/tensor.h) pool on ablate's blocked loops (kernels/cpu/pool2d_blocked.h), the
+// primitive never (below).
 
 #include "kernels/cpu/pool2d_blocked.h"
 #include "kernels/onednn/dnnl_desc.h"
@@ -57,12 +52,17 @@ struct PoolShape {
   }
 };
 
-// Channels-last tensors whose channels are not the library's block pool on ablate's loops, the
-// primitive nowhere: its NHWC kernels were 2.5-3.8x slower on LeNet's pools (batch 64, 2
-// threads, AVX-512 Xeon, medians of 3: pool1 [C = 20] forward 0.43 ms against the loops' 0.16,
-// backward 0.41 against 0.12; pool2 [C = 50] 0.08 / 0.11 against 0.03 / 0.03;
-// `ablate_micro --benchmark_filter='pool/.*nhwc'`).
-bool loops_for_layout(const Tensor& x) { return x.channels_last() && !library_blocked(x); }
+// Blocked and channels-last tensors pool on ablate's loops: faster than the primitive in
+// either layout (batch 64 / 50, 2 threads, AVX-512 Xeon, medians of 3, `ablate_micro
+// --benchmark_filter=pool/`, 2026-12-05): LeNet's pool1 NHWC [C = 20] forward 0.16 ms against
+// the primitive's 0.43, backward 0.12 against 0.41; pool2 NHWC [C = 50] 0.03 / 0.03 against
+// 0.08 / 0.11; the TF CNN's 3x3 SAME pool1 nChw16c 0.39 / 0.30 against 0.80 / 0.64 (in the
+// TF CNN's static step, where the inputs arrive from memory, the two are level: 1.47 / 1.86 ms
+// a step against 1.45 / 1.72, `ablate run --passes all --profile`). (Before
+// their max forward ran in two vector passes the loops were half the primitive's speed there;
+// cifar10_quick's Caffe-ceil average pools, which the primitive averages otherwise, took
+// 12.9-14.7 ms backward a step on NCHW copies converted there and back, 3.9-4.4 on the loops.)
+bool loops_for_layout(const Tensor& x) { return x.channel_block() > 0; }
 
 // The primitive runs in the caller's layout t (nchw, or channel-blocked: no reorder).
 dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, tag t, const dnnl::primitive_attr& attr,
