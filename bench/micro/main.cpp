@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
     ablate::micro::register_conv_benchmarks();
     ablate::micro::register_conv_map_benchmarks();
     ablate::micro::register_pool_benchmarks();
+    ablate::micro::register_lrn_benchmarks();
     ablate::micro::register_linear_benchmarks();
     ablate::micro::register_softmax_benchmarks();
     ablate::micro::register_gemm_benchmarks();

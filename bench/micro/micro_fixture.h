@@ -65,6 +65,7 @@ class TensorMaker {
 void register_conv_benchmarks();
 void register_conv_map_benchmarks();
 void register_pool_benchmarks();
+void register_lrn_benchmarks();
 void register_linear_benchmarks();
 void register_softmax_benchmarks();
 void register_gemm_benchmarks();

@@ -6,8 +6,14 @@
 // The primitives run in NHWC, reordering the interface's NCHW tensors in and out: on NCHW,
 // oneDNN 2.6 has a JIT kernel only for forward with size 5 and otherwise its reference loops
 // (measured on [128,64,12,12], size 9, 1 thread: NCHW 31 ms forward, 253 ms backward; NHWC
-// 1.3 ms and 1.8 ms before the reorders; the shared loops 11.5 ms each). Channel-blocked
-// tensors (kernels/tensor.h) are reordered from and to their own layout.
+// 1.3 ms and 1.8 ms before the reorders; the shared loops 11.5 ms each). Channel-blocked and
+// channels-last tensors (kernels/tensor.h) run on ablate's blocked loops
+// (kernels/cpu/lrn_blocked.h) instead of the primitive: the TF CNN's norm1 ([50,64,12,12], size
+// 9, 2 threads, AVX-512 Xeon, medians of 3, `ablate_micro --benchmark_filter=lrn/`) took 0.95
+// ms forward and 0.50 backward nChw16c on the primitive (its NHWC kernel plus the reorders),
+// 0.36 and 0.39 on the loops; in NHWC 0.83 / 0.21 against 0.34 / 0.35. The same loops over
+// NCHW (a strided gather per pixel) were slower than the primitive's 1.0 / 0.59 ms: 1.27 / 1.94.
+#include "kernels/cpu/lrn_blocked.h"
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
 
@@ -32,6 +38,7 @@ void lrn_key(CacheKey& key, const Tensor& x, const LrnParams& p) {
 
 void OnednnBackend::lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const LrnParams& p) {
   if (x.dtype() != DType::f32) return CpuBackend::lrn_forward_impl(x, y, workspace, p);
+  if (x.channel_block() > 0) return cpu::lrn_blocked_forward(loop_threads_, x, y, workspace, p);
   const auto dims = dims_of(x.shape());
 
   CacheKey key("lrn_fwd");
@@ -49,6 +56,7 @@ void OnednnBackend::lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspa
 void OnednnBackend::lrn_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                                       Tensor& dx, const LrnParams& p) {
   if (x.dtype() != DType::f32) return CpuBackend::lrn_backward_impl(x, y, dy, workspace, dx, p);
+  if (x.channel_block() > 0) return cpu::lrn_blocked_backward(loop_threads_, x, y, dy, workspace, dx, p);
   const auto dims = dims_of(x.shape());
 
   CacheKey key("lrn_bwd");

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "kernels/channel_blocks.h"
+#include "kernels/cpu/lrn_blocked.h"
 #include "kernels/cpu/pool2d_blocked.h"
 #include "kernels/registry.h"
 #include "test_tensors.h"
@@ -242,6 +243,47 @@ TEST(BlockedPoolLoops, MatchTheNchwLoopsForEitherBlockAndChannelsLast) {
         EXPECT_TRUE(all_near(y_back, y, 1e-6));
         EXPECT_TRUE(all_near(dx_back, dx, 1e-6));
       }
+}
+
+// The blocked LRN loops against the NCHW loops (lrn.cpp): scale, y and dx to rounding, for the library's blocks and channels-last, beta 0.75 (square roots) and not
+// (std::pow), sizes 5 and 9 (windows wider than a block of 8), f32 and f64.
+TEST(BlockedLrnLoops, MatchTheNchwLoopsForEitherBlockAndChannelsLast) {
+  Rng rng(13);
+  auto plain_backend = make_backend("eigen", 2);
+  for (DType dtype : {DType::f32, DType::f64})
+    for (int size : {5, 9})
+      for (double beta : {0.75, 0.6})
+        for (int block : {8, 16, 32}) {
+          SCOPED_TRACE(std::string(dtype_name(dtype)) + ", size " + std::to_string(size) + ", beta " +
+                       std::to_string(beta) + ", block " + std::to_string(block));
+          LrnParams p;
+          p.size = size;
+          p.alpha = 0.5;  // large enough that the window sums matter
+          p.beta = beta;
+          p.k = 1;
+          const Tensor x = random_tensor({2, 32, 3, 5}, dtype, rng), dy = random_tensor(x.shape(), dtype, rng);
+          Tensor y(x.shape(), dtype), ws, dx(x.shape(), dtype);
+          plain_backend->lrn_forward(x, y, ws, p);
+          plain_backend->lrn_backward(x, y, dy, ws, dx, p);
+          auto to_block = [&](const Tensor& t) {
+            Tensor b = Tensor(t.shape(), t.dtype()).with_channel_block(block);
+            convert_channel_layout(t, b, 1);
+            return b;
+          };
+          auto to_plain = [&](const Tensor& t) {
+            Tensor out(t.shape(), t.dtype());
+            convert_channel_layout(t, out, 1);
+            return out;
+          };
+          const Tensor xb = to_block(x), dyb = to_block(dy);
+          Tensor yb = to_block(y), wsb, dxb = to_block(dx);
+          cpu::lrn_blocked_forward(2, xb, yb, wsb, p);
+          cpu::lrn_blocked_backward(2, xb, yb, dyb, wsb, dxb, p);
+          const double tolerance = dtype == DType::f32 ? 1e-6 : 1e-13;
+          EXPECT_TRUE(all_near(to_plain(wsb), ws, tolerance)) << "scale";
+          EXPECT_TRUE(all_near(to_plain(yb), y, tolerance));
+          EXPECT_TRUE(all_near(to_plain(dxb), dx, tolerance));
+        }
 }
 
 TEST_F(OnednnBlocked, PoolingBiasAndLrnMatchThePlainLayout) {
