@@ -5,7 +5,9 @@
 // _MklAdd passed the MKL layout along, and a _MklToTf node converted where a plain op read it.
 //
 // Which values become blocked (in execution order, 4-D f32 of C a multiple of the block B):
-//   sources   conv2d and conv2d_grad_input outputs, when some reader can take them blocked
+//   sources   conv2d and conv2d_grad_input outputs, when some reader can take them blocked: in
+//             B, or where B does not divide C (LeNet's 20 and 50 channels) channels-last (NHWC,
+//             a block of all C), which the same backends run (kernels/contract/layout_check.h)
 //   followers batch_norm / batch_norm_inference, pool2d, lrn, bias_add (x), batch_norm_grad (x, dy) and
 //             the elementwise ops (activation and its gradient, add, add_n, mul, scale, axpby,
 //             copy, a fused chain without a bias step; their 4-D operands) when one of those
@@ -99,10 +101,16 @@ int blocked_layout_pass(Graph& g, kernels::Backend& backend) {
     return block != 0 && !t.host && !t.opaque && t.dtype == kernels::DType::f32 && t.shape.size() == 4 &&
            t.shape[1] % block == 0;
   };
-  // Whether input `slot` of n may be a value of block `block`: an elementwise op takes any
-  // layout; the others only their own backend's.
-  auto reads_blocked = [&](const Node& n, int slot, int block) {
-    return takes_blocked(n, slot) && (layout_free(n) || block_of(n) == block);
+  // Whether n's backend runs layout `block` for a value of `channels` channels: its own block,
+  // or channels-last (a block of all the channels) where it has a block.
+  auto runs = [&](const Node& n, int block, std::int64_t channels) {
+    return block != 0 && (block == block_of(n) || (block_of(n) > 0 && block == channels));
+  };
+  auto channels_of = [&](Value v) { return g.type(v).shape.size() == 4 ? g.type(v).shape[1] : 0; };
+  // Whether input `slot` of n may be a value of block `block` and `channels` channels: an
+  // elementwise op takes any layout; the others only what their own backend runs.
+  auto reads_blocked = [&](const Node& n, int slot, int block, std::int64_t channels) {
+    return takes_blocked(n, slot) && (layout_free(n) || runs(n, block, channels));
   };
   const std::vector<int> order = g.execution_order();
   const auto uses = g.uses();
@@ -114,20 +122,25 @@ int blocked_layout_pass(Graph& g, kernels::Backend& backend) {
     if (n.outputs.empty()) continue;
     int block = 0;  // the layout its output takes
     if (n.op == OpKind::conv2d || n.op == OpKind::conv2d_grad_input) {
+      // the backend's block where it divides the channels, else channels-last
+      const std::int64_t channels = channels_of(g.out(id));
+      const int own = block_of(n) > 0 && channels > 0 && channels % block_of(n) != 0 ? static_cast<int>(channels)
+                                                                                      : block_of(n);
       const auto& readers = uses[static_cast<std::size_t>(id)][0];
       if (std::any_of(readers.begin(), readers.end(),
-                      [&](const Use& u) { return reads_blocked(g.node(u.node), u.slot, block_of(n)); }))
-        block = block_of(n);
+                      [&](const Use& u) { return reads_blocked(g.node(u.node), u.slot, own, channels); }))
+        block = own;
     } else if (n.op == OpKind::pool2d_grad || n.op == OpKind::lrn_grad) {
       // the layout its forward ran in (x's, where its layer's backend runs that block), whose
       // workspace it reads: y and dy follow it
       block = g.type(n.inputs[0]).channel_block;
-      if (block_of(n) != block) block = 0;
+      if (!runs(n, block, channels_of(n.inputs[0]))) block = 0;
     } else if (const std::vector<int> group = layout_group(g, n); !group.empty()) {
       auto input = [&](int k) { return g.type(n.inputs[static_cast<std::size_t>(k)]); };
       for (int k : group) block = std::max(block, input(k).channel_block);
       const bool all_fit = std::all_of(group.begin(), group.end(), [&](int k) { return fits(input(k), block); });
-      if (!all_fit || (!layout_free(n) && block_of(n) != block)) block = 0;
+      if (!all_fit || (!layout_free(n) && !runs(n, block, channels_of(n.inputs[static_cast<std::size_t>(group[0])]))))
+        block = 0;
     }
     if (block != 0 && fits(n.outputs[0], block)) {
       n.outputs[0].channel_block = block;
@@ -140,8 +153,9 @@ int blocked_layout_pass(Graph& g, kernels::Backend& backend) {
   auto wants = [&](const Node& n, int slot) {  // the layout input `slot` of n needs
     const std::vector<int> group = layout_group(g, n);
     if (std::find(group.begin(), group.end(), slot) != group.end()) return n.outputs[0].channel_block;
-    const int has = g.type(n.inputs[static_cast<std::size_t>(slot)]).channel_block;
-    return reads_blocked(n, slot, has) ? has : 0;
+    const Value v = n.inputs[static_cast<std::size_t>(slot)];
+    const int has = g.type(v).channel_block;
+    return reads_blocked(n, slot, has, channels_of(v)) ? has : 0;
   };
   std::vector<int> position(static_cast<std::size_t>(g.size()), -1);
   for (std::size_t i = 0; i < order.size(); ++i) position[static_cast<std::size_t>(order[i])] = static_cast<int>(i);

@@ -66,6 +66,34 @@ TEST(BlockedLayout, KeepsTheResidualBlockBlockedAndConvertsBeforeTheClassifier) 
   EXPECT_LE(conversions, 3) << "conversions belong at the edge of the blocked region only";
 }
 
+// Where the block does not divide the channels (20, 12) the values are channels-last (a block
+// of all C: NHWC) from each convolution and its gradient to the classifier, and train as with
+// the pass off.
+TEST(BlockedLayout, GoesChannelsLastWhereTheBlockDoesNotDivideTheChannels) {
+  auto backend = kernels::make_backend("onednn", 2);
+  if (backend->channel_block(kernels::DType::f32) == 0) GTEST_SKIP() << "onednn has no blocked layout on this CPU";
+  const models::ModelSpec spec = testing::parse(lenet_like_text());
+  const models::CheckedModel model(spec);
+  auto training = static_graph::build_training_graph(model, 4, f32_options());
+  static_graph::Graph& g = training.graph;
+  static_graph::run_passes(g, {}, *backend);
+  int channels_last = 0;
+  for (int id : g.execution_order()) {
+    const static_graph::Node& n = g.node(id);
+    const bool layout_op = n.op == OpKind::conv2d || n.op == OpKind::pool2d || n.op == OpKind::lrn ||
+                           n.op == OpKind::batch_norm || n.op == OpKind::lrn_grad || n.op == OpKind::batch_norm_grad;
+    if (!layout_op || n.outputs[0].shape.size() != 4) continue;
+    EXPECT_EQ(n.outputs[0].channel_block, n.outputs[0].shape[1]) << n.name << " is not channels-last";
+    ++channels_last;
+  }
+  EXPECT_GE(channels_last, 8);
+  EngineOptions off = f32_options();
+  off.disabled_passes = {"blocked_layout"};
+  auto plain = make_engine("static", spec, *backend, off);
+  auto blocked = make_engine("static", spec, *backend, f32_options());
+  expect_close(train(*blocked, spec), train(*plain, spec));
+}
+
 TEST(BlockedLayout, TrainsAndEvaluatesAsWithThePassOff) {
   auto backend = kernels::make_backend("onednn", 2);
   if (backend->channel_block(kernels::DType::f32) == 0) GTEST_SKIP() << "onednn has no blocked layout on this CPU";

@@ -1,6 +1,7 @@
 // What the blocked-layout tests of the static strategy (blocked_layout_test.cpp) and the
 // layer-wise strategy (layerwise_blocked_layout_test.cpp) share: a residual network with batch
-// normalisation (16 and 32 channels, a projection shortcut), a few f32 training steps and an
+// normalisation (16 and 32 channels, a projection shortcut), a LeNet-like chain whose channels
+// no block divides (channels-last), a few f32 training steps and an
 // evaluation, and the tolerance within which a blocked run equals the plain one.
 #pragma once
 
@@ -32,6 +33,22 @@ inline std::string residual_bn_text() {
          "layer sum add input=bn2,bnp\n"
          "layer relu2 relu\n"
          "layer pool global_avg_pool\n"
+         "layer ip inner_product outputs=4\n"
+         "layer loss softmax_loss\n";
+}
+
+// LeNet's pattern with channel counts that no block divides (20 and 12): channels-last values
+// through convolution, max pooling, ReLU, LRN, batch norm and a Caffe-ceil average pool (the
+// ablate loops at a block known at run time).
+inline std::string lenet_like_text() {
+  return "model lenet_like\ninput 1 12 12\nclasses 4\n"
+         "layer conv1 convolution outputs=20 kernel=5\n"
+         "layer pool1 pooling mode=max kernel=2 stride=2\n"
+         "layer conv2 convolution outputs=12 kernel=3 pad=1\n"
+         "layer relu2 relu\n"
+         "layer norm2 lrn size=3 alpha=0.0001 beta=0.75\n"
+         "layer bn2 batch_norm\n"
+         "layer pool2 pooling mode=avg kernel=3 stride=2\n"
          "layer ip inner_product outputs=4\n"
          "layer loss softmax_loss\n";
 }

@@ -39,22 +39,6 @@ std::string quick_text() {
          "layer loss softmax_loss\n";
 }
 
-// LeNet's pattern with channel counts that no block divides (20 and 12): channels-last blobs
-// through convolution, max pooling, ReLU, LRN, batch norm and a Caffe-ceil average pool (the
-// ablate loops at a block known at run time).
-std::string lenet_like_text() {
-  return "model lenet_like\ninput 1 12 12\nclasses 4\n"
-         "layer conv1 convolution outputs=20 kernel=5\n"
-         "layer pool1 pooling mode=max kernel=2 stride=2\n"
-         "layer conv2 convolution outputs=12 kernel=3 pad=1\n"
-         "layer relu2 relu\n"
-         "layer norm2 lrn size=3 alpha=0.0001 beta=0.75\n"
-         "layer bn2 batch_norm\n"
-         "layer pool2 pooling mode=avg kernel=3 stride=2\n"
-         "layer ip inner_product outputs=4\n"
-         "layer loss softmax_loss\n";
-}
-
 layerwise::NetOptions blocked_options() {
   layerwise::NetOptions o;
   o.batch = 4;
