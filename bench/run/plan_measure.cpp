@@ -162,8 +162,26 @@ LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunCon
     plain.rows[r].choice = best_of(row, 0, plain_count);
     if (layout_aware(type_of(row.layer))) blocked.rows[r].choice = best_of(row, plain_count, n);
   }
+  // And the whole plan of one candidate, the one whose layer times add up least, blocked and
+  // plain: per-layer times miss what mixing backends costs at run time (3-4% on LeNet, the TF
+  // CNN and cifar10_quick against the single onednn backend, 2026-12-05), so the plan is never
+  // taken over a single backend that runs faster whole.
+  auto single = [&](std::size_t from, std::size_t to) {
+    std::size_t best = from;
+    std::vector<double> total(n, 0.0);
+    for (const LayerPlan::Row& row : chosen.rows)
+      if (row.seconds.size() == n)
+        for (std::size_t i = from; i < to; ++i) total[i] += row.seconds[i];
+    for (std::size_t i = from; i < to; ++i)
+      if (total[i] < total[best]) best = i;
+    LayerPlan p = chosen;
+    for (LayerPlan::Row& row : p.rows)
+      if (row.seconds.size() == n) row.choice = chosen.candidates[best];
+    return std::pair<std::string, LayerPlan>{"single " + chosen.candidates[best].label(), p};
+  };
   std::vector<std::pair<std::string, LayerPlan>> options = {{"per layer", chosen}};
-  for (auto& [name, p] : {std::pair<std::string, LayerPlan&>{"blocked", blocked}, {"plain", plain}}) {
+  for (auto& [name, p] : {std::pair<std::string, LayerPlan>{"blocked", blocked}, {"plain", plain},
+                          single(plain_count, n), single(0, plain_count)}) {
     bool same = false;
     for (const auto& [other, q] : options) same = same || q.summary() == p.summary();
     if (!same) options.emplace_back(name, p);

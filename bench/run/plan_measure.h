@@ -49,7 +49,9 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
 // plain_count candidates are plain) whole plans are timed too, a training step each in
 // interleaved rounds: `chosen` (each layer its fastest), "blocked" (every convolution, batch
 // norm, pooling, LRN and bias layer on its fastest blocked choice, the rest as chosen: an
-// elementwise layer takes either layout) and "plain" (every layer its fastest plain choice);
+// elementwise layer takes either layout), "plain" (every layer its fastest plain choice) and
+// "single <choice>", every layer on the one blocked (and the one plain) candidate whose layer
+// times add up least;
 // then, with up to kMaxLayoutFlips layout-aware layers, the fastest of those beside each
 // plan that differs from it in one such layer's layout (a step of local search; a flip is
 // taken only when faster by more than 2%). The fastest is returned, with layout_note saying

@@ -113,6 +113,7 @@ TEST(PlanRun, ALayerwiseRunWithTheBlockedLayoutTimesItAndWholePlans) {
   EXPECT_TRUE(std::any_of(written.candidates.begin(), written.candidates.end(), [](const PlanChoice& p) { return p.blocked; }));
   const std::string layouts = r.resolved.at("plan_layouts");
   EXPECT_NE(layouts.find("took"), std::string::npos) << layouts;
+  EXPECT_NE(layouts.find(", single "), std::string::npos) << "a single candidate's whole plan is timed too: " << layouts;
   // then the local search: each of c1, p1, c2, p2 in the other layout, timed beside the plan taken
   const std::size_t flips = layouts.find("one layer flipped at a time: it ");
   ASSERT_NE(flips, std::string::npos) << layouts;
