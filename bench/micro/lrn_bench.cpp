@@ -13,16 +13,14 @@ using kernels::Tensor;
 
 constexpr int kN = 50, kC = 64, kH = 12, kW = 12;
 
-enum class Layout { nchw, nhwc, blocked };
-
-OpFactory lrn_factory(bool backward, Layout layout) {
+OpFactory lrn_factory(bool backward, CaseLayout layout) {
   return [backward, layout](kernels::Backend& backend) -> OpRunner {
     kernels::LrnParams p;
     p.size = 9;
     p.alpha = 0.001;
     p.beta = 0.75;
     p.k = 1;
-    const int block = layout == Layout::nhwc ? kC : layout == Layout::blocked ? backend.channel_block(kernels::DType::f32) : 0;
+    const int block = case_block(layout, kC, backend);
     TensorMaker make(backend);
     Tensor x = make.random({kN, kC, kH, kW}).with_channel_block(block), y = make.zeros(x.shape()).with_channel_block(block);
     Tensor dy = make.random(x.shape()).with_channel_block(block), dx = make.zeros(x.shape()).with_channel_block(block);
@@ -37,11 +35,10 @@ OpFactory lrn_factory(bool backward, Layout layout) {
 }  // namespace
 
 void register_lrn_benchmarks() {
-  for (Layout layout : {Layout::nchw, Layout::nhwc, Layout::blocked}) {
-    const std::string name =
-        std::string("lrn/tf_cnn_norm1") + (layout == Layout::nhwc ? "_nhwc" : layout == Layout::blocked ? "_blocked" : "");
-    register_case({name + "/forward", 0, lrn_factory(false, layout), 0, layout != Layout::nchw});
-    register_case({name + "/backward", 0, lrn_factory(true, layout), 0, layout != Layout::nchw});
+  for (CaseLayout layout : kCaseLayouts) {
+    const std::string name = std::string("lrn/tf_cnn_norm1") + case_layout_suffix(layout);
+    register_case({name + "/forward", 0, lrn_factory(false, layout), 0, layout != CaseLayout::nchw});
+    register_case({name + "/backward", 0, lrn_factory(true, layout), 0, layout != CaseLayout::nchw});
   }
 }
 

@@ -75,6 +75,15 @@ void register_case(const OpCase& op) {
   }
 }
 
+int case_block(CaseLayout layout, std::int64_t channels, const kernels::Backend& backend) {
+  if (layout == CaseLayout::nhwc) return static_cast<int>(channels);
+  return layout == CaseLayout::blocked ? backend.channel_block(kernels::DType::f32) : 0;
+}
+
+const char* case_layout_suffix(CaseLayout layout) {
+  return layout == CaseLayout::nhwc ? "_nhwc" : layout == CaseLayout::blocked ? "_blocked" : "";
+}
+
 kernels::Tensor TensorMaker::zeros(const kernels::Shape& shape) {
   return kernels::Tensor(shape, kernels::DType::f32, &backend_.allocator());
 }

@@ -47,6 +47,16 @@ const std::vector<std::pair<std::string, std::string>>& usable_backends();
 // probe's peak at that thread count) when op.flops > 0; bytes_per_second and `bytes` (per call) when op.bytes > 0.
 void register_case(const OpCase& op);
 
+// The layout every 4-D tensor of a case is in (kernels/tensor.h): NCHW, channels-last (one
+// block of all C) or the backend's channel block (nChw16c with AVX-512); the last two are
+// blocked cases (OpCase::blocked).
+enum class CaseLayout { nchw, nhwc, blocked };
+constexpr CaseLayout kCaseLayouts[] = {CaseLayout::nchw, CaseLayout::nhwc, CaseLayout::blocked};
+// The channel block of `layout` for `channels` channels on `backend` (0: NCHW).
+int case_block(CaseLayout layout, std::int64_t channels, const kernels::Backend& backend);
+// "" (NCHW), "_nhwc", "_blocked": the suffix of a case's shape name.
+const char* case_layout_suffix(CaseLayout layout);
+
 // Tensors on the backend's device: uniform in [-1, 1) (host backends) from a fixed-seed
 // generator; labels i32 uniform in [0, classes). Non-host backends get constant values.
 class TensorMaker {

@@ -24,22 +24,12 @@ constexpr PoolShape kShapes[] = {{"lenet_pool1", 64, 20, 24, 24, 2, 2, kernels::
                                  {"lenet_pool2", 64, 50, 8, 8, 2, 2, kernels::PoolPadding::caffe_ceil},
                                  {"tf_cnn_pool1", 50, 64, 24, 24, 3, 2, kernels::PoolPadding::tf_same}};
 
-// The layout every tensor of a case is in (kernels/tensor.h).
-enum class Layout { nchw, nhwc, blocked };
-
-// The channel block of `layout` on `backend`: 0, all C (channels-last, as the layer-wise blocked
-// layout keeps LeNet's blobs on oneDNN) or the backend's own (nChw16c with AVX-512).
-int block_of(Layout layout, const PoolShape& s, const kernels::Backend& backend) {
-  if (layout == Layout::nhwc) return s.c;
-  return layout == Layout::blocked ? backend.channel_block(kernels::DType::f32) : 0;
-}
-
-OpFactory pool_factory(const PoolShape& s, bool backward, Layout layout) {
+OpFactory pool_factory(const PoolShape& s, bool backward, CaseLayout layout) {
   return [s, backward, layout](kernels::Backend& backend) -> OpRunner {
     const kernels::Pool2dParams p =
         kernels::make_pool2d_params(kernels::PoolKind::max, s.kernel, s.stride, 0, s.padding, s.h, s.w);
     TensorMaker make(backend);
-    const int block = block_of(layout, s, backend);
+    const int block = case_block(layout, s.c, backend);
     Tensor x = make.random({s.n, s.c, s.h, s.w}).with_channel_block(block);
     Tensor y = make.zeros({s.n, s.c, p.out_h, p.out_w}).with_channel_block(block);
     Tensor dy = make.random(y.shape()).with_channel_block(block), dx = make.zeros(x.shape()).with_channel_block(block);
@@ -55,11 +45,10 @@ OpFactory pool_factory(const PoolShape& s, bool backward, Layout layout) {
 
 void register_pool_benchmarks() {
   for (const PoolShape& s : kShapes)
-    for (Layout layout : {Layout::nchw, Layout::nhwc, Layout::blocked}) {
-      if (layout == Layout::blocked && s.c % 16 != 0) continue;  // no block divides LeNet's channels
-      const std::string name =
-          std::string("pool/") + s.name + (layout == Layout::nhwc ? "_nhwc" : layout == Layout::blocked ? "_blocked" : "");
-      const bool blocked = layout != Layout::nchw;
+    for (CaseLayout layout : kCaseLayouts) {
+      if (layout == CaseLayout::blocked && s.c % 16 != 0) continue;  // neither 16 nor 8 divides LeNet's 20 and 50
+      const std::string name = std::string("pool/") + s.name + case_layout_suffix(layout);
+      const bool blocked = layout != CaseLayout::nchw;
       register_case({name + "/forward", 0, pool_factory(s, false, layout), 0, blocked});
       register_case({name + "/backward", 0, pool_factory(s, true, layout), 0, blocked});
     }

@@ -32,6 +32,17 @@ Tensor plain_copy(Backend& b, const Tensor& t) {
   b.copy(t, out);
   return out;
 }
+// The same by the host loops (channel_blocks.h), for the loop tests that take no backend.
+Tensor in_block(const Tensor& t, int block) {
+  Tensor out = Tensor(t.shape(), t.dtype()).with_channel_block(block);
+  convert_channel_layout(t, out, 1);
+  return out;
+}
+Tensor in_plain(const Tensor& t) {
+  Tensor out(t.shape(), t.dtype());
+  convert_channel_layout(t, out, 1);
+  return out;
+}
 
 TEST(ChannelBlock, TheViewIsChecked) {
   Tensor t({2, 32, 3, 5});
@@ -228,20 +239,12 @@ TEST(BlockedPoolLoops, MatchTheNchwLoopsForEitherBlockAndChannelsLast) {
         const Tensor dy = random_tensor(out, DType::f32, rng);
         plain_backend->pool2d_forward(x, y, ws, p);
         plain_backend->pool2d_backward(x, y, dy, ws, dx, p);
-        auto to_block = [&](const Tensor& t) {
-          Tensor b = Tensor(t.shape(), t.dtype()).with_channel_block(block);
-          convert_channel_layout(t, b, 1);
-          return b;
-        };
-        const Tensor xb = to_block(x), dyb = to_block(dy);
+        const Tensor xb = in_block(x, block), dyb = in_block(dy, block);
         Tensor yb = Tensor(out, DType::f32).with_channel_block(block), wsb, dxb = Tensor(x.shape(), DType::f32).with_channel_block(block);
         cpu::pool2d_blocked_forward(2, xb, yb, wsb, p);
         cpu::pool2d_blocked_backward(2, gradient, xb, yb, dyb, wsb, dxb, p);
-        Tensor y_back(out), dx_back(x.shape());
-        convert_channel_layout(yb, y_back, 1);
-        convert_channel_layout(dxb, dx_back, 1);
-        EXPECT_TRUE(all_near(y_back, y, 1e-6));
-        EXPECT_TRUE(all_near(dx_back, dx, 1e-6));
+        EXPECT_TRUE(all_near(in_plain(yb), y, 1e-6));
+        EXPECT_TRUE(all_near(in_plain(dxb), dx, 1e-6));
       }
 }
 
@@ -265,24 +268,14 @@ TEST(BlockedLrnLoops, MatchTheNchwLoopsForEitherBlockAndChannelsLast) {
           Tensor y(x.shape(), dtype), ws, dx(x.shape(), dtype);
           plain_backend->lrn_forward(x, y, ws, p);
           plain_backend->lrn_backward(x, y, dy, ws, dx, p);
-          auto to_block = [&](const Tensor& t) {
-            Tensor b = Tensor(t.shape(), t.dtype()).with_channel_block(block);
-            convert_channel_layout(t, b, 1);
-            return b;
-          };
-          auto to_plain = [&](const Tensor& t) {
-            Tensor out(t.shape(), t.dtype());
-            convert_channel_layout(t, out, 1);
-            return out;
-          };
-          const Tensor xb = to_block(x), dyb = to_block(dy);
-          Tensor yb = to_block(y), wsb, dxb = to_block(dx);
+          const Tensor xb = in_block(x, block), dyb = in_block(dy, block);
+          Tensor yb = in_block(y, block), wsb, dxb = in_block(dx, block);
           cpu::lrn_blocked_forward(2, xb, yb, wsb, p);
           cpu::lrn_blocked_backward(2, xb, yb, dyb, wsb, dxb, p);
           const double tolerance = dtype == DType::f32 ? 1e-6 : 1e-13;
-          EXPECT_TRUE(all_near(to_plain(wsb), ws, tolerance)) << "scale";
-          EXPECT_TRUE(all_near(to_plain(yb), y, tolerance));
-          EXPECT_TRUE(all_near(to_plain(dxb), dx, tolerance));
+          EXPECT_TRUE(all_near(in_plain(wsb), ws, tolerance)) << "scale";
+          EXPECT_TRUE(all_near(in_plain(yb), y, tolerance));
+          EXPECT_TRUE(all_near(in_plain(dxb), dx, tolerance));
         }
 }
 
