@@ -63,9 +63,10 @@ struct EngineOptions {
   // ExponentialMovingAverage, decay 0.9999 in the CIFAR-10 tutorial); 0: the weights as trained.
   double weight_average_decay = 0;
 
-  // --- layer-wise strategy (Caffe) ---
-  // Channel-blocked blobs between the layers whose backend runs them blocked, converted where
-  // a reader takes NCHW only (Intel Caffe's MKL-DNN engine; graph/layerwise/net.h).
+  // --- layer-wise (Caffe) and dynamic (Torch) strategies ---
+  // Channel-blocked blobs (tensors) between the layers whose backend runs them blocked,
+  // converted where a reader takes NCHW only (Intel Caffe's MKL-DNN engine, graph/layerwise/
+  // net.h; Intel's MKL-DNN Torch and PyTorch's to_mkldnn, graph/dynamic/context.h).
   bool blocked_layout = false;
   // --- dynamic strategy (Torch, PyTorch) ---
   bool caching_allocator = true;  // reuse freed blocks by size, as PyTorch's allocator

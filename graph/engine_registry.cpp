@@ -25,7 +25,7 @@ const std::vector<StrategyInfo>& strategies() {
        layerwise::missing_builders},
       {"dynamic",
        "Torch7, PyTorch",
-       {{"caching_allocator", "caching-allocator"}, {"per_sample", "per-sample"}},
+       {{"caching_allocator", "caching-allocator"}, {"per_sample", "per-sample"}, {"blocked_layout", "blocked-layout"}},
        dynamic::make_dynamic_engine,
        nullptr,
        dynamic::missing_builders},

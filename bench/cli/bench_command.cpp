@@ -125,7 +125,7 @@ double measure_ablate(const Workload& w, const std::string& backend_name, int th
                       : bench_backend(backend_name, threads, layout);
   graph::EngineOptions options;
   options.disabled_passes = disabled_passes;  // static strategy: --passes
-  options.blocked_layout = blocked_layout;    // layer-wise strategy: --blocked-layout
+  options.blocked_layout = blocked_layout;    // layer-wise and dynamic strategies: --blocked-layout
   options.dtype = dtype;
   options.batch = batch;
   options.optimizer = bench_optimizer();
@@ -272,11 +272,11 @@ int bench_main(const run::Flags& args) {
       throw std::invalid_argument("--passes " + passes + ": unknown pass '" + name + "' (the passes: " +
                                   run::join(run::static_pass_names(), ", ") + ")");
   kernels::DType dtype = kernels::parse_dtype(args.get("precision", "f32"));
-  // --blocked-layout (layer-wise only): channel-blocked blobs, as `ablate run --blocked-layout`.
+  // --blocked-layout (layer-wise and dynamic): channel-blocked activations, as `ablate run --blocked-layout`.
   const bool blocked_layout = args.has("blocked-layout") && run::parse_switch(args.get("blocked-layout"), "--blocked-layout");
-  if (blocked_layout && strategy != "layerwise")
-    throw std::invalid_argument("--blocked-layout on: the layer-wise strategy's switch; --strategy is " + strategy +
-                                " (the static strategy's is its blocked_layout pass, --passes)");
+  if (blocked_layout && strategy != "layerwise" && strategy != "dynamic")
+    throw std::invalid_argument("--blocked-layout on: the layer-wise and dynamic strategies' switch; --strategy is " +
+                                strategy + " (the static strategy's is its blocked_layout pass, --passes)");
   // --huge-pages: every row's tensors (and the plan's measurement) under one allocator policy.
   const kernels::HugePages huge_pages = kernels::parse_huge_pages(args.get("huge-pages", "system"), "--huge-pages");
   kernels::set_host_huge_pages(huge_pages);
@@ -432,8 +432,8 @@ Command bench_command() {
               {"threads", "LIST", "comma-separated thread counts (default 1,2)"},
               {"strategy", "NAME", "execution strategy (default layerwise)"},
               {"passes", "SPEC", "static strategy's graph passes: all (default), all,-conv_activation_fusion, or a list to keep"},
-              {"blocked-layout", "on|off", "layer-wise strategy: channel-blocked blobs between the layers run blocked "
-                                           "(as ablate run; default off)"},
+              {"blocked-layout", "on|off", "layer-wise and dynamic strategies: channel-blocked activations between the "
+                                           "layers run blocked (as ablate run; default off)"},
               {"onednn-conv-layout", "NAME", "the onednn row's convolution layout: autotune (default), plain, nhwc or blocked"},
               {"precision", "f32|f64", "default f32"},
               {"huge-pages", "system|madvise", "ablate's host tensors as malloc gives them (default) or, from 2 MiB, on transparent "

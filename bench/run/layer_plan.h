@@ -82,7 +82,7 @@ struct PlanKey {
   std::string dtype;   // f32, f64
   std::string strategy;
   std::string passes;     // the static strategy's: "all" or "all,-blocked_layout,..."; the layer-wise
-                          // strategy's "blocked_layout" under --blocked-layout on; otherwise ""
+                          // and dynamic strategies' "blocked_layout" under --blocked-layout on; otherwise ""
   std::string threading;  // "measured" (chosen per layer) or "run <name>" (--plan-threading run)
   std::string version;    // ablate's version and git revision
   bool operator==(const PlanKey&) const = default;

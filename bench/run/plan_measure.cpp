@@ -276,11 +276,12 @@ std::vector<PlanChoice> plan_candidates(const BackendSettings& run, bool measure
 
 std::vector<PlanChoice> blocked_candidates(const RunConfig& config) {
   std::vector<PlanChoice> out;
-  // The static strategy's blocked_layout pass, or the layer-wise strategy's --blocked-layout on.
+  // The static strategy's blocked_layout pass, or the layer-wise or dynamic strategy's
+  // --blocked-layout on.
   const auto& disabled = config.switches.disabled_passes;
   const bool static_pass = config.strategy == "static" &&
                            std::find(disabled.begin(), disabled.end(), "blocked_layout") == disabled.end();
-  if (!static_pass && !(config.strategy == "layerwise" && config.switches.blocked_layout)) return out;
+  if (!static_pass && !(config.strategy != "static" && config.switches.blocked_layout)) return out;
   for (const std::string& name : kernels::backend_names()) {
     if (name == "cuda") continue;
     for (kernels::cpu::ConvLowering l : kernels::conv_lowerings_of(name)) {
@@ -307,7 +308,7 @@ PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec) {
     k.passes = "all";
     for (const std::string& p : config.switches.disabled_passes) k.passes += ",-" + p;
   }
-  if (config.strategy == "layerwise" && config.switches.blocked_layout) k.passes = "blocked_layout";
+  if (config.strategy != "static" && config.switches.blocked_layout) k.passes = "blocked_layout";
   if (config.plan_threading == "run") {
     const auto t = run_threading(config.backend);
     k.threading = std::string("run ") + (t ? kernels::cpu::threading_name(*t) : "default");

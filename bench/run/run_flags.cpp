@@ -50,8 +50,9 @@ const std::vector<FlagSpec>& run_flags() {
       {"malloc", "system|keep", "glibc malloc: its defaults (large freed blocks go back to the system: page faults every step) or keep them mapped"},
       {"huge-pages", "system|madvise", "host tensors as malloc gives them, or blocks of 2 MiB and more 2 MiB-aligned and marked for transparent huge pages"},
       {"per-sample", "", "dynamic strategy: forward/backward one sample at a time (Torch's CIFAR-10 script)"},
-      {"blocked-layout", "on|off", "layerwise strategy: channel-blocked blobs between the layers the backend runs blocked "
-                                   "(oneDNN's nChw16c; Intel Caffe's MKL-DNN engine); default off (BVLC Caffe's NCHW)"},
+      {"blocked-layout", "on|off", "layerwise and dynamic strategies: channel-blocked activations between the layers the "
+                                   "backend runs blocked (oneDNN's nChw16c, NHWC where 16 does not divide the channels; "
+                                   "Intel Caffe's MKL-DNN engine, PyTorch's to_mkldnn); default off (NCHW)"},
       {"passes", "SPEC", "static strategy: all, all,-cse,-elementwise_fusion, or a list to keep"},
       {"executor", "NAME", "static strategy: sequential or parallel (inter-op pool)"},
       {"inter-op-threads", "N", "static strategy: the parallel executor's threads ('all')"},

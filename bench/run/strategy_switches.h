@@ -24,7 +24,7 @@ std::string parse_strategy(const std::string& text, const std::string& where);
 // (by its preset key); the weight average belongs to all three.
 struct StrategySwitches {
   double weight_average_decay = 0;           // evaluate with an EMA of the weights; 0: off
-  bool blocked_layout = false;               // layerwise
+  bool blocked_layout = false;               // layerwise, dynamic
   bool caching_allocator = true;             // dynamic
   bool per_sample = false;                   // dynamic
   std::string passes = "all";                // static: the --passes spec as given (pass_spec.h)

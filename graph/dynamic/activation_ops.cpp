@@ -40,7 +40,7 @@ struct DropoutNode final : Node {
 
 Variable activation(const Variable& x, kernels::Activation a, bool backward_from_input) {
   Context& c = op_context(kernels::activation_name(a), {&x});
-  kernels::Tensor y = c.empty(x.shape(), x.dtype());
+  kernels::Tensor y = c.empty_like(x.value());  // in x's layout (context.h)
   c.backend().activation_forward(a, x.value(), y);
   return op_output(c, y, {&x}, [&] {
     auto node = std::make_shared<ActivationNode>();

@@ -43,7 +43,7 @@ Variable batch_norm(const Variable& x, const Variable& weight, const Variable& b
                     kernels::Tensor& mean, kernels::Tensor& var) {
   Context& c = op_context("batch_norm", {&x, &weight, &bias});
   const std::int64_t channels = check_inputs("batch_norm", x, weight, bias);
-  kernels::Tensor y = c.empty(x.shape(), x.dtype());
+  kernels::Tensor y = c.empty_like(x.value());  // in x's layout (context.h)
   mean = c.empty({channels}, x.dtype());
   var = c.empty({channels}, x.dtype());
   c.backend().batch_norm_forward_training(x.value(), value_or_none(weight), value_or_none(bias), epsilon, y, mean, var);
@@ -65,7 +65,7 @@ Variable batch_norm_inference(const Variable& x, const Variable& weight, const V
   if (should_record(c, {&x, &weight, &bias}))
     throw std::logic_error("batch_norm_inference: recorded with gradients on; its gradient is not built (evaluate "
                            "under NoGradGuard, or train with batch statistics)");
-  kernels::Tensor y = c.empty(x.shape(), x.dtype());
+  kernels::Tensor y = c.empty_like(x.value());
   c.backend().batch_norm_forward_inference(x.value(), value_or_none(weight), value_or_none(bias), mean, var, epsilon, y);
   return Variable(c, std::move(y));
 }

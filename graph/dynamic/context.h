@@ -37,9 +37,25 @@ class Context {
   // A tensor on the backend's device from the tape's allocator, its values whatever the
   // allocator left (torch.empty): every op that asks for one writes it whole (each kernel's
   // conformance cases start its outputs from random values, tests/kernels/conformance.h).
-  kernels::Tensor empty(const kernels::Shape& shape, kernels::DType dtype) const {
-    return kernels::Tensor::uninitialized(shape, dtype, &allocator_);
+  // `channel_block`: its layout (kernels/tensor.h; 0, NCHW, unless the blocked layout below).
+  kernels::Tensor empty(const kernels::Shape& shape, kernels::DType dtype, int channel_block = 0) const {
+    return kernels::Tensor::uninitialized(shape, dtype, &allocator_).with_channel_block(channel_block);
   }
+  // The same of t's shape, dtype and layout.
+  kernels::Tensor empty_like(const kernels::Tensor& t) const { return empty(t.shape(), t.dtype(), t.channel_block()); }
+
+  // The blocked layout (EngineOptions::blocked_layout; Intel's MKL-DNN builds of Torch and
+  // PyTorch's to_mkldnn tensors): a convolution writes its output in its layer's backend's
+  // channel block where the backend has one (channels-last where the block does not divide
+  // the channels), batch norm, pooling, LRN and the elementwise ops keep their input's layout,
+  // and Sequential converts a blocked input back to NCHW before any other layer
+  // (graph/blocked_layers.h). Off: every tensor NCHW.
+  bool blocked_layout() const { return blocked_layout_; }
+  void set_blocked_layout(bool on) { blocked_layout_ = on; }
+  // The layout a convolution of the current layer (kernels/op_label.h) writes an output of
+  // `channels` channels in: 0 unless the blocked layout is on and the layer's backend has a
+  // block B; then B where it divides the channels, else the channels (channels-last).
+  int conv_output_block(kernels::DType dtype, std::int64_t channels) const;
   // `host` (f32, f64 or i32, on the host) copied to the backend's device as `dtype`, from the
   // tape's allocator (a batch and its labels entering the tape).
   kernels::Tensor to_device(const kernels::Tensor& host, kernels::DType dtype) const;
@@ -65,8 +81,14 @@ class Context {
   kernels::Allocator& allocator_;
   kernels::Allocator& host_allocator_;
   bool grad_enabled_ = true;
+  bool blocked_layout_ = false;
   std::uint64_t sequence_ = 0;
-  std::map<WorkspaceKey, std::pair<kernels::Shape, kernels::DType>> workspaces_;
+  struct WorkspaceKind {
+    kernels::Shape shape;
+    kernels::DType dtype;
+    int channel_block;  // a blocked LRN's scale is in its input's layout
+  };
+  std::map<WorkspaceKey, WorkspaceKind> workspaces_;
 };
 
 // torch.no_grad(): while it lives, ops record nothing on the tape (evaluation).

@@ -70,7 +70,8 @@ Variable conv2d(const Variable& x, const Variable& w, const Variable& b, const k
   Context& c = op_context("conv2d", {&x, &w, &b});
   require(w.defined() && w.value().ndim() == 4, "conv2d", "weight", value_or_none(w), "[K, C, KH, KW]");
   const kernels::Shape& ws = w.shape();
-  kernels::Tensor y = c.empty(conv_output_shape("conv2d", x, w, ws[0], ws[2], ws[3], p), x.dtype());
+  const kernels::Shape out = conv_output_shape("conv2d", x, w, ws[0], ws[2], ws[3], p);
+  kernels::Tensor y = c.empty(out, x.dtype(), c.conv_output_block(x.dtype(), out[1]));  // blocked layout: context.h
   c.backend().conv2d_forward(x.value(), w.value(), value_or_none(b), y, p);
   return op_output(c, std::move(y), {&x, &w, &b}, [&] {
     auto node = std::make_shared<Conv2dNode>();

@@ -6,7 +6,8 @@
 // models::make_initial_parameters, so every strategy starts from the same values.
 // Every tensor the tape makes comes from a CachingAllocator over the backend's allocator
 // (EngineOptions::caching_allocator=false makes it pass every request through).
-// EngineOptions::per_sample is Torch's CIFAR-10 script: forward and backward one sample at a
+// EngineOptions::blocked_layout keeps the tape's activations in the backend's channel block
+// between the layers that run it (context.h). EngineOptions::per_sample is Torch's CIFAR-10 script: forward and backward one sample at a
 // time, each sample's gradient scaled by 1/B so the accumulated gradient is the batch mean's,
 // and one update per batch; the loss returned is the batch mean.
 // EngineOptions::weight_average_decay > 0 evaluates on the shared WeightAverage's shadows
@@ -40,6 +41,7 @@ class DynamicEngine final : public Engine {
         context_(backend, allocator_, backend.device() == kernels::Device::cpu ? allocator_ : host_allocator_),
         model_(model, context_, options.dtype, options.seed),
         optimizer_(options.optimizer, backend) {
+    context_.set_blocked_layout(options.blocked_layout);
     for (ModelParameter& p : model_.parameters())
       parameters_.push_back({p.name, p.variable.value(), p.variable.grad(), p.lr_mult, p.decay_mult});
     for (Parameter& p : parameters_) pointers_.push_back(&p);
@@ -121,7 +123,8 @@ class DynamicEngine final : public Engine {
                   {"allocator_peak_bytes", double(c.peak_in_use_bytes)},
                   {"allocator_peak_reserved_bytes", double(c.peak_reserved_bytes)}};
     r.settings = {{"caching_allocator", options_.caching_allocator ? "on" : "off"},
-                  {"per_sample", options_.per_sample ? "on" : "off"}};
+                  {"per_sample", options_.per_sample ? "on" : "off"},
+                  {"blocked_layout", options_.blocked_layout ? "on" : "off"}};
     return r;
   }
 

@@ -45,7 +45,7 @@ void check_same(const char* op, const Variable& a, const Variable& b) {
 Variable add(const Variable& a, const Variable& b) {
   Context& c = op_context("add", {&a, &b});
   check_same("add", a, b);
-  kernels::Tensor y = c.empty(a.shape(), a.dtype());
+  kernels::Tensor y = c.empty_like(a.value());  // in the inputs' layout (context.h)
   c.backend().add(a.value(), b.value(), y);
   return op_output(c, std::move(y), {&a, &b}, [] { return std::make_shared<AddNode>(); });
 }
@@ -59,7 +59,7 @@ Variable add(const std::vector<Variable>& xs) {
   if (xs.size() < 2)
     throw std::invalid_argument("add: given " + std::to_string(xs.size()) + " inputs; expected two or more");
   for (std::size_t k = 1; k < xs.size(); ++k) check_same("add", xs[0], xs[k]);
-  kernels::Tensor y = c.empty(xs[0].shape(), xs[0].dtype());
+  kernels::Tensor y = c.empty_like(xs[0].value());
   c.backend().add(xs[0].value(), xs[1].value(), y);
   for (std::size_t k = 2; k < xs.size(); ++k) c.backend().add(y, xs[k].value(), y);
   return op_output(c, std::move(y), inputs, [] { return std::make_shared<AddNode>(); });
@@ -68,7 +68,7 @@ Variable add(const std::vector<Variable>& xs) {
 Variable mul(const Variable& a, const Variable& b) {
   Context& c = op_context("mul", {&a, &b});
   check_same("mul", a, b);
-  kernels::Tensor y = c.empty(a.shape(), a.dtype());
+  kernels::Tensor y = c.empty_like(a.value());
   c.backend().mul(a.value(), b.value(), y);
   return op_output(c, std::move(y), {&a, &b}, [&] {
     auto node = std::make_shared<MulNode>();

@@ -10,29 +10,31 @@ namespace ablate::graph::dynamic {
 
 bool InputGrads::wanted(std::size_t i) const { return i < node_.edges.size() && node_.edges[i].wanted(); }
 
-kernels::Tensor& InputGrads::target(std::size_t i, const kernels::Shape& shape, kernels::DType dtype, bool& first) {
+kernels::Tensor& InputGrads::target(std::size_t i, const kernels::Shape& shape, kernels::DType dtype, int channel_block,
+                                    bool& first) {
   if (!wanted(i))
     throw std::logic_error(std::string("node '") + node_.name() + "': input " + std::to_string(i) +
                            " needs no gradient");
   Edge& edge = node_.edges[i];
   kernels::Tensor& grad = edge.node ? edge.node->grad : edge.leaf->grad;
   first = grad.empty() || (edge.leaf && edge.leaf->grad_is_zero);
-  if (grad.empty()) grad = context_.empty(shape, dtype);
+  if (grad.empty()) grad = context_.empty(shape, dtype, channel_block);
   if (edge.leaf) edge.leaf->grad_is_zero = false;
-  if (grad.shape() != shape || grad.dtype() != dtype)
+  if (grad.shape() != shape || grad.dtype() != dtype || grad.channel_block() != channel_block)
     throw std::logic_error(std::string("node '") + node_.name() + "': gradient of input " + std::to_string(i) +
-                           " is " + grad.describe() + "; expected " + std::string(kernels::dtype_name(dtype)) +
-                           kernels::shape_string(shape));
+                           " is " + grad.describe() + "; expected " +
+                           std::string(kernels::dtype_name(dtype)) + kernels::shape_string(shape) +
+                           (channel_block ? " nChw" + std::to_string(channel_block) + "c" : ""));
   return grad;
 }
 
-kernels::Tensor& InputGrads::out(std::size_t i, const kernels::Shape& shape, kernels::DType dtype) {
+kernels::Tensor& InputGrads::out(std::size_t i, const kernels::Shape& shape, kernels::DType dtype, int channel_block) {
   bool first = false;
-  kernels::Tensor& grad = target(i, shape, dtype, first);
+  kernels::Tensor& grad = target(i, shape, dtype, channel_block, first);
   if (first) return grad;
   Pending& p = next_pending();
   p.target = &grad;
-  p.temp = context_.empty(shape, dtype);
+  p.temp = context_.empty(shape, dtype, channel_block);
   return p.temp;
 }
 
@@ -46,14 +48,14 @@ void InputGrads::pass(std::size_t i, const kernels::Tensor& g) {
     return;
   }
   if (edge.node && edge.node.get() == shared_with_) {  // an in-place sum would change g itself
-    kernels::Tensor sum = context_.empty(g.shape(), g.dtype());
+    kernels::Tensor sum = context_.empty_like(g);
     backend().add(edge.node->grad, g, sum);
     edge.node->grad = std::move(sum);
     shared_with_ = nullptr;
     return;
   }
   bool first = false;
-  kernels::Tensor& grad = target(i, g.shape(), g.dtype(), first);
+  kernels::Tensor& grad = target(i, g.shape(), g.dtype(), g.channel_block(), first);
   if (first)
     backend().copy(g, grad);
   else

@@ -40,8 +40,11 @@ class InputGrads {
   // The tensor to write input i's gradient into (shape and dtype of that input; overwritten
   // by the caller). It is the input's own gradient when this is the first one it receives,
   // else a temporary that finish() adds to it. Call at most once per input.
-  kernels::Tensor& out(std::size_t i, const kernels::Shape& shape, kernels::DType dtype);
-  kernels::Tensor& out(std::size_t i, const kernels::Tensor& like) { return out(i, like.shape(), like.dtype()); }
+  // `channel_block`: the input's layout (kernels/tensor.h), a blocked input's gradient in it.
+  kernels::Tensor& out(std::size_t i, const kernels::Shape& shape, kernels::DType dtype, int channel_block = 0);
+  kernels::Tensor& out(std::size_t i, const kernels::Tensor& like) {
+    return out(i, like.shape(), like.dtype(), like.channel_block());
+  }
   // Input i's gradient is `g` itself: shared when it is the input's first gradient (once per
   // backward call, so that two inputs never share storage), else copied or added. A later
   // pass of g to the input that shares it (add(a, a)) sums into a new tensor, leaving g as it
@@ -56,7 +59,8 @@ class InputGrads {
     kernels::Tensor temp;
   };
   // Input i's gradient tensor; `first` tells whether it has received nothing yet.
-  kernels::Tensor& target(std::size_t i, const kernels::Shape& shape, kernels::DType dtype, bool& first);
+  kernels::Tensor& target(std::size_t i, const kernels::Shape& shape, kernels::DType dtype, int channel_block,
+                          bool& first);
 
   Context& context_;
   Node& node_;

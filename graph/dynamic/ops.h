@@ -1,6 +1,7 @@
 // The eager ops of the tape, as torch.nn.functional: each runs its forward through the
 // Backend at once and, when gradients are on and an input requires one, records a node with
-// its backward (node.h). Tensors are NCHW or [N, F]; every input shares one Context and dtype.
+// its backward (node.h). Tensors are NCHW or [N, F] (or channel-blocked under the blocked
+// layout, context.h); every input shares one Context and dtype.
 // Scalars (losses, sums) are f64 [1] host tensors, as the Backend returns them.
 #pragma once
 
@@ -74,6 +75,9 @@ Variable concat(const std::vector<Variable>& xs);
 Variable mul(const Variable& a, const Variable& b);  // same shape
 Variable sum(const Variable& x);                     // host scalar
 Variable reshape(const Variable& x, const kernels::Shape& shape);  // a view, same numel
+// The same values in channel layout `block` (kernels/tensor.h; 0: NCHW), the blocked layout's
+// conversion (context.h); x itself when already in it
+Variable to_channel_block(const Variable& x, int block);
 Variable flatten(const Variable& x);                 // [N, ...] -> [N, numel / N]
 
 }  // namespace ablate::graph::dynamic

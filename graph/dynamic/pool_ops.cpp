@@ -41,7 +41,7 @@ Variable pool2d(const Variable& x, const kernels::Pool2dParams& p) {
     throw std::invalid_argument("pool2d: output " + std::to_string(p.out_h) + "x" + std::to_string(p.out_w) +
                                 " for input " + x.value().describe() + "; resolve the geometry first (models::pool_params)");
   const kernels::Shape& s = x.shape();
-  kernels::Tensor y = c.empty({s[0], s[1], p.out_h, p.out_w}, x.dtype());
+  kernels::Tensor y = c.empty({s[0], s[1], p.out_h, p.out_w}, x.dtype(), x.value().channel_block());  // x's layout
   const WorkspaceKey key{p.kind == kernels::PoolKind::max ? kMaxPool : kAvgPool, s, y.shape()};
   kernels::Tensor workspace = c.workspace(key);
   c.backend().pool2d_forward(x.value(), y, workspace, p);
@@ -59,7 +59,7 @@ Variable pool2d(const Variable& x, const kernels::Pool2dParams& p) {
 Variable lrn(const Variable& x, const kernels::LrnParams& p) {
   Context& c = op_context("lrn", {&x});
   require(x.value().ndim() == 4, "lrn", "input", x.value(), "[N, C, H, W]");
-  kernels::Tensor y = c.empty(x.shape(), x.dtype());
+  kernels::Tensor y = c.empty_like(x.value());
   const WorkspaceKey key{kLrn, x.shape(), y.shape()};
   kernels::Tensor workspace = c.workspace(key);
   c.backend().lrn_forward(x.value(), y, workspace, p);

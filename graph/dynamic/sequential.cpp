@@ -1,9 +1,12 @@
 // Parameters on the device and the forward walk of Sequential (see sequential.h).
 #include "graph/dynamic/sequential.h"
 
+#include <algorithm>
 #include <map>
 
+#include "graph/blocked_layers.h"
 #include "graph/dynamic/module_factory.h"
+#include "graph/dynamic/ops.h"
 #include "kernels/op_label.h"
 #include "models/parameters.h"
 
@@ -50,17 +53,36 @@ void Sequential::make_parameters(Context& context, kernels::DType dtype, std::ui
   }
 }
 
+// The blocked layout (context.h): a layer that takes its inputs blocked as they are
+// (graph/blocked_layers.h) reads them so; any other reads a blocked input converted to NCHW,
+// the conversion labelled with the producer's layer (its cost, as the layer-wise strategy
+// counts its LayoutConvert layers).
+void Sequential::to_layer_layout(std::size_t i, std::vector<Variable>& xs) const {
+  std::vector<int> blocks;
+  for (const Variable& v : xs) blocks.push_back(v.value().channel_block());
+  if (std::none_of(blocks.begin(), blocks.end(), [](int b) { return b != 0; })) return;
+  const models::LayerSpec& layer = model_.layer(i);
+  const int layer_block = xs[0].context().backend().channel_block_for(xs[0].dtype(), layer.name);
+  if (layer_takes_blocked(layer.type, layer_block, blocks)) return;
+  for (std::size_t k = 0; k < xs.size(); ++k) {
+    if (blocks[k] == 0) continue;
+    const models::LayerSpec& producer = model_.layer(static_cast<std::size_t>(model_.inputs(i)[k]));
+    const kernels::OpLabelScope label({"forward", producer.name, producer.type});
+    xs[k] = to_channel_block(xs[k], 0);
+  }
+}
+
 Sequential::Output Sequential::forward(const Variable& x, const ForwardContext& context) {
   std::vector<Variable> outputs(modules_.size());
   std::vector<Variable> xs;
   for (std::size_t i = 0; i < modules_.size(); ++i) {
     xs.clear();
     for (const int input : model_.inputs(i)) xs.push_back(input < 0 ? x : outputs[static_cast<std::size_t>(input)]);
+    if (x.context().blocked_layout()) to_layer_layout(i, xs);
     const kernels::OpLabelScope label({"forward", model_.layer(i).name, model_.layer(i).type});
     outputs[i] = modules_[i]->forward(xs, context);
   }
-  const int scores = model_.input(modules_.size() - 1);
-  return {outputs.back(), scores < 0 ? x : outputs[static_cast<std::size_t>(scores)]};
+  return {outputs.back(), xs.front()};  // the scores: what the loss layer read (NCHW)
 }
 
 }  // namespace ablate::graph::dynamic

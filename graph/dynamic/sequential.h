@@ -51,6 +51,8 @@ class Sequential {
 
  private:
   void make_parameters(Context& context, kernels::DType dtype, std::uint64_t seed);
+  // Under the blocked layout (context.h), layer i's inputs in the layouts it reads.
+  void to_layer_layout(std::size_t i, std::vector<Variable>& xs) const;
 
   models::CheckedModel model_;
   std::vector<std::unique_ptr<Module>> modules_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "graph/blocked_layers.h"
 #include "graph/layerwise/layer_factory.h"
 #include "graph/layerwise/layout_convert_layer.h"
 #include "graph/layerwise/split_layer.h"
@@ -83,26 +84,10 @@ int Net::block_for(const std::string& layer) const {
   return options_.blocked_layout ? backend_.channel_block_for(options_.dtype, layer) : 0;
 }
 
-namespace {
-
-bool elementwise_type(const std::string& type) {
-  return type == "relu" || type == "sigmoid" || type == "tanh" || type == "gelu";
-}
-bool blocked_op_type(const std::string& type) {  // runs blocked where its backend does
-  return type == "convolution" || type == "pooling" || type == "lrn" || type == "batch_norm";
-}
-
-}  // namespace
-
 bool Net::takes_blocked(const std::string& type, const std::string& layer, const std::vector<Blob*>& bottoms) const {
-  if (blocked_op_type(type)) return block_for(layer) > 0;
-  if (elementwise_type(type)) return true;
-  if (type == "add")
-    return bottoms.empty() ||  // not known yet (read_blocked): it may
-           (bottoms[0]->channel_block() > 0 &&
-            std::all_of(bottoms.begin(), bottoms.end(),
-                        [&](const Blob* b) { return b->channel_block() == bottoms[0]->channel_block(); }));
-  return false;
+  std::vector<int> blocks;
+  for (const Blob* b : bottoms) blocks.push_back(b->channel_block());
+  return layer_takes_blocked(type, block_for(layer), blocks);
 }
 
 bool Net::read_blocked(std::size_t i) const {
@@ -163,11 +148,7 @@ void Net::add_layer(std::size_t i) {
   // its input's.
   int block = 0;
   if (ls.type == "convolution") {
-    const int b = block_for(ls.name);
-    if (b > 0 && top->shape().size() == 4 && read_blocked(i)) {
-      const auto channels = static_cast<int>(top->shape()[1]);
-      block = channels % b == 0 ? b : channels;
-    }
+    if (top->shape().size() == 4 && read_blocked(i)) block = conv_output_block(block_for(ls.name), top->shape()[1]);
   } else if (takes_blocked(ls.type, ls.name, bottoms_.back())) {
     block = input_block;
   }

@@ -1,7 +1,8 @@
-// What the blocked-layout tests of the static strategy (blocked_layout_test.cpp) and the
-// layer-wise strategy (layerwise_blocked_layout_test.cpp) share: a residual network with batch
-// normalisation (16 and 32 channels, a projection shortcut), a LeNet-like chain whose channels
-// no block divides (channels-last), a few f32 training steps and an
+// What the blocked-layout tests of the static (blocked_layout_test.cpp), layer-wise
+// (layerwise_blocked_layout_test.cpp) and dynamic (dynamic_blocked_layout_test.cpp) strategies
+// share: a residual network with batch
+// normalisation (16 and 32 channels, a projection shortcut), a cifar10_quick-like chain, a
+// LeNet-like chain whose channels no block divides (channels-last), a few f32 training steps and an
 // evaluation, and the tolerance within which a blocked run equals the plain one.
 #pragma once
 
@@ -33,6 +34,21 @@ inline std::string residual_bn_text() {
          "layer sum add input=bn2,bnp\n"
          "layer relu2 relu\n"
          "layer pool global_avg_pool\n"
+         "layer ip inner_product outputs=4\n"
+         "layer loss softmax_loss\n";
+}
+
+// cifar10_quick's pattern at 8x8: conv -> max pool -> relu -> LRN, conv -> relu -> ave pool
+// (Caffe's ceil-mode windows), a fully connected classifier.
+inline std::string quick_text() {
+  return "model quick_like\ninput 3 8 8\nclasses 4\n"
+         "layer conv1 convolution outputs=16 kernel=3 pad=1\n"
+         "layer pool1 pooling mode=max kernel=3 stride=2\n"
+         "layer relu1 relu\n"
+         "layer norm1 lrn size=3 alpha=0.0001 beta=0.75\n"
+         "layer conv2 convolution outputs=32 kernel=3 pad=1\n"
+         "layer relu2 relu\n"
+         "layer pool2 pooling mode=avg kernel=3 stride=2\n"
          "layer ip inner_product outputs=4\n"
          "layer loss softmax_loss\n";
 }

@@ -24,21 +24,6 @@ namespace {
 
 using namespace testing::blocked;
 
-// cifar10_quick's pattern at 8x8: conv -> max pool -> relu -> LRN, conv -> relu -> ave pool
-// (Caffe's ceil-mode windows), a fully connected classifier.
-std::string quick_text() {
-  return "model quick_like\ninput 3 8 8\nclasses 4\n"
-         "layer conv1 convolution outputs=16 kernel=3 pad=1\n"
-         "layer pool1 pooling mode=max kernel=3 stride=2\n"
-         "layer relu1 relu\n"
-         "layer norm1 lrn size=3 alpha=0.0001 beta=0.75\n"
-         "layer conv2 convolution outputs=32 kernel=3 pad=1\n"
-         "layer relu2 relu\n"
-         "layer pool2 pooling mode=avg kernel=3 stride=2\n"
-         "layer ip inner_product outputs=4\n"
-         "layer loss softmax_loss\n";
-}
-
 layerwise::NetOptions blocked_options() {
   layerwise::NetOptions o;
   o.batch = 4;
