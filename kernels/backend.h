@@ -48,6 +48,10 @@ class Backend {
   // What the backend chose that a result should record, as (name, value): the convolution
   // mode, oneDNN's layouts, cuDNN's algorithms and workspaces.
   virtual std::vector<std::pair<std::string, std::string>> choices() const { return {}; }
+  // Wall seconds this backend has spent so far on one-time work inside its ops (oneDNN:
+  // building primitives and timing their layouts on a first call), which a timer of
+  // steady-state op times subtracts (the plan's, bench/run/plan_measure.cpp). 0: none.
+  virtual double setup_seconds() const { return 0; }
   // The channel block B of the nChw{B}c layout (kernels/tensor.h) in which this backend runs
   // convolution, batch normalisation, pooling and LRN of `dtype`, 0 when it has none
   // (every backend but oneDNN's, which gives its ISA's block in f32: 16 with AVX-512, 8

@@ -86,6 +86,12 @@ int PlannedBackend::threads() const {
   return most;
 }
 
+double PlannedBackend::setup_seconds() const {
+  double total = 0;
+  for (const Owned& o : backends_) total += o.backend->setup_seconds();
+  return total;
+}
+
 bool PlannedBackend::deterministic() const {
   for (const Owned& o : backends_)
     if (!o.backend->deterministic()) return false;

@@ -62,6 +62,7 @@ class PlannedBackend final : public Backend {
   // ("plan.<layer>", "<label>") per route, ("plan.fallback", label), then each backend's own
   // choices prefixed with its label.
   std::vector<std::pair<std::string, std::string>> choices() const override;
+  double setup_seconds() const override;  // its backends' sum
 
  protected:
   void gemm_impl(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <stdexcept>
 
 #include "bench/run/distributed_run.h"
@@ -321,12 +322,18 @@ void check(RunConfig& c, const Names& names, Origins& origins) {
 
   // Strategy switches (the table of strategies, graph/engine.h): a flag the strategy does not
   // use is an error; a preset's is recorded.
+  std::set<std::string> seen;  // a switch of two strategies (blocked_layout) is checked once
   for (const graph::StrategyInfo& info : graph::strategies())
     for (const graph::StrategySwitch& sw : info.switches) {
-      if (!origins.given(sw.key) || c.strategy == info.name) continue;
-      if (origins.from_flag(sw.key))
+      if (!seen.insert(sw.key).second) continue;
+      const std::vector<std::string> users = graph::strategies_using(sw.key);
+      if (!origins.given(sw.key) || std::find(users.begin(), users.end(), c.strategy) != users.end()) continue;
+      if (origins.from_flag(sw.key)) {
+        std::string who;
+        for (std::size_t k = 0; k < users.size(); ++k) who += (k ? " and " : "") + users[k];
         throw std::invalid_argument(origins.of(sw.key) + ": the " + c.strategy + " strategy does not use it (only " +
-                                    info.name + " does)");
+                                    who + (users.size() > 1 ? " do)" : " does)"));
+      }
       c.unused_options.push_back(sw.key);
     }
 }

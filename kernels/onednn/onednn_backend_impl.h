@@ -61,6 +61,7 @@ class OnednnBackend : public cpu::CpuBackend {
 
   // Cache counters: entries built (primitive descriptors + primitives) and cache hits.
   std::int64_t primitive_builds() const { return cache_.counters().builds; }
+  double setup_seconds() const override { return cache_.counters().build_seconds; }
   std::int64_t primitive_hits() const { return cache_.counters().hits; }
   std::size_t cached_primitives() const { return cache_.size(); }
   // The layout each cached convolution primitive runs in: (cache key, "nhwc").

@@ -1,6 +1,8 @@
 // PrimitiveCache and the execution of a cached primitive (see primitive_cache.h).
 #include "kernels/onednn/primitive_cache.h"
 
+#include <chrono>
+
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -75,8 +77,10 @@ CachedPrimitive& PrimitiveCache::get(const CacheKey& key, const Factory& make) {
     ++counters_.hits;
     return *it->second;
   }
+  const auto start = std::chrono::steady_clock::now();
   auto entry = make();  // may throw (unsupported shape): nothing is stored then
   ++counters_.builds;
+  counters_.build_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return *entries_.emplace(key.str(), std::move(entry)).first->second;
 }
 

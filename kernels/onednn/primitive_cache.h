@@ -86,6 +86,7 @@ class CacheKey {
 struct CacheCounters {
   std::int64_t builds = 0;  // entries built (each one or more primitive descriptors + primitive)
   std::int64_t hits = 0;    // calls served by an existing entry
+  double build_seconds = 0; // wall time of the builds (descriptors, primitives, layout timing)
 };
 
 class PrimitiveCache {

@@ -101,6 +101,11 @@ TEST(RunConfig, StrategySwitchFlagsReachTheConfiguration) {
   EXPECT_EQ(s.switches.passes, "all,-cse,-elementwise_fusion");
   EXPECT_EQ(s.switches.disabled_passes, (std::vector<std::string>{"cse", "elementwise_fusion"}));
   EXPECT_TRUE(resolve({}).switches.disabled_passes.empty()) << "default: every pass";
+  // a switch of two strategies: either takes it, the third names both
+  for (const char* strategy : {"layerwise", "dynamic"})
+    EXPECT_TRUE(resolve({"--strategy", strategy, "--blocked-layout", "on"}).switches.blocked_layout) << strategy;
+  EXPECT_CONTAINS(error_of({"--strategy", "static", "--blocked-layout", "on"}),
+                  "--blocked-layout: the static strategy does not use it (only layerwise and dynamic do)");
 }
 
 TEST(RunConfig, PassSpecsAllDropListAndKeepList) {

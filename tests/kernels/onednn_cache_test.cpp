@@ -112,6 +112,19 @@ TEST(OnednnCache, SecondTrainingStepBuildsNothing) {
   EXPECT_EQ(backend.primitive_hits(), 19);
 }
 
+// The one-time work a timer subtracts (Backend::setup_seconds): the builds' wall time grows
+// with the first step and stands still in the second, which builds nothing.
+TEST(OnednnCache, SetupSecondsCountTheBuildsOnly) {
+  OnednnBackend backend;
+  EXPECT_EQ(backend.setup_seconds(), 0.0);
+  LeNetStep step(4);
+  step.run(backend);
+  const double first = backend.setup_seconds();
+  EXPECT_GT(first, 0.0);
+  step.run(backend);
+  EXPECT_EQ(backend.setup_seconds(), first);
+}
+
 TEST(OnednnCache, IdenticalCallBuildsNoPrimitiveNewShapeDoes) {
   OnednnBackend backend;
   Conv2dParams p;
