@@ -3,7 +3,8 @@
 // context.h) lets read a blocked input (kernels/tensor.h), and in which layout a convolution
 // writes. Intel Caffe's MKL-DNN engine and Intel's MKL-DNN Torch kept such private layouts in
 // their blobs and tensors the same way. (The static strategy decides per value in its
-// blocked_layout pass, graph/static/blocked_layout_pass.cpp, by the same rules.)
+// blocked_layout pass, graph/static/blocked_layout_pass.cpp, with rules of its own for the
+// graph's ops, and conv_output_block below.)
 #pragma once
 
 #include <algorithm>

@@ -57,8 +57,9 @@ class Backend {
   // (every backend but oneDNN's, which gives its ISA's block in f32: 16 with AVX-512, 8
   // with AVX2). A backend with a block runs those ops channels-last too (NHWC: a block of all
   // C channels). The static strategy's blocked_layout pass keeps activations in the block
-  // between such ops (graph/static/passes.h), the layer-wise one in the block or, where it
-  // does not divide the channels, channels-last (graph/layerwise/net.h);
+  // between such ops (graph/static/passes.h), the layer-wise and dynamic ones too; where the
+  // block does not divide a convolution's channels, all three go channels-last
+  // (graph/blocked_layers.h);
   // kernels/contract/layout_check.h says which ops take them.
   virtual int channel_block(DType dtype) const { (void)dtype; return 0; }
   // The block in which the ops of `layer` (an op label's layer, kernels/op_label.h) run: the

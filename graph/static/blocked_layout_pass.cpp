@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <map>
 
+#include "graph/blocked_layers.h"
 #include "graph/static/node_label.h"
 #include "graph/static/passes.h"
 
@@ -124,8 +125,7 @@ int blocked_layout_pass(Graph& g, kernels::Backend& backend) {
     if (n.op == OpKind::conv2d || n.op == OpKind::conv2d_grad_input) {
       // the backend's block where it divides the channels, else channels-last
       const std::int64_t channels = channels_of(g.out(id));
-      const int own = block_of(n) > 0 && channels > 0 && channels % block_of(n) != 0 ? static_cast<int>(channels)
-                                                                                      : block_of(n);
+      const int own = conv_output_block(block_of(n), channels);
       const auto& readers = uses[static_cast<std::size_t>(id)][0];
       if (std::any_of(readers.begin(), readers.end(),
                       [&](const Use& u) { return reads_blocked(g.node(u.node), u.slot, own, channels); }))

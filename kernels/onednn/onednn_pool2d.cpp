@@ -44,9 +44,8 @@ struct PoolShape {
       alg = p.avg_count_padding ? algorithm::pooling_avg_include_padding : algorithm::pooling_avg_exclude_padding;
   }
   bool cropped() const { return src_crop != src; }
-  // x as the caller holds it (layout t: nchw or channel-blocked): the cropped window of the
-  // full tensor.
-  memory::desc user_src_md(tag t) const { return f32_md(src, t).submemory_desc(src_crop, {0, 0, 0, 0}); }
+  // x as the caller holds it (NCHW): the cropped window of the full tensor.
+  memory::desc user_src_md() const { return f32_md(src, tag::nchw).submemory_desc(src_crop, {0, 0, 0, 0}); }
   void add_to(CacheKey& key) const {
     key.add(src).add(dst).add(kernel).add(strides).add(pad_l).add(static_cast<std::int64_t>(alg));
   }
@@ -62,33 +61,27 @@ struct PoolShape {
 // their max forward ran in two vector passes the loops were half the primitive's speed there;
 // cifar10_quick's Caffe-ceil average pools, which the primitive averages otherwise, took
 // 12.9-14.7 ms backward a step on NCHW copies converted there and back, 3.9-4.4 on the loops.)
-bool loops_for_layout(const Tensor& x) { return x.channel_block() > 0; }
-
-// The primitive runs in the caller's layout t (nchw, or channel-blocked: no reorder).
-dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, tag t, const dnnl::primitive_attr& attr,
+// So the primitive only ever sees NCHW.
+dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, const dnnl::primitive_attr& attr,
                                                  const dnnl::engine& engine) {
-  dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_training, s.alg, f32_md(s.src_crop, t), f32_md(s.dst, t),
-                                   s.strides, s.kernel, s.pad_l, s.pad_r);
+  dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_training, s.alg, f32_md(s.src_crop, tag::nchw),
+                                   f32_md(s.dst, tag::nchw), s.strides, s.kernel, s.pad_l, s.pad_r);
   return dnnl::pooling_forward::primitive_desc(desc, attr, engine);
 }
 
 }  // namespace
 
 void OnednnBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
+  if (x.channel_block() > 0) return cpu::pool2d_blocked_forward(loop_threads_, x, y, workspace, p);
   PoolShape s(x, p);
-  if (x.dtype() != DType::f32 || !s.supported || loops_for_layout(x)) {
-    if (x.channel_block() > 0) return cpu::pool2d_blocked_forward(loop_threads_, x, y, workspace, p);
-    return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
-  }
-  const tag t = activation_tag(x);
+  if (x.dtype() != DType::f32 || !s.supported) return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
   CacheKey key("pool2d_fwd");
   s.add_to(key);
-  key.add(x.channel_block());
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
-    auto pd = forward_pd(s, t, attr(), engine_);
+    auto pd = forward_pd(s, attr(), engine_);
     entry.primitive = dnnl::pooling_forward(pd);
-    entry.add_input(engine_, DNNL_ARG_SRC, s.user_src_md(t), pd.src_desc());
-    entry.add_output(engine_, DNNL_ARG_DST, f32_md(s.dst, t), pd.dst_desc());
+    entry.add_input(engine_, DNNL_ARG_SRC, s.user_src_md(), pd.src_desc());
+    entry.add_output(engine_, DNNL_ARG_DST, f32_md(s.dst, tag::nchw), pd.dst_desc());
     add_workspace_and_scratchpad(entry, engine_, pd, /*forward=*/true);
   });
   run_forward_with_workspace(prim, stream_, x, y, workspace);
@@ -96,27 +89,23 @@ void OnednnBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& work
 
 void OnednnBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                                          Tensor& dx, const Pool2dParams& p) {
+  if (x.channel_block() > 0)
+    return cpu::pool2d_blocked_backward(loop_threads_, pool_gradient(), x, y, dy, workspace, dx, p);
   PoolShape s(x, p);
   // oneDNN's max-pooling backward routes dy to one cell per window: Theano's gradient to every
   // maximal cell (PoolGradient::all) is the shared loop's, which reads x and y.
-  if (x.dtype() != DType::f32 || !s.supported || loops_for_layout(x) ||
-      (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all)) {
-    if (x.channel_block() > 0)
-      return cpu::pool2d_blocked_backward(loop_threads_, pool_gradient(), x, y, dy, workspace, dx, p);
+  if (x.dtype() != DType::f32 || !s.supported || (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all))
     return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
-  }
-  const tag t = activation_tag(x);
   CacheKey key("pool2d_bwd");
   s.add_to(key);
-  key.add(x.channel_block());
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
-    auto hint = forward_pd(s, t, attr(), engine_);
-    dnnl::pooling_backward::desc desc(s.alg, f32_md(s.src_crop, t), f32_md(s.dst, t), s.strides, s.kernel, s.pad_l,
-                                      s.pad_r);
+    auto hint = forward_pd(s, attr(), engine_);
+    dnnl::pooling_backward::desc desc(s.alg, f32_md(s.src_crop, tag::nchw), f32_md(s.dst, tag::nchw), s.strides,
+                                      s.kernel, s.pad_l, s.pad_r);
     dnnl::pooling_backward::primitive_desc pd(desc, attr(), engine_, hint);
     entry.primitive = dnnl::pooling_backward(pd);
-    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, t), pd.diff_dst_desc());
-    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, s.user_src_md(t), pd.diff_src_desc());
+    entry.add_input(engine_, DNNL_ARG_DIFF_DST, f32_md(s.dst, tag::nchw), pd.diff_dst_desc());
+    entry.add_output(engine_, DNNL_ARG_DIFF_SRC, s.user_src_md(), pd.diff_src_desc());
     add_workspace_and_scratchpad(entry, engine_, pd, /*forward=*/false);
   });
   if (s.cropped()) dx.zero();  // rows and columns no window reads get no gradient

@@ -111,4 +111,23 @@ inline void expect_close(const Trained& a, const Trained& b) {
   EXPECT_NE(a.losses.front(), a.losses.back());
 }
 
+// The switch --blocked-layout on: f32_options() with EngineOptions::blocked_layout.
+inline EngineOptions blocked_layout_options() {
+  EngineOptions o = f32_options();
+  o.blocked_layout = true;
+  return o;
+}
+
+// Under `strategy` (layerwise, dynamic) on `backend`, each of the three models above trains and
+// evaluates with --blocked-layout on as with it off (expect_close).
+inline void expect_blocked_layout_trains_as_plain(const std::string& strategy, kernels::Backend& backend) {
+  for (const std::string& text : {residual_bn_text(), quick_text(), lenet_like_text()}) {
+    const models::ModelSpec spec = testing::parse(text);
+    SCOPED_TRACE(strategy + ", " + spec.name);
+    auto plain = make_engine(strategy, spec, backend, f32_options());
+    auto blocked = make_engine(strategy, spec, backend, blocked_layout_options());
+    expect_close(train(*blocked, spec), train(*plain, spec));
+  }
+}
+
 }  // namespace ablate::graph::testing::blocked

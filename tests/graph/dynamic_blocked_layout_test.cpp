@@ -35,22 +35,10 @@ class LayoutRecorder final : public kernels::OpObserver {
   std::map<std::string, int> blocks;
 };
 
-EngineOptions on_options() {
-  EngineOptions o = f32_options();
-  o.blocked_layout = true;
-  return o;
-}
-
 TEST(DynamicBlockedLayout, TrainsAndEvaluatesAsThePlainTape) {
   auto backend = kernels::make_backend("onednn", 2);
   if (backend->channel_block(kernels::DType::f32) == 0) GTEST_SKIP() << "onednn has no blocked layout on this CPU";
-  for (const std::string& text : {residual_bn_text(), quick_text(), lenet_like_text()}) {
-    const models::ModelSpec spec = testing::parse(text);
-    SCOPED_TRACE(spec.name);
-    auto plain = make_engine("dynamic", spec, *backend, f32_options());
-    auto blocked = make_engine("dynamic", spec, *backend, on_options());
-    expect_close(train(*blocked, spec), train(*plain, spec));
-  }
+  expect_blocked_layout_trains_as_plain("dynamic", *backend);
 }
 
 TEST(DynamicBlockedLayout, KeepsTheBlockBetweenTheLayersThatRunItAndConvertsBeforeTheOthers) {
@@ -60,7 +48,7 @@ TEST(DynamicBlockedLayout, KeepsTheBlockBetweenTheLayersThatRunItAndConvertsBefo
   for (const bool lenet : {false, true}) {
     const models::ModelSpec spec = testing::parse(lenet ? lenet_like_text() : residual_bn_text());
     SCOPED_TRACE(spec.name);
-    auto engine = make_engine("dynamic", spec, *backend, on_options());
+    auto engine = make_engine("dynamic", spec, *backend, blocked_layout_options());
     LayoutRecorder recorder;
     backend->set_observer(&recorder);
     train(*engine, spec);
@@ -95,7 +83,7 @@ TEST(DynamicBlockedLayout, ChangesNothingWithoutABlockedBackend) {
   auto backend = kernels::make_backend("eigen", 2);
   ASSERT_EQ(backend->channel_block(kernels::DType::f32), 0);
   const models::ModelSpec spec = testing::parse(lenet_like_text());
-  auto engine = make_engine("dynamic", spec, *backend, on_options());
+  auto engine = make_engine("dynamic", spec, *backend, blocked_layout_options());
   LayoutRecorder recorder;
   backend->set_observer(&recorder);
   train(*engine, spec);

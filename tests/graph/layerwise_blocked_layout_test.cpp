@@ -85,15 +85,7 @@ TEST(LayerwiseBlockedLayout, BlocksBetweenTheBlockedLayersAndConvertsBeforeThePl
 TEST(LayerwiseBlockedLayout, TrainsAndEvaluatesAsThePlainNet) {
   auto backend = kernels::make_backend("onednn", 2);
   if (backend->channel_block(kernels::DType::f32) == 0) GTEST_SKIP() << "onednn has no blocked layout on this CPU";
-  for (const std::string& text : {residual_bn_text(), quick_text(), lenet_like_text()}) {
-    const models::ModelSpec spec = testing::parse(text);
-    SCOPED_TRACE(spec.name);
-    EngineOptions on = f32_options();
-    on.blocked_layout = true;
-    auto plain_engine = make_engine("layerwise", spec, *backend, f32_options());
-    auto blocked_engine = make_engine("layerwise", spec, *backend, on);
-    expect_close(train(*blocked_engine, spec), train(*plain_engine, spec));
-  }
+  expect_blocked_layout_trains_as_plain("layerwise", *backend);
 }
 
 // Under a plan only the layers routed blocked run blocked: conv2 and relu2 on a blocked onednn,
@@ -118,9 +110,7 @@ TEST(LayerwiseBlockedLayout, APlanKeepsOnlyTheLayersItRoutesBlockedBlocked) {
   const models::ModelSpec spec = testing::parse(quick_text());
   auto plain_backend = kernels::make_backend("onednn", 1);
   auto plain_engine = make_engine("layerwise", spec, *plain_backend, f32_options());
-  EngineOptions on = f32_options();
-  on.blocked_layout = true;
-  auto engine = make_engine("layerwise", spec, *planned, on);
+  auto engine = make_engine("layerwise", spec, *planned, blocked_layout_options());
   expect_close(train(*engine, spec), train(*plain_engine, spec));
 }
 
