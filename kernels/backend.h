@@ -259,6 +259,19 @@ class Backend {
   void caffe_sgd_update(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p);
   void torch_sgd_update(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p);
   void adam_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p);
+  // A fully connected layer's weight gradient folded into its update (the static strategy's
+  // update_fusion pass): dw = dy^T x [O, I] as linear_backward_weights computes it, but a band
+  // of rows at a time, each band handed at once to the update of p (the rule of
+  // caffe_sgd_update, torch_sgd_update or adam_update) on the same rows of w and of its state
+  // tensors (`state`: update_state_count(p) tensors shaped like w), so that dw never goes to
+  // memory whole: for TF MNIST's fc1 (3136 x 1024, 12.8 MB) one write and one read of the
+  // gradient less per step (docs/benchmarks.md, "The update folded into the weight gradient").
+  // dbias (may be empty) as in linear_backward_weights. With check_finite, a band whose
+  // gradient holds NaN or inf is left unapplied; returns how many such values there were
+  // (0 without check_finite).
+  std::int64_t linear_backward_weights_update(const Tensor& x, const Tensor& dy, Tensor& w,
+                                              const std::vector<Tensor*>& state, Tensor& dbias, const UpdateParams& p,
+                                              bool check_finite);
 
  protected:
   // The implementations, called with arguments that passed the contract. An implementation
@@ -345,10 +358,17 @@ class Backend {
   virtual void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) = 0;
   virtual void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) = 0;
   virtual void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) = 0;
+  // By default the unfused pair: the whole dw in a buffer kept for the next call (grown to the
+  // largest weight), then the update's own op (kernels/contract/optimizer_ops.cpp); the CPU
+  // backends fold it (kernels/cpu/linear_update.cpp).
+  virtual std::int64_t linear_backward_weights_update_impl(const Tensor& x, const Tensor& dy, Tensor& w,
+                                                           const std::vector<Tensor*>& state, Tensor& dbias,
+                                                           const UpdateParams& p, bool check_finite);
 
  private:
   OpObserver* observer_ = nullptr;
   PoolGradient pool_gradient_ = PoolGradient::first;
+  Tensor unfused_gradient_;  // the default linear_backward_weights_update_impl's dw
 };
 
 }  // namespace ablate::kernels

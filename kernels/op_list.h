@@ -28,7 +28,8 @@
   X(batched_gemm) X(softmax_last_forward) X(softmax_last_backward)                                      \
   X(layer_norm_forward) X(layer_norm_backward) X(permute)                                               \
   X(fused_attention_forward) X(fused_attention_backward)                                                \
-  X(caffe_sgd_update) X(torch_sgd_update) X(adam_update)
+  X(caffe_sgd_update) X(torch_sgd_update) X(adam_update)                                               \
+  X(linear_backward_weights_update)
 
 namespace ablate::kernels {
 

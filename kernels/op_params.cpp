@@ -222,4 +222,6 @@ int conv2d_out_size(int in, int kernel, int stride, int pad_before, int pad_afte
   return static_cast<int>((padded - kernel) / stride + 1);
 }
 
+std::size_t update_state_count(const UpdateParams& p) { return std::holds_alternative<AdamParams>(p) ? 2 : 1; }
+
 }  // namespace ablate::kernels

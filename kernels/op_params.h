@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 
 namespace ablate::kernels {
 
@@ -126,5 +127,11 @@ struct AdamParams {
   double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
   std::int64_t t = 1;
 };
+// One optimizer step, for an op that applies the update itself
+// (Backend::linear_backward_weights_update): its state tensors are Caffe's history, Torch's
+// velocity, or Adam's m and v, in that order.
+using UpdateParams = std::variant<CaffeSgdParams, TorchSgdParams, AdamParams>;
+// How many state tensors the update of p keeps per parameter: 1, 1 or 2.
+std::size_t update_state_count(const UpdateParams& p);
 
 }  // namespace ablate::kernels

@@ -213,6 +213,11 @@ class PlannedBackend final : public Backend {
   void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) override {
     pick().adam_update(w, g, m, v, p);
   }
+  std::int64_t linear_backward_weights_update_impl(const Tensor& x, const Tensor& dy, Tensor& w,
+                                                   const std::vector<Tensor*>& state, Tensor& dbias,
+                                                   const UpdateParams& p, bool check_finite) override {
+    return pick().linear_backward_weights_update(x, dy, w, state, dbias, p, check_finite);
+  }
 
  private:
   struct Owned {

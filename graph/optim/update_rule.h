@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "graph/optim/optimizer_config.h"
@@ -27,6 +28,12 @@ struct UpdateStep {
 // State tensors per parameter: adam 2 (m, v); caffe_sgd, torch_sgd and gd 1 (history or
 // velocity).
 int optimizer_state_count(const std::string& type);
+
+// The update as one Backend op's parameters (kernels::UpdateParams), for an op that applies it
+// itself (Backend::linear_backward_weights_update); none where the rule takes more than that
+// op: adam and adamw with a weight decay (the decay's own pass over w or g first).
+std::optional<kernels::UpdateParams> update_params(const OptimizerConfig& config, const UpdateStep& step, double lr_mult,
+                                                   double decay_mult);
 
 // Updates `value` in place from `grad` (which adam's weight decay modifies); `state` holds
 // optimizer_state_count(config.type) tensors of the parameter's shape.

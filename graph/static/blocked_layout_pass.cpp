@@ -178,7 +178,7 @@ int blocked_layout_pass(Graph& g, kernels::Backend& backend) {
   }
   const double end = g.node(order.back()).order + 1;  // after every node: a fetch may be the last output
   for (Value& f : g.fetches)
-    if (blocked(f)) f = convert(f, 0, end);
+    if (f.valid() && blocked(f)) f = convert(f, 0, end);
   return made;
 }
 

@@ -15,7 +15,8 @@ int dce_pass(Graph& g) {
       stack.push_back(id);
     }
   };
-  for (const Value& v : g.fetches) need(v.node);
+  for (const Value& v : g.fetches)
+    if (v.valid()) need(v.node);  // an invalid fetch: given up by update_fusion
   for (int t : g.targets) need(t);
   while (!stack.empty()) {
     const int id = stack.back();

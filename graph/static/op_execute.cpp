@@ -3,6 +3,7 @@
 #include "graph/static/op_execute.h"
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -66,6 +67,27 @@ void run_update(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io, 
   const OptimizerConfig& o = g.optimizer;
   const UpdateStep step{learning_rate(o.lr, run.iteration), run.iteration, run.updates_done == 0};
   apply_update(b, o, step, n.attrs.lr_mult, n.attrs.decay_mult, *io.in[0], *io.in[1], io.in.data() + 2);
+}
+
+// A weight gradient folded into its update (update_fusion): the band-wise product and update of
+// Backend::linear_backward_weights_update. A band with NaN or inf in its gradient is left
+// unapplied and, under check_gradients, stops the run as check_finite_gradients would.
+void run_gradient_update(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io, const RunContext& run) {
+  const OptimizerConfig& o = g.optimizer;
+  const UpdateStep step{learning_rate(o.lr, run.iteration), run.iteration, run.updates_done == 0};
+  const std::optional<kernels::UpdateParams> p = update_params(o, step, n.attrs.lr_mult, n.attrs.decay_mult);
+  if (!p) throw std::logic_error("static graph: node '" + n.name + "' fuses an update that is not one op (" + o.type + " with weight decay)");
+  const std::vector<Tensor*> state(io.in.begin() + 3, io.in.end());
+  Tensor none;
+  const std::int64_t bad = b.linear_backward_weights_update(flat(*io.in[0]), *io.in[1], *io.in[2], state,
+                                                            n.attrs.bias ? *io.out[0] : none, *p, o.check_gradients);
+  if (bad > 0) {
+    const std::string& param = g.node(n.inputs[2].node).attrs.key;
+    throw DivergenceError("gradient of " + param + " is not finite at iteration " + std::to_string(run.iteration) +
+                          " (0-based; the loss was finite): " + std::to_string(bad) + " NaN or inf among its " +
+                          std::to_string(io.in[2]->numel()) + " values (computed band by band inside its update, "
+                          "update_fusion: the bands holding them were not applied)");
+  }
 }
 
 // The batch normalisation ops (op_kind.h); absent weight and bias are the Backend's "none".
@@ -207,6 +229,7 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
     case OpKind::apply_caffe_sgd:
     case OpKind::apply_torch_sgd:
     case OpKind::apply_adam: run_update(g, n, b, io, run); return;
+    case OpKind::linear_grad_weight_update: run_gradient_update(g, n, b, io, run); return;
     case OpKind::fused_elementwise: run_fused(n, b, io); return;
     case OpKind::allreduce_mean: {
       if (!run.allreduce) throw std::logic_error("static graph: all-reduce node '" + n.name + "' run without an averager");

@@ -61,6 +61,7 @@ const char* op_name(OpKind op) {
     case OpKind::apply_caffe_sgd: return "apply_caffe_sgd";
     case OpKind::apply_torch_sgd: return "apply_torch_sgd";
     case OpKind::apply_adam: return "apply_adam";
+    case OpKind::linear_grad_weight_update: return "linear_grad_weight_update";
     case OpKind::fused_elementwise: return "fused_elementwise";
     case OpKind::allreduce_mean: return "allreduce_mean";
     case OpKind::batch_norm: return "batch_norm";
@@ -79,11 +80,12 @@ bool is_source(OpKind op) {
 
 bool is_update(OpKind op) {
   return op == OpKind::apply_caffe_sgd || op == OpKind::apply_torch_sgd || op == OpKind::apply_adam ||
-         op == OpKind::batch_norm_update;
+         op == OpKind::batch_norm_update || op == OpKind::linear_grad_weight_update;
 }
 
 bool writes_input(OpKind op, std::size_t slot) {
   if (op == OpKind::batch_norm_update) return slot >= 2;
+  if (op == OpKind::linear_grad_weight_update) return slot >= 2;  // w and the slots, not x or dy
   return is_update(op);
 }
 

@@ -64,6 +64,10 @@ enum class OpKind {
   check_numerics,
   // optimizer updates: write their variables in place, no outputs
   apply_caffe_sgd, apply_torch_sgd, apply_adam,
+  // made by the update_fusion pass: (x, dy, w, the update's slots) -> [dbias]: linear_grad_weight
+  // and the apply_* node of its weight in one, the gradient never whole in memory
+  // (Backend::linear_backward_weights_update); writes w and the slots in place
+  linear_grad_weight_update,
   // (mean, var, running statistics' variables): updates the variables in place by the layer's
   // momentum convention, no outputs (TF's AssignMovingAvg ops of the UPDATE_OPS collection)
   batch_norm_update,

@@ -318,6 +318,17 @@ std::vector<TensorType> concat_grad(const Checker& c, const Node& n) {
   return out;
 }
 
+// (x, dy, w, slots...) -> [dbias]: the weight gradient's checks, w of attrs.shape, each slot w's.
+std::vector<TensorType> weight_gradient_update(const Checker& c, const Node& n) {
+  if (n.inputs.size() < 4 || n.inputs.size() > 5) c.fail("expects x, dy, w and one or two slots");
+  if (n.attrs.shape.empty()) c.fail("needs attrs.shape, the weight's shape");
+  if (c.shape(0)[0] != c.shape(1)[0]) c.fail(c.desc(0) + " and " + c.desc(1) + " have different batch sizes");
+  c.exactly(2, n.attrs.shape, "the weight");
+  for (std::size_t k = 3; k < n.inputs.size(); ++k) c.same(2, k);
+  if (n.attrs.bias) return {c.like(1, {c.shape(1)[1]})};
+  return {};
+}
+
 std::vector<TensorType> update(const Checker& c, const Node& n) {
   const std::size_t count = n.op == OpKind::apply_adam ? 4 : 3;
   c.arity(count, count);
@@ -474,6 +485,7 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
     case OpKind::apply_caffe_sgd:
     case OpKind::apply_torch_sgd:
     case OpKind::apply_adam: return update(c, n);
+    case OpKind::linear_grad_weight_update: return weight_gradient_update(c, n);
     case OpKind::fused_elementwise: return fused(c, n);
     case OpKind::allreduce_mean: {  // (gradients of one bucket) -> their means, alike
       if (n.inputs.empty()) c.fail("an all-reduce needs at least one input");

@@ -23,6 +23,11 @@
 //                       dropout mask and the activation gradient) become one fused node
 //                       whose steps run in place on one buffer (Theano's elemwise fusion
 //                       into a Composite; grappler's remapper for bias + activation)
+//   update_fusion       a fully connected layer's weight gradient whose one reader is its
+//                       update becomes one node with it: the gradient computed a band of rows
+//                       at a time and each band applied at once, never whole in memory (PyTorch's
+//                       optimizer in backward); the gradient is no longer fetched
+//                       (update_fusion_pass.cpp)
 //   blocked_layout      activations stay in the backend's channel-blocked layout (nChw16c)
 //                       between the convolutions, batch norms and elementwise ops that run in
 //                       it, with one conversion where an op needs NCHW (TensorFlow 1.x MKL
@@ -62,6 +67,7 @@ int conv_activation_fusion_pass(Graph& graph);
 // and the running max and sum carry over a block boundary in every training step.
 inline constexpr std::int64_t kAttentionBlock = 8;
 int elementwise_fusion_pass(Graph& graph);
+int update_fusion_pass(Graph& graph);
 // Returns how many values it made channel-blocked.
 int blocked_layout_pass(Graph& graph, kernels::Backend& backend);
 int inplace_pass(Graph& graph);

@@ -174,6 +174,7 @@ kernels::Tensor& Session::fetch(std::size_t i) {
   if (i >= graph_.fetches.size())
     throw std::out_of_range("static graph: fetch " + std::to_string(i) + " of " + std::to_string(graph_.fetches.size()));
   const Value v = graph_.fetches[i];
+  if (!v.valid()) return given_up_;  // a gradient update_fusion folded into its update
   return tensors_[static_cast<std::size_t>(v.node)][static_cast<std::size_t>(v.output)];
 }
 

@@ -86,6 +86,7 @@ class Session {
   MemoryPlan plan_;
   std::unique_ptr<RefcountMemory> refcount_;  // refcount mode only
   kernels::Tensor arena_;
+  kernels::Tensor given_up_;  // what fetch() gives for a fetch a pass gave up (always empty)
   NodeTensors tensors_;                                // per node, per output
   std::vector<NodeIO> io_;                             // per node
   std::vector<kernels::OpLabel> labels_;               // per node: node_label.h, set while it runs

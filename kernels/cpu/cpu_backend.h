@@ -106,6 +106,9 @@ class CpuBackend : public Backend {
   void caffe_sgd_update_impl(Tensor& w, Tensor& g, Tensor& history, const CaffeSgdParams& p) override;
   void torch_sgd_update_impl(Tensor& w, Tensor& g, Tensor& velocity, const TorchSgdParams& p) override;
   void adam_update_impl(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamParams& p) override;
+  std::int64_t linear_backward_weights_update_impl(const Tensor& x, const Tensor& dy, Tensor& w,
+                                                   const std::vector<Tensor*>& state, Tensor& dbias,
+                                                   const UpdateParams& p, bool check_finite) override;
 
   // Row-major C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C, leading dimensions as in
   // CBLAS with CblasRowMajor. The one thing eigen and openblas differ in.

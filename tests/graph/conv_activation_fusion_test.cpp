@@ -223,6 +223,7 @@ TEST(ConvActivationFusion, TfMnistTrainingGraphBeforeAndAfter) {
   static_graph::cse_pass(old);
   static_graph::dce_pass(old);
   static_graph::elementwise_fusion_pass(old);
+  static_graph::update_fusion_pass(old);
   static_graph::inplace_pass(old);
   const std::vector<int> old_order = old.execution_order(), off_order = b.execution_order();
   ASSERT_EQ(old_order.size(), off_order.size());

@@ -29,7 +29,9 @@ TEST(StaticEngine, IsRegisteredWithParametersInCanonicalOrder) {
   auto backend = kernels::make_backend("reference");
   auto spec = testing::parse(testing::replaced(testing::tiny_lenet_text(), "layer conv2",
                                                "layer b1 bias bias_lr_mult=3 bias_decay_mult=0\nlayer conv2"));
-  auto engine = make_engine("static", spec, *backend, testing::caffe_sgd_options(4, kernels::DType::f32, 5));
+  EngineOptions options = testing::caffe_sgd_options(4, kernels::DType::f32, 5);
+  options.disabled_passes = {"update_fusion"};  // which gives up ip1's and ip2's gradients
+  auto engine = make_engine("static", spec, *backend, options);
   EXPECT_EQ(engine->strategy(), "static");
   EXPECT_EQ(&engine->backend(), backend.get());
   const auto initial = models::make_initial_parameters(spec, kernels::DType::f32, 5);
@@ -53,6 +55,7 @@ TEST(StaticEngine, GradientsAfterAStepAreTheLayerwiseEnginesAndTheUpdateIsApplie
   auto spec = testing::parse(testing::tiny_lenet_text());
   EngineOptions options = testing::caffe_sgd_options(4, kernels::DType::f64, 2);
   options.optimizer.weight_decay = 0;  // Caffe's SGD adds the decay into the gradient buffer
+  options.disabled_passes = {"update_fusion"};  // the gradients of ip1 and ip2 stay whole
   auto stat = make_engine("static", spec, *backend, options);
   auto layer = make_engine("layerwise", spec, *backend, options);
   auto batch = testing::random_batch(spec, 4, kernels::DType::f64, 3);
@@ -73,7 +76,7 @@ TEST(StaticEngine, OptionErrorsNameTheBadValue) {
   expect_error<std::invalid_argument>(
       [&] { make_engine("static", spec, *backend, options); },
       {"'loop_unrolling'", "constant_folding, cse, dce, attention_fusion, conv_activation_fusion, elementwise_fusion, "
-                           "blocked_layout, inplace, buffer_forwarding, memory_planning, session_buffers, refcount_allocation"});
+                           "update_fusion, blocked_layout, inplace, buffer_forwarding, memory_planning, session_buffers, refcount_allocation"});
   options.disabled_passes = {};
   expect_error<std::invalid_argument>([&] { parse_executor("threaded"); }, {"executor 'threaded'", "sequential or parallel"});
   EXPECT_EQ(parse_executor("parallel"), ExecutorKind::parallel);
@@ -196,7 +199,8 @@ TEST(StaticEngine, ReportListsPassesExecutorAndMemoryCounters) {
     return -1.0;
   };
   EXPECT_EQ(setting("passes_on"),
-            "constant_folding,dce,attention_fusion,conv_activation_fusion,elementwise_fusion,blocked_layout,inplace,memory_planning");
+            "constant_folding,dce,attention_fusion,conv_activation_fusion,elementwise_fusion,update_fusion,blocked_layout,inplace,"
+            "memory_planning");
   // The memory passes the planned arena supersedes are off (memory_mode.h).
   EXPECT_EQ(setting("passes_off"), "cse,buffer_forwarding,session_buffers,refcount_allocation");
   EXPECT_EQ(setting("executor"), "parallel");

@@ -1,0 +1,101 @@
+// The optimizers' per-element update rules (kernels/op_params.h) over one range of elements,
+// shared by the update ops (optimizer_updates.cpp: the whole parameter, split over the
+// threads) and the weight gradient folded into its update (linear_update.cpp: one band of
+// rows at a time, while the band's gradient is in cache):
+//   Caffe SGD (sgd_solver.cpp):  g += wd w;  h = momentum h + lr g;  w -= h
+//   Torch optim.sgd:             g += wd w;  v = first ? g : momentum v + (1 - dampening) g;
+//                                step = nesterov ? g + momentum v : v;  w -= lr step
+//                                (momentum 0: step = g, v untouched)
+//   TF AdamOptimizer:            lr_t = lr sqrt(1 - b2^t) / (1 - b1^t);  m = b1 m + (1 - b1) g;
+//                                v = b2 v + (1 - b2) g^2;  w -= lr_t m / (sqrt(v) + eps)
+// Each loop takes its pointers as __restrict parameters and its constants as locals: through a
+// lambda's captures GCC reloaded the constants every element and ran the scalar loop (Adam over
+// TF MNIST's fc1 weights: 10.0 ms, a sixth of a training step; bench/micro/update_bench.cpp).
+// Adam's sqrt vectorises only without errno (-fno-math-errno on the files that include this).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <variant>
+
+#include "kernels/op_params.h"
+
+namespace ablate::kernels::cpu {
+
+// One rule's constants in the parameter's precision T, from the op's parameters.
+template <class T>
+struct CaffeSgdRule {
+  T lr, momentum, decay;
+  explicit CaffeSgdRule(const CaffeSgdParams& p)
+      : lr(static_cast<T>(p.lr)), momentum(static_cast<T>(p.momentum)), decay(static_cast<T>(p.weight_decay)) {}
+  // Elements [0, n) of w, g and the history h.
+  void apply(T* __restrict w, T* __restrict g, T* __restrict h, std::int64_t n) const {
+    const T rate = lr, mom = momentum, wd = decay;
+    for (std::int64_t i = 0; i < n; ++i) {
+      g[i] += wd * w[i];
+      h[i] = mom * h[i] + rate * g[i];
+      w[i] -= h[i];
+    }
+  }
+};
+
+template <class T>
+struct TorchSgdRule {
+  T lr, momentum, decay, kept;
+  bool first, nesterov, use_buffer;
+  explicit TorchSgdRule(const TorchSgdParams& p)
+      : lr(static_cast<T>(p.lr)), momentum(static_cast<T>(p.momentum)), decay(static_cast<T>(p.weight_decay)),
+        kept(static_cast<T>(1.0 - p.dampening)), first(p.first_step), nesterov(p.nesterov), use_buffer(p.momentum != 0) {}
+  // Elements [0, n) of w, g and the velocity v.
+  void apply(T* __restrict w, T* __restrict g, T* __restrict v, std::int64_t n) const {
+    const T rate = lr, mom = momentum, wd = decay, keep = kept;
+    if (!use_buffer) {  // momentum 0 (the Torch presets): Torch7 uses the gradient itself, no buffer
+      for (std::int64_t i = 0; i < n; ++i) {
+        g[i] += wd * w[i];
+        w[i] -= rate * g[i];
+      }
+      return;
+    }
+    const bool start = first, look_ahead = nesterov;
+    for (std::int64_t i = 0; i < n; ++i) {
+      g[i] += wd * w[i];
+      v[i] = start ? g[i] : mom * v[i] + keep * g[i];
+      w[i] -= rate * (look_ahead ? g[i] + mom * v[i] : v[i]);
+    }
+  }
+};
+
+template <class T>
+struct AdamRule {
+  T rate, beta1, beta2, epsilon;
+  explicit AdamRule(const AdamParams& p)
+      : rate(static_cast<T>(p.lr * std::sqrt(1.0 - std::pow(p.beta2, static_cast<double>(p.t))) /
+                            (1.0 - std::pow(p.beta1, static_cast<double>(p.t))))),
+        beta1(static_cast<T>(p.beta1)), beta2(static_cast<T>(p.beta2)), epsilon(static_cast<T>(p.epsilon)) {}
+  // Elements [0, n) of w, g and the moments m and v.
+  void apply(T* __restrict w, const T* __restrict g, T* __restrict m, T* __restrict v, std::int64_t n) const {
+    const T lr_t = rate, b1 = beta1, b2 = beta2, eps = epsilon;
+    for (std::int64_t i = 0; i < n; ++i) {
+      m[i] = b1 * m[i] + (T(1) - b1) * g[i];
+      v[i] = b2 * v[i] + (T(1) - b2) * g[i] * g[i];
+      w[i] -= lr_t * m[i] / (std::sqrt(v[i]) + eps);
+    }
+  }
+};
+
+// The rule of p applied to elements [offset, offset + n) of w and its state tensors' data
+// (`state`: history, velocity, or m and v), with the gradient g of those elements alone.
+template <class T>
+void apply_update_rule(const UpdateParams& p, T* w, T* g, T* const* state, std::int64_t offset, std::int64_t n) {
+  std::visit(
+      [&](const auto& params) {
+        using P = std::decay_t<decltype(params)>;
+        if constexpr (std::is_same_v<P, CaffeSgdParams>) CaffeSgdRule<T>(params).apply(w + offset, g, state[0] + offset, n);
+        else if constexpr (std::is_same_v<P, TorchSgdParams>) TorchSgdRule<T>(params).apply(w + offset, g, state[0] + offset, n);
+        else AdamRule<T>(params).apply(w + offset, g, state[0] + offset, state[1] + offset, n);
+      },
+      p);
+}
+
+}  // namespace ablate::kernels::cpu
