@@ -79,7 +79,11 @@ std::vector<GradientSample> check_parameter_gradient(Engine& engine, const std::
   }
   backend.set_observer(previous);
   if (catcher.caught.empty())
-    throw std::logic_error("gradient check of " + name + ": no update op of that parameter ran in " + engine.strategy());
+    throw std::logic_error("gradient check of " + name + ": no update op of that parameter ran in " + engine.strategy() +
+                           (engine.strategy() == "static"
+                                ? " (the update_fusion pass folds a fully connected layer's weight gradient into its "
+                                  "update, never forming it whole: run without it, --passes all,-update_fusion)"
+                                : ""));
 
   std::vector<GradientSample> out;
   const std::int64_t n = w.numel(), samples = std::min<std::int64_t>(std::max(count, 1), n);

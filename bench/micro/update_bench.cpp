@@ -7,7 +7,14 @@
 //   caffe_sgd   g += wd w; h = m h + lr g; w -= h                  reads w g h, writes g h w: 6
 //   torch_sgd   g += wd w; w -= lr g (momentum 0: Torch presets)   reads w g, writes g w: 4
 //   adam        m, v moving moments; w -= lr_t m / (sqrt(v) + eps)  reads w g m v, writes m v w: 7
+// And the weight gradient of fc1 at batch 50 (dw = dy^T x) with Adam after it, as two ops
+// (linear_backward_weights, adam_update: dw written whole, then read: 9 passes) and folded
+// into one (linear_backward_weights_update, the static strategy's update_fusion: 6 passes);
+// FLOP/s counts the product's 2 N I O. Here every tensor may stay in the last-level cache
+// between calls; in a training step the weights come from memory (docs/benchmarks.md, "The
+// update folded into the weight gradient").
 #include <memory>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
@@ -63,6 +70,29 @@ OpFactory update_case(const std::string& rule) {
   };
 }
 
+// dw = dy^T x for x [50, 3136], dy [50, 1024], then Adam on w, m, v: `fused` in one op.
+OpFactory gradient_then_adam(bool fused) {
+  return [fused](kernels::Backend& backend) -> OpRunner {
+    TensorMaker make(backend);
+    Tensor x = make.random({50, 3136}), dy = make.random({50, 1024}), w = make.random(kWeights);
+    Tensor dw = make.zeros(kWeights), m = make.zeros(kWeights), v = make.zeros(kWeights), none;
+    kernels::Backend* b = &backend;
+    auto step = std::make_shared<std::int64_t>(0);
+    return [=]() mutable {
+      kernels::AdamParams p;
+      p.lr = 1e-4;
+      p.t = ++*step;
+      if (fused) {
+        std::vector<Tensor*> state{&m, &v};
+        b->linear_backward_weights_update(x, dy, w, state, none, p, true);
+      } else {
+        b->linear_backward_weights(x, dy, dw, none);
+        b->adam_update(w, dw, m, v, p);
+      }
+    };
+  };
+}
+
 }  // namespace
 
 void register_update_benchmarks() {
@@ -71,6 +101,9 @@ void register_update_benchmarks() {
   register_case({at + "caffe_sgd", 0, update_case("caffe_sgd"), 6 * tensor_bytes()});
   register_case({at + "torch_sgd", 0, update_case("torch_sgd"), 4 * tensor_bytes()});
   register_case({at + "adam", 0, update_case("adam"), 7 * tensor_bytes()});
+  const double product = 2.0 * 50 * 3136 * 1024;
+  register_case({at + "backward_weights_then_adam", product, gradient_then_adam(false), 9 * tensor_bytes()});
+  register_case({at + "backward_weights_adam_fused", product, gradient_then_adam(true), 6 * tensor_bytes()});
 }
 
 }  // namespace ablate::micro

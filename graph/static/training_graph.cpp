@@ -1,6 +1,7 @@
 // Training and evaluation graphs (see training_graph.h).
 #include "graph/static/training_graph.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -53,6 +54,13 @@ TrainingGraph build_training_graph(const models::CheckedModel& model, std::int64
   g.fetches.push_back(m.loss);
   for (const Value& grad : grads) g.fetches.push_back(grad);
   const int check = g.add(OpKind::check_numerics, "check_loss", {m.loss});
+  // It runs as soon as the loss is known (as TF's executor runs a node once its inputs are
+  // ready), before the gradients: an update folded into the backward pass (update_fusion)
+  // waits for it as the apply nodes do.
+  double after_loss = g.node(check).order;
+  for (int id : g.execution_order())
+    if (g.node(id).order > g.node(m.loss.node).order) after_loss = std::min(after_loss, g.node(id).order);
+  g.node(check).order = (g.node(m.loss.node).order + after_loss) / 2;
   g.targets.push_back(check);
   g.targets.insert(g.targets.end(), m.state_updates.begin(), m.state_updates.end());  // running statistics
 

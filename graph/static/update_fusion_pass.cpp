@@ -14,8 +14,10 @@
 // adam or adamw with a weight decay, whose decay is a pass of its own).
 // The gradient is given up as a fetch (its fetch becomes an invalid Value: Session::fetch
 // returns an empty tensor, so Parameter::grad is empty and check_finite_gradients passes it
-// over; the fused op checks each band instead). The fused node takes the apply node's place in
-// the order, after every other reader of w (the forward product and the input gradient).
+// over; the fused op checks each band instead). The fused node runs where the product ran, or
+// just after the last other reader of w if that is later (the input gradient dx = dy w, which
+// must see w before the update): x and dy are freed as early as before, and under the inter-op
+// pool the update overlaps the rest of the backward pass.
 // Pipeline position: after elementwise_fusion and before blocked_layout and inplace, so that
 // the in-place pass sees x and dy read at the fused node's later place.
 #include <algorithm>
@@ -40,12 +42,19 @@ bool fold(Graph& g, int id, const std::vector<std::vector<std::vector<Use>>>& us
   if (product.op != OpKind::linear_grad_weight || product.attrs.bias || !product.control.empty()) return false;
   if (uses[static_cast<std::size_t>(grad.node)][0].size() != 1) return false;
   if (!update_params(g.optimizer, UpdateStep{1.0, 0, true}, apply.attrs.lr_mult, apply.attrs.decay_mult)) return false;
-  // Place: the apply node's, after every other reader of w.
-  const double order = apply.order;
-  double last_reader = product.order;
+  // Place: right after the product or the last other reader of w (the input gradient, which
+  // must read w before it changes), whichever comes later; the apply node came after both.
+  double after = product.order;
   for (const Use& u : uses[static_cast<std::size_t>(apply.inputs[0].node)][static_cast<std::size_t>(apply.inputs[0].output)])
-    if (u.node != id) last_reader = std::max(last_reader, g.node(u.node).order);
-  if (order <= last_reader) return false;
+    if (u.node != id) after = std::max(after, g.node(u.node).order);
+  if (after >= apply.order) return false;
+  double next = apply.order;  // the first node after `after`
+  for (int other : g.execution_order())
+    if (g.node(other).order > after) {
+      next = g.node(other).order;
+      break;
+    }
+  const double order = (after + next) / 2;
 
   std::vector<Value> inputs{product.inputs[0], product.inputs[1], apply.inputs[0]};  // x, dy, w
   inputs.insert(inputs.end(), apply.inputs.begin() + 2, apply.inputs.end());          // w's slots
@@ -54,6 +63,12 @@ bool fold(Graph& g, int id, const std::vector<std::vector<std::vector<Use>>>& us
   a.bias = product.attrs.bias;
   a.lr_mult = apply.attrs.lr_mult;
   a.decay_mult = apply.attrs.decay_mult;
+  // The slots' variable nodes were added with the updates, after the backward pass: sources,
+  // so they move up to the fused node's place (its id is larger: they sort before it).
+  for (std::size_t k = 2; k < apply.inputs.size(); ++k)
+    if (g.node(apply.inputs[k].node).op != OpKind::variable) return false;
+  for (std::size_t k = 2; k < apply.inputs.size(); ++k)
+    g.node(apply.inputs[k].node).order = std::min(g.node(apply.inputs[k].node).order, order);
   const std::string name = apply.name + "+" + last_segment(product.name);
   const std::vector<int> control = apply.control;
   const int product_id = grad.node;

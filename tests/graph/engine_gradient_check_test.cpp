@@ -25,6 +25,7 @@ EngineOptions options(const std::string& optimizer, kernels::DType dtype = kerne
   o.optimizer.type = optimizer;
   o.optimizer.lr.base_lr = 0.1;
   o.optimizer.momentum = optimizer == "adam" ? 0.0 : 0.9;
+  o.disabled_passes = {"update_fusion"};  // static: the gradients stay whole, to be caught (the others ignore it)
   return o;
 }
 
