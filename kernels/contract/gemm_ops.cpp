@@ -54,16 +54,7 @@ void Backend::linear_backward_data(const Tensor& dy, const Tensor& w, Tensor& dx
 }
 
 void Backend::linear_backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) {
-  const OpCheck check(*this, Op::linear_backward_weights);
-  check.floating("x", x);
-  check.like("dy", dy, x);
-  check.like("dw", dw, x);
-  check.ndim("x", x, 2);
-  check.ndim("dy", dy, 2);
-  const std::int64_t n = x.dim(0), in = x.dim(1), out = dy.dim(1);
-  check.shape("dy", dy, {n, out});
-  check.shape("dw", dw, {out, in});
-  if (!dbias.empty()) check.like_shape("dbias", dbias, x, {out});
+  const std::int64_t n = OpCheck(*this, Op::linear_backward_weights).weight_gradient(x, dy, "dw", dw, dbias);
   observed_call(*this, Op::linear_backward_weights, {{&dw, &dbias}, nullptr, {&x, &dy}}, [&] { return flops::linear(dw, n); },
                 [&] { linear_backward_weights_impl(x, dy, dw, dbias); });
 }

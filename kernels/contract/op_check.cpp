@@ -152,4 +152,18 @@ void OpCheck::argmax_workspace(const Tensor& workspace, const Shape& out) const 
   shape("workspace (the argmax that pool2d_forward filled)", workspace, out);
 }
 
+std::int64_t OpCheck::weight_gradient(const Tensor& x, const Tensor& dy, const char* w_name, const Tensor& w,
+                                      const Tensor& dbias) const {
+  floating("x", x);
+  like("dy", dy, x);
+  like(w_name, w, x);
+  ndim("x", x, 2);
+  ndim("dy", dy, 2);
+  const std::int64_t n = x.dim(0), in = x.dim(1), out = dy.dim(1);
+  shape("dy", dy, {n, out});
+  shape(w_name, w, {out, in});
+  if (!dbias.empty()) like_shape("dbias", dbias, x, {out});
+  return n;
+}
+
 }  // namespace ablate::kernels

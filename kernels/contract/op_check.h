@@ -42,6 +42,11 @@ class OpCheck {
   void numel(const char* arg, const Tensor& t, std::int64_t numel) const;
   // like, then shape: an output, a bias, a saved statistic.
   void like_shape(const char* arg, const Tensor& t, const Tensor& lead, const Shape& expected) const;
+  // A fully connected layer's weight gradient operands: x [N,I] float, dy [N,O] and `w` (the
+  // gradient dw, or the weight an update folds it into) [O,I] of x's dtype, dbias [O] or
+  // empty. Returns N.
+  std::int64_t weight_gradient(const Tensor& x, const Tensor& dy, const char* w_name, const Tensor& w,
+                               const Tensor& dbias) const;
   // A float matrix [N, K] with K >= 1 (logits, probabilities, the rows of a softmax).
   void rows(const char* arg, const Tensor& t) const;
   // i32 labels [n]; when they are in host memory, every value in [0, classes).

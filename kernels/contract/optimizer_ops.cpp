@@ -58,15 +58,7 @@ std::int64_t Backend::linear_backward_weights_update(const Tensor& x, const Tens
                                                      const std::vector<Tensor*>& state, Tensor& dbias,
                                                      const UpdateParams& p, bool check_finite) {
   const OpCheck check(*this, Op::linear_backward_weights_update);
-  check.floating("x", x);
-  check.like("dy", dy, x);
-  check.like("w", w, x);
-  check.ndim("x", x, 2);
-  check.ndim("dy", dy, 2);
-  const std::int64_t n = x.dim(0), in = x.dim(1), out = dy.dim(1);
-  check.shape("dy", dy, {n, out});
-  check.shape("w", w, {out, in});
-  if (!dbias.empty()) check.like_shape("dbias", dbias, x, {out});
+  const std::int64_t n = check.weight_gradient(x, dy, "w", w, dbias);
   if (state.size() != update_state_count(p))
     check.fail(std::to_string(state.size()) + " state tensors; the update keeps " + std::to_string(update_state_count(p)));
   for (const Tensor* t : state) check.like_shape("state", *t, w, w.shape());
