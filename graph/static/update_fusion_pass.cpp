@@ -18,8 +18,10 @@
 // just after the last other reader of w if that is later (the input gradient dx = dy w, which
 // must see w before the update): x and dy are freed as early as before, and under the inter-op
 // pool the update overlaps the rest of the backward pass.
+// The loss check (check_numerics) runs right after the loss (training_graph.cpp), so the fused
+// node, which keeps the apply node's control edge on it, still updates nothing after a NaN loss.
 // Pipeline position: after elementwise_fusion and before blocked_layout and inplace, so that
-// the in-place pass sees x and dy read at the fused node's later place.
+// the in-place pass counts the fused node among x's and dy's readers.
 #include <algorithm>
 #include <optional>
 
