@@ -23,15 +23,11 @@ void check_adam_step(const OpCheck& check, const AdamParams& p) {
   if (p.t < 1) check.fail("step t " + std::to_string(p.t) + ", expected at least 1 (the first update is t = 1)");
 }
 
-// NaN and inf values in g (copied to the host first when it lives on a device).
-std::int64_t non_finite_values(Backend& backend, const Tensor& g) {
-  Tensor host = g;
-  if (g.device() != Device::cpu) {
-    host = Tensor(g.shape(), g.dtype());
-    backend.copy(g, host);
-  }
+// NaN and inf values among n host values.
+template <class T>
+std::int64_t non_finite_values(const T* g, std::int64_t n) {
   std::int64_t count = 0;
-  for (std::int64_t i = 0; i < host.numel(); ++i) count += std::isfinite(host.at(i)) ? 0 : 1;
+  for (std::int64_t i = 0; i < n; ++i) count += std::isfinite(g[i]) ? 0 : 1;
   return count;
 }
 
@@ -78,8 +74,17 @@ std::int64_t Backend::linear_backward_weights_update_impl(const Tensor& x, const
     unfused_gradient_ = Tensor({w.numel()}, w.dtype(), &allocator());
   Tensor dw = unfused_gradient_.slice0(0, w.numel()).reshaped(w.shape());
   linear_backward_weights_impl(x, dy, dw, dbias);
-  if (check_finite) {
-    const std::int64_t bad = non_finite_values(*this, dw);
+  // A device's gradient is summed there first (as check_finite_gradients does) and copied to
+  // the host only when the sum is not finite.
+  const bool device = dw.device() != Device::cpu;
+  if (check_finite && (!device || !std::isfinite(sum_squares_impl(dw)))) {
+    Tensor host = dw;
+    if (device) {
+      host = Tensor(dw.shape(), dw.dtype());
+      copy_impl(dw, host);
+    }
+    const std::int64_t bad = host.dtype() == DType::f64 ? non_finite_values(host.data<double>(), host.numel())
+                                                         : non_finite_values(host.data<float>(), host.numel());
     if (bad > 0) return bad;
   }
   std::visit(
