@@ -39,17 +39,14 @@ void apply_update(kernels::Backend& backend, const OptimizerConfig& config, cons
                   double decay_mult, kernels::Tensor& value, kernels::Tensor& grad, kernels::Tensor* const* state) {
   const double lr = step.rate * lr_mult;
   const double decay = config.weight_decay * decay_mult;
-  if (decay != 0 && (config.type == "adam" || config.type == "adamw")) {
-    if (config.type == "adamw")
-      // Loshchilov & Hutter's decoupled weight decay, torch.optim.AdamW: w <- w (1 - lr decay),
-      // then the Adam step on the plain gradient
-      backend.scale(value, 1.0 - lr * decay);
-    else
-      backend.axpy(decay, value, grad);  // L2 in the loss, as TF's models write it
-    OptimizerConfig plain = config;
-    plain.weight_decay = 0;
-    return apply_update(backend, plain, step, lr_mult, decay_mult, value, grad, state);
-  }
+  const bool adam_decay = decay != 0 && (config.type == "adam" || config.type == "adamw");
+  if (adam_decay && config.type == "adamw")
+    // Loshchilov & Hutter's decoupled weight decay, torch.optim.AdamW: w <- w (1 - lr decay),
+    // then the Adam step on the plain gradient
+    backend.scale(value, 1.0 - lr * decay);
+  else if (adam_decay)
+    backend.axpy(decay, value, grad);  // L2 in the loss, as TF's models write it
+  // Adam's decay is done above: its step then takes the gradient as it is (decay_mult 0).
   std::visit(
       [&](const auto& p) {
         using P = std::decay_t<decltype(p)>;
@@ -57,7 +54,7 @@ void apply_update(kernels::Backend& backend, const OptimizerConfig& config, cons
         else if constexpr (std::is_same_v<P, kernels::TorchSgdParams>) backend.torch_sgd_update(value, grad, *state[0], p);
         else backend.adam_update(value, grad, *state[0], *state[1], p);
       },
-      *update_params(config, step, lr_mult, decay_mult));
+      *update_params(config, step, lr_mult, adam_decay ? 0.0 : decay_mult));
 }
 
 }  // namespace ablate::graph

@@ -79,8 +79,8 @@ void run_gradient_update(const Graph& g, const Node& n, kernels::Backend& b, Nod
   if (!p) throw std::logic_error("static graph: node '" + n.name + "' fuses an update that is not one op (" + o.type + " with weight decay)");
   const std::vector<Tensor*> state(io.in.begin() + 3, io.in.end());
   Tensor none;
-  const std::int64_t bad = b.linear_backward_weights_update(flat(*io.in[0]), *io.in[1], *io.in[2], state,
-                                                            n.attrs.bias ? *io.out[0] : none, *p, o.check_gradients);
+  const std::int64_t bad = b.linear_backward_weights_update(flat(*io.in[0]), *io.in[1], *io.in[2], state, none, *p,
+                                                            o.check_gradients);  // the graph's biases are bias_add nodes
   if (bad > 0) {
     const std::string& param = g.node(n.inputs[2].node).attrs.key;
     throw DivergenceError("gradient of " + param + " is not finite at iteration " + std::to_string(run.iteration) +

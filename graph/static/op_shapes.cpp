@@ -3,56 +3,13 @@
 // table i32 [T, 2], linear [O, I]), biases [C], losses host f64 [1].
 #include "graph/static/op_shapes.h"
 
-#include <stdexcept>
+#include "graph/static/op_shape_checker.h"
 
 namespace ablate::graph::static_graph {
 namespace {
 
 using kernels::DType;
 using kernels::Shape;
-
-class Checker {
- public:
-  Checker(const Graph& g, const Node& n) : g_(g), n_(n) {}
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw std::invalid_argument("static graph: node '" + n_.name + "' (" + op_name(n_.op) + "): " + what);
-  }
-  const TensorType& in(std::size_t k) const { return g_.type(n_.inputs[k]); }
-  const Shape& shape(std::size_t k) const { return in(k).shape; }
-  std::string desc(std::size_t k) const { return "input " + std::to_string(k) + " " + g_.describe(n_.inputs[k]); }
-
-  void arity(std::size_t least, std::size_t most) const {
-    const std::size_t got = n_.inputs.size();
-    if (got < least || got > most)
-      fail("has " + std::to_string(got) + " inputs; expected " + std::to_string(least) +
-           (most != least ? " to " + std::to_string(most) : std::string()));
-  }
-  void dims(std::size_t k, int d, const char* layout) const {
-    if (static_cast<int>(shape(k).size()) != d) fail(desc(k) + " is not " + layout);
-  }
-  void dtype(std::size_t k, DType want) const {
-    if (in(k).dtype != want) fail(desc(k) + " has dtype " + kernels::dtype_name(in(k).dtype) + "; expected " +
-                                  kernels::dtype_name(want));
-  }
-  void host(std::size_t k) const {
-    if (!in(k).host) fail(desc(k) + " is not a host scalar");
-  }
-  // Inputs a and b must have equal shapes (and dtypes).
-  void same(std::size_t a, std::size_t b) const {
-    if (shape(a) != shape(b) || in(a).dtype != in(b).dtype) fail(desc(a) + " and " + desc(b) + " differ; expected equal shapes");
-  }
-  // Input k must have shape `want`.
-  void exactly(std::size_t k, const Shape& want, const std::string& why) const {
-    if (shape(k) != want) fail(desc(k) + " does not fit " + desc(0) + "; expected " + kernels::shape_string(want) + " (" + why + ")");
-  }
-  // Output of `shape` with input k's dtype, a host scalar when input k is one.
-  TensorType like(std::size_t k, Shape s) const { return {std::move(s), in(k).dtype, in(k).host}; }
-
- private:
-  const Graph& g_;
-  const Node& n_;
-};
 
 TensorType host_scalar() { return {{1}, DType::f64, true}; }
 TensorType workspace() { return {{}, DType::u8, false, true}; }
@@ -102,11 +59,19 @@ std::vector<TensorType> linear(const Checker& c, const Node& n) {
   return {c.like(0, {x[0], c.shape(1)[0]})};
 }
 
+// (x, dy[, table]) -> dw[, db]; linear_grad_weight_update (x, dy, w, slots...) -> nothing, w of
+// the weight's shape (attrs.shape) and each slot w's.
 std::vector<TensorType> weight_gradient(const Checker& c, const Node& n) {
-  const bool map = n.op == OpKind::conv2d_map_grad_filter;
-  c.arity(map ? 3 : 2, map ? 3 : 2);
+  const bool map = n.op == OpKind::conv2d_map_grad_filter, folded = n.op == OpKind::linear_grad_weight_update;
+  if (folded) c.arity(4, 5);
+  else c.arity(map ? 3 : 2, map ? 3 : 2);
   if (n.attrs.shape.empty()) c.fail("needs attrs.shape, the weight's shape");
   if (c.shape(0)[0] != c.shape(1)[0]) c.fail(c.desc(0) + " and " + c.desc(1) + " have different batch sizes");
+  if (folded) {
+    c.exactly(2, n.attrs.shape, "the weight");
+    for (std::size_t k = 3; k < n.inputs.size(); ++k) c.same(2, k);
+    return {};
+  }
   std::vector<TensorType> out{c.like(1, n.attrs.shape)};
   if (n.attrs.bias) out.push_back(c.like(1, {c.shape(1)[1]}));
   return out;
@@ -141,88 +106,6 @@ std::vector<TensorType> gemm(const Checker& c, const Node& n) {
            " do not share their inner dimension (" + std::to_string(k) + " vs " + std::to_string(kb) + ")");
   if (a.beta != 0) c.exactly(2, {m, nn}, "c0 of the product's shape");
   return {c.like(0, {m, nn})};
-}
-
-// The attention ops (op_kind.h): reshape, permute, batched_matmul, softmax_last and layer_norm
-// with their gradients; tokens [N, T, D], per-head batches [B, T, dh].
-std::vector<TensorType> attention(const Checker& c, const Node& n) {
-  const Attrs& a = n.attrs;
-  switch (n.op) {
-    case OpKind::reshape:
-      c.arity(1, 1);
-      if (kernels::shape_numel(a.shape) != kernels::shape_numel(c.shape(0)))
-        c.fail(c.desc(0) + " cannot be viewed as " + kernels::shape_string(a.shape) + " (another element count)");
-      return {c.like(0, a.shape)};
-    case OpKind::permute: {
-      c.arity(1, 1);
-      const Shape& x = c.shape(0);
-      Shape out;
-      std::vector<bool> seen(x.size(), false);
-      for (int p : a.perm) {
-        if (p < 0 || static_cast<std::size_t>(p) >= x.size() || seen[static_cast<std::size_t>(p)]) break;
-        seen[static_cast<std::size_t>(p)] = true;
-        out.push_back(x[static_cast<std::size_t>(p)]);
-      }
-      if (out.size() != x.size() || a.perm.size() != x.size())
-        c.fail("attrs.perm is not a permutation of the axes of " + c.desc(0));
-      return {c.like(0, out)};
-    }
-    case OpKind::batched_matmul: {
-      c.arity(2, 2);
-      c.dims(0, 3, "[B, rows, cols]");
-      c.dims(1, 3, "[B, rows, cols]");
-      const Shape &sa = c.shape(0), &sb = c.shape(1);
-      const std::int64_t m = a.trans_a ? sa[2] : sa[1], k = a.trans_a ? sa[1] : sa[2];
-      const std::int64_t kb = a.trans_b ? sb[2] : sb[1], nn = a.trans_b ? sb[1] : sb[2];
-      if (sa[0] != sb[0] || k != kb)
-        c.fail(c.desc(0) + (a.trans_a ? " (transposed)" : "") + " and " + c.desc(1) + (a.trans_b ? " (transposed)" : "") +
-               " do not share their batch and inner dimension");
-      return {c.like(0, {sa[0], m, nn})};
-    }
-    case OpKind::softmax_last:
-      c.arity(1, 1);
-      if (c.shape(0).empty()) c.fail(c.desc(0) + " has no last axis");
-      return {c.like(0, c.shape(0))};
-    case OpKind::softmax_last_grad:
-      c.arity(2, 2);
-      c.same(0, 1);
-      return {c.like(0, c.shape(0))};
-    case OpKind::layer_norm: {  // (x, weight, bias) -> y, mean, rstd
-      c.arity(3, 3);
-      if (c.shape(0).size() < 2) c.fail(c.desc(0) + " is not [N, ..., D]");
-      const std::int64_t d = c.shape(0).back();
-      c.exactly(1, {d}, "one weight per feature");
-      c.exactly(2, {d}, "one bias per feature");
-      const Shape rows{kernels::shape_numel(c.shape(0)) / d};
-      return {c.like(0, c.shape(0)), c.like(0, rows), c.like(0, rows)};
-    }
-    default: {  // layer_norm_grad (x, dy, mean, rstd, weight) -> dx, dweight, dbias
-      c.arity(5, 5);
-      c.same(0, 1);
-      const std::int64_t d = c.shape(0).back();
-      const Shape rows{kernels::shape_numel(c.shape(0)) / d};
-      c.exactly(2, rows, "one mean per row");
-      c.exactly(3, rows, "one rstd per row");
-      c.exactly(4, {d}, "one weight per feature");
-      return {c.like(0, c.shape(0)), c.like(0, {d}), c.like(0, {d})};
-    }
-  }
-}
-
-// fused_attention (q, k, v) -> o, lse and its gradient (q, k, v, o, lse, dout) -> dq, dk, dv:
-// q, k, v, o, dout [B, T, d] of one shape, lse [B, T].
-std::vector<TensorType> fused_attention(const Checker& c, const Node& n) {
-  const bool grad = n.op == OpKind::fused_attention_grad;
-  c.arity(grad ? 6 : 3, grad ? 6 : 3);
-  c.dims(0, 3, "[B, T, d]");
-  c.same(0, 1);
-  c.same(0, 2);
-  const Shape& q = c.shape(0);
-  if (!grad) return {c.like(0, q), c.like(0, {q[0], q[1]})};
-  c.same(0, 3);
-  c.exactly(4, {q[0], q[1]}, "one log-sum-exp per query row");
-  c.same(0, 5);
-  return {c.like(0, q), c.like(0, q), c.like(0, q)};
 }
 
 // The batch normalisation ops (op_kind.h): x [N, C] or [N, C, H, W], per-channel tensors [C].
@@ -318,17 +201,6 @@ std::vector<TensorType> concat_grad(const Checker& c, const Node& n) {
   return out;
 }
 
-// (x, dy, w, slots...) -> [dbias]: the weight gradient's checks, w of attrs.shape, each slot w's.
-std::vector<TensorType> weight_gradient_update(const Checker& c, const Node& n) {
-  if (n.inputs.size() < 4 || n.inputs.size() > 5) c.fail("expects x, dy, w and one or two slots");
-  if (n.attrs.shape.empty()) c.fail("needs attrs.shape, the weight's shape");
-  if (c.shape(0)[0] != c.shape(1)[0]) c.fail(c.desc(0) + " and " + c.desc(1) + " have different batch sizes");
-  c.exactly(2, n.attrs.shape, "the weight");
-  for (std::size_t k = 3; k < n.inputs.size(); ++k) c.same(2, k);
-  if (n.attrs.bias) return {c.like(1, {c.shape(1)[1]})};
-  return {};
-}
-
 std::vector<TensorType> update(const Checker& c, const Node& n) {
   const std::size_t count = n.op == OpKind::apply_adam ? 4 : 3;
   c.arity(count, count);
@@ -364,9 +236,9 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
     case OpKind::softmax_last:
     case OpKind::softmax_last_grad:
     case OpKind::layer_norm:
-    case OpKind::layer_norm_grad: return attention(c, n);
+    case OpKind::layer_norm_grad: return attention_outputs(c, n);
     case OpKind::fused_attention:
-    case OpKind::fused_attention_grad: return fused_attention(c, n);
+    case OpKind::fused_attention_grad: return fused_attention_outputs(c, n);
     case OpKind::axpby:
       c.arity(2, 2);
       c.same(0, 1);
@@ -447,7 +319,8 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
       return {c.like(0, a.shape)};
     case OpKind::conv2d_grad_filter:
     case OpKind::conv2d_map_grad_filter:
-    case OpKind::linear_grad_weight: return weight_gradient(c, n);
+    case OpKind::linear_grad_weight:
+    case OpKind::linear_grad_weight_update: return weight_gradient(c, n);
     case OpKind::bias_grad:
       c.arity(1, 1);
       if (c.shape(0).size() < 2) c.fail(c.desc(0) + " is not [N, C, ...]");
@@ -485,7 +358,6 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
     case OpKind::apply_caffe_sgd:
     case OpKind::apply_torch_sgd:
     case OpKind::apply_adam: return update(c, n);
-    case OpKind::linear_grad_weight_update: return weight_gradient_update(c, n);
     case OpKind::fused_elementwise: return fused(c, n);
     case OpKind::allreduce_mean: {  // (gradients of one bucket) -> their means, alike
       if (n.inputs.empty()) c.fail("an all-reduce needs at least one input");

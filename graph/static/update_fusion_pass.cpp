@@ -62,7 +62,6 @@ bool fold(Graph& g, int id, const std::vector<std::vector<std::vector<Use>>>& us
   inputs.insert(inputs.end(), apply.inputs.begin() + 2, apply.inputs.end());          // w's slots
   Attrs a;
   a.shape = product.attrs.shape;
-  a.bias = product.attrs.bias;
   a.lr_mult = apply.attrs.lr_mult;
   a.decay_mult = apply.attrs.decay_mult;
   // The slots' variable nodes were added with the updates, after the backward pass: sources,

@@ -9,6 +9,7 @@
 #include "kernels/contract/observed_call.h"
 #include "kernels/contract/op_check.h"
 #include "kernels/contract/op_flops.h"
+#include "kernels/non_finite.h"
 
 namespace ablate::kernels {
 namespace {
@@ -21,14 +22,6 @@ void checked_state(const OpCheck& check, const Tensor& w,
 
 void check_adam_step(const OpCheck& check, const AdamParams& p) {
   if (p.t < 1) check.fail("step t " + std::to_string(p.t) + ", expected at least 1 (the first update is t = 1)");
-}
-
-// NaN and inf values among n host values.
-template <class T>
-std::int64_t non_finite_values(const T* g, std::int64_t n) {
-  std::int64_t count = 0;
-  for (std::int64_t i = 0; i < n; ++i) count += std::isfinite(g[i]) ? 0 : 1;
-  return count;
 }
 
 }  // namespace
@@ -83,8 +76,8 @@ std::int64_t Backend::linear_backward_weights_update_impl(const Tensor& x, const
       host = Tensor(dw.shape(), dw.dtype());
       copy_impl(dw, host);
     }
-    const std::int64_t bad = host.dtype() == DType::f64 ? non_finite_values(host.data<double>(), host.numel())
-                                                         : non_finite_values(host.data<float>(), host.numel());
+    const std::int64_t bad = host.dtype() == DType::f64 ? count_non_finite(host.data<double>(), host.numel())
+                                                         : count_non_finite(host.data<float>(), host.numel());
     if (bad > 0) return bad;
   }
   std::visit(

@@ -11,7 +11,6 @@
 // runs single-threaded for the duration (the bands are the parallelism, as the omp_* modes'
 // per-image GEMMs, split_gemm.h).
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -21,6 +20,7 @@
 #include "kernels/cpu/dtype_dispatch.h"
 #include "kernels/cpu/scratch.h"
 #include "kernels/cpu/update_rules.h"
+#include "kernels/non_finite.h"
 
 namespace ablate::kernels::cpu {
 namespace {
@@ -42,13 +42,6 @@ class OnExit {
  private:
   Undo undo_;
 };
-
-template <class T>
-std::int64_t non_finite(const T* g, std::int64_t n) {
-  std::int64_t count = 0;
-  for (std::int64_t i = 0; i < n; ++i) count += std::isfinite(g[i]) ? 0 : 1;
-  return count;
-}
 
 }  // namespace
 
@@ -82,7 +75,7 @@ std::int64_t CpuBackend::linear_backward_weights_update_impl(const Tensor& x, co
         continue;
       }
       if (check_finite) {
-        const std::int64_t seen = non_finite(g, r * in);
+        const std::int64_t seen = count_non_finite(g, r * in);
         bad += seen;
         if (seen > 0) continue;  // this band is left as it was
       }

@@ -3,6 +3,8 @@
 // [0.5, 0.25], [0.5, -1], [-0.2, 0.3].
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "kernels/registry.h"
@@ -129,6 +131,44 @@ TEST_P(OptimizerByHand, AdamNeedsAStepOfAtLeastOne) {
     FAIL() << "t = 0 did not throw";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("t 0"), std::string::npos) << e.what();
+  }
+}
+
+// The weight gradient folded into Adam (linear_backward_weights_update) on every host backend:
+// a NaN in dy's column 0 makes row 0 of dw NaN (50,000 values); with the check they are
+// counted and row 0 of w is left as it was (the CPU backends' bands hold 2 rows of 50,000
+// inputs: rows 2-5 are still updated there; the unfused default leaves all of w), without it
+// row 0 of w becomes NaN and nothing is counted. A state count the update does not keep is
+// refused, naming both counts.
+TEST(FoldedUpdate, NonFiniteGradientBandsAreCountedAndLeftUnapplied) {
+  const std::int64_t n = 2, in = 50000, out = 6;
+  for (const std::string& name : backend_names()) {
+    if (name == "cuda") continue;
+    SCOPED_TRACE(name);
+    auto b = make_backend(name, 2);
+    Tensor x({n, in}, DType::f32), dy({n, out}, DType::f32), none;
+    for (std::int64_t i = 0; i < x.numel(); ++i) x.set(i, 0.001 * static_cast<double>(i % 97));
+    for (std::int64_t i = 0; i < dy.numel(); ++i) dy.set(i, 0.1 * static_cast<double>(i + 1));
+    dy.set(out, std::nan(""));  // sample 1, output 0
+    for (const bool check : {true, false}) {
+      Tensor w({out, in}, DType::f32), m({out, in}, DType::f32), v({out, in}, DType::f32);
+      for (std::int64_t i = 0; i < w.numel(); ++i) w.set(i, 1.0), m.set(i, 0.0), v.set(i, 0.0);
+      std::vector<Tensor*> state{&m, &v};
+      const std::int64_t bad = b->linear_backward_weights_update(x, dy, w, state, none, AdamParams{}, check);
+      EXPECT_EQ(bad, check ? in : 0);
+      EXPECT_EQ(std::isnan(w.at(0)), !check) << "row 0 of w";
+      if (!check) continue;
+      for (std::int64_t i = 0; i < in; ++i) ASSERT_EQ(w.at(i), 1.0) << "row 0, entry " << i;
+      if (name != "reference") EXPECT_LT(w.at(2 * in + 1), 1.0) << "row 2, in a band without NaN, was updated";
+    }
+    Tensor w({out, in}, DType::f32), m({out, in}, DType::f32);
+    std::vector<Tensor*> one{&m};
+    try {
+      b->linear_backward_weights_update(x, dy, w, one, none, AdamParams{}, true);
+      FAIL() << "Adam with one state tensor did not throw";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("1 state tensors; the update keeps 2"), std::string::npos) << e.what();
+    }
   }
 }
 
