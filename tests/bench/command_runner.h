@@ -44,9 +44,11 @@ class CommandTest : public ::testing::Test {
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
-  Outcome ablate(const std::string& args) {
+  Outcome ablate(const std::string& args) { return ablate_with_env("", args); }
+  // The same with environment assignments ("NAME=value ...") before the program.
+  Outcome ablate_with_env(const std::string& env, const std::string& args) {
     auto out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    int status = std::system((std::string(ABLATE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string()).c_str());
+    int status = std::system((env + (env.empty() ? "" : " ") + ABLATE_BINARY + " " + args + " >" + out.string() + " 2>" + err.string()).c_str());
     Outcome o;
     o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     o.out = slurp(out);
