@@ -28,7 +28,10 @@ Environment capture_environment() {
   Environment env;
   env.values["cpu_model"] = cpu_model();
   env.values["logical_cores"] = std::to_string(std::thread::hardware_concurrency());
-  for (const char* var : {"OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS",
+  // OPENBLAS_THREAD_TIMEOUT: how long OpenBLAS's pthreads spin after a product (docs/plan.md,
+  // "Mixed plans"); MALLOC_MMAP_THRESHOLD_: glibc's threshold held, no longer dynamic.
+  for (const char* var : {"OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_THREAD_TIMEOUT",
+                          "MALLOC_MMAP_THRESHOLD_", "OMP_NUM_THREADS",
                           "OMP_WAIT_POLICY", "OMP_PROC_BIND", "GOMP_SPINCOUNT", "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA",
                           "GLIBC_TUNABLES"}) {
     const char* value = std::getenv(var);

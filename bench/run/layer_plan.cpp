@@ -137,13 +137,13 @@ std::string LayerPlan::table() const {
     out << "\n";
   }
   if (chosen_total > 0) out << pad("total", width) << "  " << pad("", label) << "  " << ms(chosen_total) << "\n";
-  if (!layout_note.empty()) out << layout_note << "\n";
+  if (!whole_plans_note.empty()) out << whole_plans_note << "\n";
   if (!measure_note.empty()) out << measure_note << "\n";
   return out.str();
 }
 
 LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<PlanChoice>& candidates,
-                      const PlanTiming& timing, const StepTimer& timer) {
+                      const PlanTiming& timing, const StepTimer& timer, const StepTimer& screen) {
   if (candidates.empty()) throw std::invalid_argument("plan: no candidate backend to time");
   if (layers.empty()) throw std::invalid_argument("plan: the model has no layer to plan");
   if (timing.rounds < 1)
@@ -161,27 +161,32 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
     auto it = last_warmup[c].find(layer);
     return it == last_warmup[c].end() ? 0.0 : it->second;
   };
+  auto has_time = [&](std::size_t c, const std::string& layer) { return last_warmup[c].count(layer) > 0; };
   std::map<std::string, bool> matters;  // per layer, as the last warm-up pruning saw it
   // After a warm-up round: the pairs at least `factor` times slower than the layer's best.
   auto prune = [&](double factor) {
     std::map<std::string, std::size_t> best_of;  // per layer, the candidate of least warm-up time
     double step_best = 0;
-    for (const std::string& layer : layers) {
-      std::size_t best = 0;
-      for (std::size_t c = 1; c < n; ++c)
-        if (warmup_time(c, layer) < warmup_time(best, layer)) best = c;
+    for (const std::string& layer : layers) {  // a candidate without a time there is not compared
+      std::size_t best = n;
+      for (std::size_t c = 0; c < n; ++c)
+        if (has_time(c, layer) && (best == n || warmup_time(c, layer) < warmup_time(best, layer))) best = c;
       best_of[layer] = best;
-      step_best += warmup_time(best, layer);
+      if (best < n) step_best += warmup_time(best, layer);
     }
     for (std::size_t c = 0; c < n; ++c) {
       if (!stepped[c]) continue;
       bool compared = false, beaten_everywhere = true;
       for (const std::string& layer : layers) {
-        const double best = warmup_time(best_of[layer], layer);
+        const double best = best_of[layer] < n ? warmup_time(best_of[layer], layer) : 0.0;
         matters[layer] = best > 0 && best >= 0.01 * step_best;
         if (!matters[layer]) continue;  // no op of its own, or too small to matter
         compared = true;
         if (stand_ins[c].count(layer)) continue;
+        if (!has_time(c, layer)) {  // not seen on it: not beaten there
+          beaten_everywhere = false;
+          continue;
+        }
         if (warmup_time(c, layer) >= factor * best) stand_ins[c][layer] = best_of[layer];
         else beaten_everywhere = false;
       }
@@ -210,6 +215,10 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
       if (any && !any_left) stepped[c] = false;
     }
   };
+  if (screen && timing.prune_screen > 0) {
+    for (std::size_t c = 0; c < n; ++c) last_warmup[c] = screen(c, {});
+    prune(timing.prune_screen);
+  }
   for (int round = 0; round < timing.warmup + timing.rounds; ++round) {
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t index = (k + static_cast<std::size_t>(round)) % n;  // rotated: interleaved

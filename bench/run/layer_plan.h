@@ -20,6 +20,12 @@
 // it has. A candidate beaten so on every layer that matters is not stepped again at all. A layer
 // matters when its best time is at least 1% of the step's (the sum of the layers' bests): a
 // loss or an activation of microseconds is never pruned, and keeps no candidate in the rounds.
+// Screen: given a second timer that steps each candidate on a slice of the batch (its times
+// scaled up to the whole batch), every candidate is screened so before the first round, and a
+// pair at least `prune_screen` times slower than the layer's best there is pruned before it
+// costs a whole step: the reference loops' convolutions (4.5 s of cifar10_quick's first round at
+// batch 100, 100x the best) cost a slice's steps instead. Its scaled screen time stands as the
+// pair's sample.
 //
 // Plan file (text, one entry a line, '#' comments):
 //   ablate-plan 1
@@ -101,7 +107,7 @@ struct LayerPlan {
   std::vector<PlanChoice> candidates;
   std::vector<Row> rows;
   int rounds = 0;             // timed rounds (0: not measured here)
-  std::string layout_note;    // how the layouts were settled (plan_measure.h; not in the file)
+  std::string whole_plans_note;  // the whole plans timed and the one taken (plan_measure.h; not in the file)
   double measure_seconds = 0; // wall time of the measurement (not in the file)
   // Where the measurement's time went (plan_measure.h; not in the file): the engines' builds,
   // the candidates' steps (the costliest candidates by name), the whole plans' steps.
@@ -124,11 +130,13 @@ struct PlanTiming {
   double prune = 4;        // see above; 0: time every pair every round
   double prune_first = 25; // see above, after the first of several warm-up rounds; 0: not then
   double prune_timed = 1.5; // see above, after each timed round from the second; 0: not then
+  double prune_screen = 25; // see above, after the screen (when there is one); 0: no screen
 };
-// The choice described above; `layers` in the network's order. Throws std::invalid_argument
-// without candidates or layers, or with rounds < 1 or warmup < 0.
+// The choice described above; `layers` in the network's order; `screen` may be empty (no
+// screen). Throws std::invalid_argument without candidates or layers, or with rounds < 1 or
+// warmup < 0.
 LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<PlanChoice>& candidates,
-                      const PlanTiming& timing, const StepTimer& timer);
+                      const PlanTiming& timing, const StepTimer& timer, const StepTimer& screen = {});
 
 // Writes through a temporary file renamed into place; throws naming the path.
 void write_plan_file(const LayerPlan& plan, const std::string& path);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 
@@ -82,6 +83,33 @@ std::optional<kernels::cpu::Threading> run_threading(const BackendSettings& run)
 
 // The run's configuration for a throwaway engine that only times ops: it learns slowly and
 // never stops on a gradient check.
+// The screen's slice of the batch (layer_plan.h): batch 100 is screened on 6 images.
+constexpr std::int64_t kScreenDivisor = 16;
+
+// The engines a candidate's steps run on, and their batch: `plain` (NCHW, a layer routed to
+// its stand-in where pruned) and, with blocked candidates, `blocked`, its graph laid out
+// blocked wherever the backend runs it (every layer routed blocked while it is built; its
+// layouts are fixed, so it takes no stand-ins: a blocked candidate's steps run every layer on it).
+struct StepEngines {
+  std::unique_ptr<graph::Engine> plain, blocked;
+  kernels::Tensor x, labels;
+};
+
+StepEngines build_step_engines(const RunConfig& config, const models::ModelSpec& spec, kernels::PlannedBackend& planned,
+                               kernels::Backend* first_blocked, bool with_blocked, std::int64_t batch) {
+  StepEngines e;
+  e.plain = make_engine(config, spec, planned);
+  if (with_blocked) {
+    planned.route_all(first_blocked, {}, true);
+    e.blocked = make_engine(config, spec, planned);
+    planned.route_all(nullptr);
+  }
+  e.x = kernels::Tensor({batch, spec.input_shape[0], spec.input_shape[1], spec.input_shape[2]}, config.precision);
+  fill_batch(e.x);
+  e.labels = kernels::Tensor({batch}, kernels::DType::i32);
+  return e;
+}
+
 RunConfig throwaway_config(const RunConfig& config) {
   RunConfig quiet = config;
   quiet.optimizer.lr.base_lr *= 1e-3;
@@ -96,7 +124,24 @@ bool layout_aware(const std::string& type) {
          type == "batch_norm" || type == "bias";
 }
 
-// Wall seconds of one training step of each plan, in interleaved rounds: the median per plan.
+// Wall seconds of a training step of each of `count` plans, `step(i)` running plan i's, in
+// interleaved rounds: the median per plan.
+std::vector<double> median_steps(std::size_t count, const PlanTiming& timing, const std::function<void(std::size_t)>& step) {
+  std::vector<std::vector<double>> samples(count);
+  for (int round = 0; round < timing.warmup + timing.rounds; ++round)
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t i = (k + static_cast<std::size_t>(round)) % count;
+      const Clock::time_point t = Clock::now();
+      step(i);
+      if (round >= timing.warmup) samples[i].push_back(seconds_since(t));
+    }
+  std::vector<double> medians;
+  for (const std::vector<double>& s : samples) medians.push_back(median(s));
+  return medians;
+}
+
+// Whole plans on engines of their own (their layouts differ, and an engine fixes its layouts
+// when built).
 std::vector<double> time_whole_plans(const std::vector<LayerPlan>& plans, const RunConfig& config,
                                      const models::ModelSpec& spec, const PlanTiming& timing, const kernels::Tensor& x,
                                      const kernels::Tensor& labels) {
@@ -107,25 +152,17 @@ std::vector<double> time_whole_plans(const std::vector<LayerPlan>& plans, const 
     backends.push_back(make_planned_backend(p, spec, config.backend));
     engines.push_back(make_engine(quiet, spec, *backends.back()));
   }
-  std::vector<std::vector<double>> samples(plans.size());
   std::int64_t iteration = 0;
-  for (int round = 0; round < timing.warmup + timing.rounds; ++round)
-    for (std::size_t k = 0; k < plans.size(); ++k) {
-      const std::size_t i = (k + static_cast<std::size_t>(round)) % plans.size();
-      const Clock::time_point t = Clock::now();
-      engines[i]->train_step(x, labels, iteration++);
-      backends[i]->synchronize();
-      if (round >= timing.warmup) samples[i].push_back(seconds_since(t));
-    }
-  std::vector<double> medians;
-  for (const std::vector<double>& s : samples) medians.push_back(median(s));
-  return medians;
+  return median_steps(plans.size(), timing, [&](std::size_t i) {
+    engines[i]->train_step(x, labels, iteration++);
+    backends[i]->synchronize();
+  });
 }
 
 }  // namespace
 
 std::string measure_note(double total_seconds, double build_seconds, const std::vector<PlanChoice>& candidates,
-                         const std::vector<StepCost>& costs, double settle_seconds) {
+                         const std::vector<StepCost>& costs, double screen_seconds, double settle_seconds) {
   double step_seconds = 0;
   std::int64_t steps = 0;
   std::vector<std::size_t> order;
@@ -136,7 +173,7 @@ std::string measure_note(double total_seconds, double build_seconds, const std::
   }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return costs[a].seconds > costs[b].seconds; });
   std::string note = "start-up " + fmt("%.2f", total_seconds) + " s: engines built " + fmt("%.2f", build_seconds) + " s; " +
-                     std::to_string(steps) + " candidate steps " + fmt("%.2f", step_seconds) + " s (";
+                     (screen_seconds > 0 ? "screen " + fmt("%.2f", screen_seconds) + " s; " : std::string()) + std::to_string(steps) + " candidate steps " + fmt("%.2f", step_seconds) + " s (";
   for (std::size_t k = 0; k < std::min<std::size_t>(3, order.size()); ++k) {
     const StepCost& c = costs[order[k]];
     note += std::string(k ? ", " : "") + candidates[order[k]].label() + " " + fmt("%.2f", c.seconds) + " s in " +
@@ -147,9 +184,8 @@ std::string measure_note(double total_seconds, double build_seconds, const std::
   return note;
 }
 
-LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunConfig& config,
-                         const models::ModelSpec& spec, const PlanTiming& timing, const kernels::Tensor& x,
-                         const kernels::Tensor& labels) {
+LayerPlan settle_whole_plans(LayerPlan chosen, std::size_t plain_count, const models::ModelSpec& spec,
+                             const WholePlanTimer& time_plans) {
   auto best_of = [&](const LayerPlan::Row& row, std::size_t from, std::size_t to) {
     std::size_t best = from;
     for (std::size_t i = from; i < to; ++i)
@@ -162,8 +198,9 @@ LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunCon
     return std::string();
   };
   const std::size_t n = chosen.candidates.size();
+  const bool layouts = plain_count < n;  // blocked candidates besides the plain ones
   LayerPlan blocked = chosen, plain = chosen;
-  for (std::size_t r = 0; r < chosen.rows.size(); ++r) {
+  for (std::size_t r = 0; r < chosen.rows.size() && layouts; ++r) {
     const LayerPlan::Row& row = chosen.rows[r];
     if (row.seconds.size() != n) continue;
     plain.rows[r].choice = best_of(row, 0, plain_count);
@@ -187,8 +224,9 @@ LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunCon
     return std::pair<std::string, LayerPlan>{"single " + chosen.candidates[best].label(), p};
   };
   std::vector<std::pair<std::string, LayerPlan>> options = {{"per layer", chosen}};
-  for (auto& [name, p] : {std::pair<std::string, LayerPlan>{"blocked", blocked}, {"plain", plain},
-                          single(plain_count, n), single(0, plain_count)}) {
+  std::vector<std::pair<std::string, LayerPlan>> others = {single(0, plain_count)};
+  if (layouts) others = {{"blocked", blocked}, {"plain", plain}, single(plain_count, n), single(0, plain_count)};
+  for (auto& [name, p] : others) {
     bool same = false;
     for (const auto& [other, q] : options) same = same || q.summary() == p.summary();
     if (!same) options.emplace_back(name, p);
@@ -197,11 +235,11 @@ LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunCon
   // Times named whole plans side by side; returns the fastest (the first, the incumbent, unless
   // another is faster by more than `margin`) and appends "name 7.03 ms, ...; took name" to the
   // note.
-  std::string note = "layouts: whole steps timed,";
+  std::string note = layouts ? "layouts: whole steps timed," : "whole steps timed,";
   auto fastest = [&](std::vector<std::pair<std::string, LayerPlan>>& named, double margin) {
     std::vector<LayerPlan> plans;
     for (const auto& [name, p] : named) plans.push_back(p);
-    const std::vector<double> step = time_whole_plans(plans, config, spec, timing, x, labels);
+    const std::vector<double> step = time_plans(plans);
     std::size_t best = 0;
     for (std::size_t i = 1; i < step.size(); ++i)
       if (step[i] < step[best]) best = i;
@@ -212,6 +250,10 @@ LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunCon
     return std::move(named[best].second);
   };
   LayerPlan out = fastest(options, 0);
+  if (!layouts) {
+    out.whole_plans_note = note;
+    return out;
+  }
   // Then one step of local search: each layout-aware layer alone in the other layout (its
   // fastest choice there), all timed beside the plan taken, which a flip replaces only when
   // faster by more than 2% (the spread of one plan timed twice in these batches: 7.35 and 7.55
@@ -235,7 +277,7 @@ LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunCon
     note += "; no layer flipped alone (" + std::to_string(flippable) + " layout-aware layers, over " +
             std::to_string(kMaxLayoutFlips) + ")";
   }
-  out.layout_note = note;
+  out.whole_plans_note = note;
   return out;
 }
 
@@ -373,44 +415,61 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
                                                            choice_options(candidates[i], config.backend)),
                                      candidates[i].label()));
   const RunConfig quiet = throwaway_config(config);
+  const std::int64_t batch = engine_options(config).batch;
+  // The screen's engines (layer_plan.h): the run's network on a slice of its batch.
+  RunConfig slice = quiet;
+  slice.batch = std::max<std::int64_t>(1, batch / kScreenDivisor) * quiet.ranks;
+  const std::int64_t slice_batch = engine_options(slice).batch;
   const Clock::time_point build_start = Clock::now();
-  std::unique_ptr<graph::Engine> engine = make_engine(quiet, spec, *planned);
-  // The blocked candidates share a second engine, its graph laid out blocked wherever the
-  // backend runs it (every layer routed blocked while it is built). Its layouts are fixed, so it
-  // takes no stand-ins: a blocked candidate's steps run every layer on it.
-  std::unique_ptr<graph::Engine> blocked_engine;
-  if (plain_count < candidates.size()) {
-    planned->route_all(backends[plain_count], {}, true);
-    blocked_engine = make_engine(quiet, spec, *planned);
-    planned->route_all(nullptr);
-  }
+  StepEngines whole = build_step_engines(quiet, spec, *planned, backends[plain_count % backends.size()],
+                                         plain_count < candidates.size(), batch);
+  StepEngines screened;
+  if (timing.prune_screen > 0 && slice_batch < batch)
+    screened = build_step_engines(slice, spec, *planned, backends[plain_count % backends.size()],
+                                  plain_count < candidates.size(), slice_batch);
   const double build_seconds = seconds_since(build_start);
   LayerTimer timer(*planned);
   planned->set_observer(&timer);
-  const std::int64_t batch = engine_options(config).batch;
-  kernels::Tensor x({batch, spec.input_shape[0], spec.input_shape[1], spec.input_shape[2]}, config.precision);
-  fill_batch(x);
-  kernels::Tensor labels({batch}, kernels::DType::i32);
   std::int64_t iteration = 0;
   std::vector<std::string> layers;
   for (const models::LayerSpec& layer : spec.layers) layers.push_back(layer.name);
-  std::vector<StepCost> costs(candidates.size());  // each candidate's steps, wall time and count
-  LayerPlan plan = choose_plan(layers, candidates, timing, [&](std::size_t index, const StandIns& stand_ins) {
-    const Clock::time_point step_start = Clock::now();
+  // One training step of candidate `index` on `engines` (a blocked candidate on the blocked
+  // engine, every layer on it; a plain one with its stand-ins): each layer's seconds.
+  auto step = [&](StepEngines& engines, std::size_t index, const StandIns& stand_ins) {
     timer.take();
     if (index >= plain_count) {
       planned->route_all(backends[index], {}, true);
-      blocked_engine->train_step(x, labels, iteration++);
+      engines.blocked->train_step(engines.x, engines.labels, iteration++);
     } else {
       std::vector<std::pair<std::string, kernels::Backend*>> except;
       for (const auto& [layer, other] : stand_ins) except.emplace_back(layer, backends[other]);
       planned->route_all(backends[index], std::move(except));
-      engine->train_step(x, labels, iteration++);
+      engines.plain->train_step(engines.x, engines.labels, iteration++);
     }
-    costs[index].seconds += seconds_since(step_start);
-    costs[index].steps += 1;
     return timer.take();
-  });
+  };
+  std::vector<StepCost> costs(candidates.size());  // each candidate's steps, wall time and count
+  double screen_seconds = 0;
+  StepTimer screen;  // two steps on the slice (the first warms it), the second's times scaled up
+  if (screened.plain)
+    screen = [&](std::size_t index, const StandIns&) {
+      const Clock::time_point start = Clock::now();
+      step(screened, index, {});
+      std::map<std::string, double> times = step(screened, index, {});
+      for (auto& [layer, seconds] : times) seconds *= static_cast<double>(batch) / static_cast<double>(slice_batch);
+      screen_seconds += seconds_since(start);
+      return times;
+    };
+  LayerPlan plan = choose_plan(
+      layers, candidates, timing,
+      [&](std::size_t index, const StandIns& stand_ins) {
+        const Clock::time_point step_start = Clock::now();
+        std::map<std::string, double> times = step(whole, index, stand_ins);
+        costs[index].seconds += seconds_since(step_start);
+        costs[index].steps += 1;
+        return times;
+      },
+      screen);
   planned->set_observer(nullptr);
   // Layers that ran no op of their own (an input, a layer folded into another) keep the fallback.
   std::vector<LayerPlan::Row> timed;
@@ -431,16 +490,34 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   if (plan.fallback.lowering)
     plan.fallback.threading = run_threading(config.backend).value_or(kernels::cpu::threadings_of(*plan.fallback.lowering).front());
   if (!choice_problem(plan.fallback, config.backend).empty() || config.backend.name == "cuda") plan.fallback = candidates.front();
-  double settle_seconds = 0;
-  if (plain_count < candidates.size()) {
-    engine.reset();
-    blocked_engine.reset();
-    const Clock::time_point settle_start = Clock::now();
-    plan = settle_layouts(std::move(plan), plain_count, config, spec, timing, x, labels);
-    settle_seconds = seconds_since(settle_start);
+  const Clock::time_point settle_start = Clock::now();
+  WholePlanTimer time_plans;
+  if (plain_count < candidates.size()) {  // engines of their own, for their layouts
+    const kernels::Tensor x = whole.x, labels = whole.labels;
+    whole = {};
+    screened = {};
+    time_plans = [&, x, labels](const std::vector<LayerPlan>& plans) {
+      return time_whole_plans(plans, config, spec, timing, x, labels);
+    };
+  } else {  // all NCHW: the measurement's engine and backends, each layer routed to its choice
+    time_plans = [&](const std::vector<LayerPlan>& plans) {
+      return median_steps(plans.size(), timing, [&](std::size_t i) {
+        auto index_of = [&](const PlanChoice& choice) {
+          return static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), choice) - candidates.begin());
+        };
+        std::vector<std::pair<std::string, kernels::Backend*>> routes;
+        for (const LayerPlan::Row& row : plans[i].rows) routes.emplace_back(row.layer, backends[index_of(row.choice)]);
+        const std::size_t fallback = index_of(plans[i].fallback);
+        planned->route_all(backends[fallback < candidates.size() ? fallback : 0], std::move(routes));
+        whole.plain->train_step(whole.x, whole.labels, iteration++);
+        planned->synchronize();
+      });
+    };
   }
+  plan = settle_whole_plans(std::move(plan), plain_count, spec, time_plans);
+  const double settle_seconds = seconds_since(settle_start);
   plan.measure_seconds = seconds_since(start);
-  plan.measure_note = measure_note(plan.measure_seconds, build_seconds, candidates, costs, settle_seconds);
+  plan.measure_note = measure_note(plan.measure_seconds, build_seconds, candidates, costs, screen_seconds, settle_seconds);
   return plan;
 }
 

@@ -7,13 +7,16 @@
 // stay the run's.
 //
 // Measuring: a throwaway engine of the run's strategy is built over a PlannedBackend holding
-// every candidate, on a batch of the run's shape (seeded values, label 0); each timed step
+// every candidate, on a batch of the run's shape (seeded values, label 0), and a second on a
+// sixteenth of the batch for the screen (layer_plan.h: two steps per candidate, the second's
+// times scaled by the batches' ratio, before the rounds); each timed step
 // routes every op to one candidate (PlannedBackend::route_all), but the layers pruned for that
 // candidate to their stand-ins (layer_plan.h), and an op observer adds each
 // op's time to the layer its label names. The run's own engine is built afterwards, from the
 // run's seed, so the measurement leaves no trace in the weights.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,33 +47,36 @@ PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec);
 // routed to its choice's. Throws naming the layer when the plan names a layer the model lacks.
 std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& plan, const models::ModelSpec& spec,
                                                               const BackendSettings& run);
-// The layout of a layer's edges depends on its neighbours' choices, and the per-layer times do
-// not include the conversions a mixed plan adds: so with blocked candidates (the first
-// plain_count candidates are plain) whole plans are timed too, a training step each in
-// interleaved rounds: `chosen` (each layer its fastest), "blocked" (every convolution, batch
-// norm, pooling, LRN and bias layer on its fastest blocked choice, the rest as chosen: an
-// elementwise layer takes either layout), "plain" (every layer its fastest plain choice) and
-// "single <choice>", every layer on the one blocked (and the one plain) candidate whose layer
-// times add up least;
-// then, with up to kMaxLayoutFlips layout-aware layers, the fastest of those beside each
-// plan that differs from it in one such layer's layout (a step of local search; a flip is
-// taken only when faster by more than 2%). The fastest is returned, with layout_note saying
-// what each took.
+// Per-layer times miss what a mixed plan costs at run time: the conversions at a layer's edges
+// where neighbours differ in layout, and one library's threads still busy in the next layer's
+// (OpenBLAS's pthreads spin for a while after each product, and an OpenMP team beside them runs
+// on one core: docs/plan.md, "Mixed plans"). So whole plans are timed too, a training step each
+// in interleaved rounds: `chosen` (each layer its fastest) and "single <choice>", every layer on
+// the one plain candidate whose layer times add up least; the per-layer plan stays unless that
+// is faster. With blocked candidates (the first plain_count candidates are plain) also
+// "blocked" (every convolution, batch norm, pooling, LRN and bias layer on its fastest blocked
+// choice, the rest as chosen: an elementwise layer takes either layout), "plain" (every layer
+// its fastest plain choice) and the single blocked candidate whose times add up least; then,
+// with up to kMaxLayoutFlips layout-aware layers, the fastest of those beside each plan that
+// differs from it in one such layer's layout (a step of local search; a flip is taken only
+// when faster by more than 2%). The fastest is returned, with whole_plans_note saying what each
+// took.
+// `time_plans` gives the median seconds of a training step of each plan, timed side by side.
 constexpr std::size_t kMaxLayoutFlips = 12;
-LayerPlan settle_layouts(LayerPlan chosen, std::size_t plain_count, const RunConfig& config,
-                         const models::ModelSpec& spec, const PlanTiming& timing, const kernels::Tensor& x,
-                         const kernels::Tensor& labels);
+using WholePlanTimer = std::function<std::vector<double>(const std::vector<LayerPlan>&)>;
+LayerPlan settle_whole_plans(LayerPlan chosen, std::size_t plain_count, const models::ModelSpec& spec,
+                             const WholePlanTimer& time_plans);
 // One candidate's share of the measurement: its training steps and their wall time (its own
 // layers, its stand-ins' and the untimed ones).
 struct StepCost {
   double seconds = 0;
   std::int64_t steps = 0;
 };
-// LayerPlan::measure_note: "start-up 16.95 s: engines built 0.61 s; 93 candidate steps 12.30 s
-// (reference 4.31 s in 1 step, onednn/direct 0.95 s in 7 steps, ...); whole plans 3.20 s" (the
-// three costliest candidates; the whole plans only where layouts were settled).
+// LayerPlan::measure_note: "start-up 11.95 s: engines built 0.61 s; screen 0.70 s; 93 candidate
+// steps 9.30 s (onednn/direct 0.95 s in 7 steps, ...); whole plans 3.20 s" (the three costliest
+// candidates; the screen and the whole plans only where they ran).
 std::string measure_note(double total_seconds, double build_seconds, const std::vector<PlanChoice>& candidates,
-                         const std::vector<StepCost>& costs, double settle_seconds);
+                         const std::vector<StepCost>& costs, double screen_seconds, double settle_seconds);
 // Times every candidate on the run's network (above), as choose_plan does; measure_note says
 // where the time went.
 LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, const PlanTiming& timing = {});

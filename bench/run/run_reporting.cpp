@@ -46,7 +46,7 @@ void fill_resolved(const PreparedRun& run, std::map<std::string, std::string>& r
     r["plan_startup_s"] = number(run.plan->startup_s);
     if (run.plan->plan.measure_seconds > 0) r["plan_measure_s"] = number(run.plan->plan.measure_seconds);
     if (!run.plan->note.empty()) r["plan_note"] = run.plan->note;
-    if (!run.plan->plan.layout_note.empty()) r["plan_layouts"] = run.plan->plan.layout_note;
+    if (!run.plan->plan.whole_plans_note.empty()) r["plan_whole_plans"] = run.plan->plan.whole_plans_note;
     if (!run.plan->plan.measure_note.empty()) r["plan_measure_detail"] = run.plan->plan.measure_note;
   }
 }

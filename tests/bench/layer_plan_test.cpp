@@ -189,8 +189,80 @@ TEST(LayerPlan, APairClearlyBehindInTheTimedRoundsIsNotTimedFurther) {
   EXPECT_EQ(seen[0][1], (StandIns{{"conv1", 1}, {"pool1", 2}}));
 }
 
-// The start-up's account: the engines, every candidate step (the costliest three named, in
-// order of cost), the whole plans where layouts were settled.
+// The screen: a pair far behind on a slice of the batch is pruned before any whole step, its
+// scaled screen time standing as its sample; one less far behind is not.
+TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
+  std::vector<std::pair<std::size_t, StandIns>> steps;
+  const StepTimer timer = [&](std::size_t index, const StandIns& stand_ins) {
+    steps.emplace_back(index, stand_ins);
+    std::map<std::string, double> out;
+    for (const auto& [layer, costs] : kCost) out[layer] = costs[stand_ins.count(layer) ? stand_ins.at(layer) : index];
+    return out;
+  };
+  std::map<std::size_t, int> screened;
+  // On the slice, the reference is 100x behind on conv1 and 5x on pool1 and ip1 (scaled times).
+  const StepTimer screen = [&](std::size_t index, const StandIns& stand_ins) {
+    ++screened[index];
+    EXPECT_TRUE(stand_ins.empty()) << "a screen step runs the candidate whole";
+    std::map<std::string, double> out;
+    for (const auto& [layer, costs] : kCost) out[layer] = costs[index];
+    if (index == 0) out = {{"conv1", 200.0}, {"pool1", 5.0}, {"ip1", 20.0}};
+    return out;
+  };
+  PlanTiming timing;
+  timing.warmup = 2;
+  timing.rounds = 3;
+  timing.prune = 0;
+  timing.prune_first = 0;
+  timing.prune_timed = 0;
+  const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer, screen);
+  EXPECT_EQ(screened, (std::map<std::size_t, int>{{0, 1}, {1, 1}, {2, 1}})) << "every candidate screened once";
+  ASSERT_FALSE(steps.empty());
+  for (const auto& [index, stand_ins] : steps)
+    if (index == 0) EXPECT_EQ(stand_ins, (StandIns{{"conv1", 1}})) << "conv1 on eigen from the reference's first step";
+  EXPECT_DOUBLE_EQ(plan.rows[0].seconds[0], 200.0) << "the scaled screen time stands as the pruned pair's sample";
+  EXPECT_DOUBLE_EQ(plan.rows[1].seconds[0], 9.0) << "5x behind on the slice: timed whole";
+  EXPECT_EQ(plan.rows[0].choice.label(), "eigen/eigen_spatial");
+
+  // Without a screen timer, or with prune_screen 0, nothing is screened.
+  screened.clear();
+  steps.clear();
+  timing.prune_screen = 0;
+  choose_plan(kLayers, kCandidates, timing, timer, screen);
+  EXPECT_TRUE(screened.empty());
+  for (const auto& [index, stand_ins] : steps) EXPECT_TRUE(stand_ins.empty());
+}
+
+// With no blocked candidate, the per-layer plan is timed whole beside the one candidate whose
+// layer times add up least, and loses to it when slower whole (a mixed plan's cost that no
+// layer's time shows); it is kept when faster.
+TEST(LayerPlan, APerLayerPlanSlowerWholeThanOneCandidateGivesWayToIt) {
+  LayerPlan chosen;
+  chosen.candidates = {kCandidates[1], kCandidates[2]};
+  chosen.rows = {{"conv1", kCandidates[1], {2.0, 3.0}}, {"pool1", kCandidates[2], {1.5, 1.0}}, {"ip1", kCandidates[1], {4.0, 5.0}}};
+  const models::ModelSpec spec;
+  std::vector<std::string> timed;
+  auto timer_favouring = [&](bool per_layer_faster) {
+    return WholePlanTimer([&, per_layer_faster](const std::vector<LayerPlan>& plans) {
+      std::vector<double> out;
+      for (const LayerPlan& p : plans) {
+        timed.push_back(p.summary());
+        out.push_back(p.summary() == chosen.summary() ? (per_layer_faster ? 7.0 : 8.0) : 7.5);
+      }
+      return out;
+    });
+  };
+  const LayerPlan single = settle_whole_plans(chosen, 2, spec, timer_favouring(false));
+  EXPECT_EQ(timed, (std::vector<std::string>{chosen.summary(), "conv1=eigen/eigen_spatial,pool1=eigen/eigen_spatial,ip1=eigen/eigen_spatial"}));
+  EXPECT_EQ(single.summary(), "conv1=eigen/eigen_spatial,pool1=eigen/eigen_spatial,ip1=eigen/eigen_spatial");
+  EXPECT_NE(single.whole_plans_note.find("took single eigen/eigen_spatial"), std::string::npos) << single.whole_plans_note;
+  const LayerPlan kept = settle_whole_plans(chosen, 2, spec, timer_favouring(true));
+  EXPECT_EQ(kept.summary(), chosen.summary());
+  EXPECT_NE(kept.whole_plans_note.find("took per layer"), std::string::npos) << kept.whole_plans_note;
+}
+
+// The start-up's account: the engines, the screen where it ran, every candidate step (the
+// costliest three named, in order of cost), the whole plans where layouts were settled.
 TEST(LayerPlan, MeasureNoteSaysWhereTheStartUpWent) {
   const std::vector<PlanChoice> candidates = {{"reference", std::nullopt, std::nullopt},
                                               {"eigen", ConvLowering::omp_per_image, std::nullopt},
@@ -198,10 +270,10 @@ TEST(LayerPlan, MeasureNoteSaysWhereTheStartUpWent) {
                                               {"onednn", ConvLowering::direct, std::nullopt},
                                               {"onednn", ConvLowering::omp_per_image, std::nullopt}};
   const std::vector<StepCost> costs = {{4.25, 1}, {0.5, 7}, {0.75, 7}, {0.0, 0}, {0.25, 3}};
-  const std::string note = measure_note(7.5, 0.5, candidates, costs, 1.25);
-  EXPECT_EQ(note, "start-up 7.50 s: engines built 0.50 s; 18 candidate steps 5.75 s (reference 4.25 s in 1 step, "
+  const std::string note = measure_note(7.5, 0.5, candidates, costs, 0.5, 1.25);
+  EXPECT_EQ(note, "start-up 7.50 s: engines built 0.50 s; screen 0.50 s; 18 candidate steps 5.75 s (reference 4.25 s in 1 step, "
                   "openblas/omp_per_image 0.75 s in 7 steps, eigen/omp_per_image 0.50 s in 7 steps, ...); whole plans 1.25 s");
-  const std::string plain = measure_note(1.0, 0.25, {candidates[1]}, {{0.5, 7}}, 0);
+  const std::string plain = measure_note(1.0, 0.25, {candidates[1]}, {{0.5, 7}}, 0, 0);
   EXPECT_EQ(plain, "start-up 1.00 s: engines built 0.25 s; 7 candidate steps 0.50 s (eigen/omp_per_image 0.50 s in 7 steps)");
 }
 
