@@ -2,6 +2,7 @@
 #include "bench/run/layer_plan.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -219,9 +220,15 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
     for (std::size_t c = 0; c < n; ++c) last_warmup[c] = screen(c, {});
     prune(timing.prune_screen);
   }
+  // Round r visits the candidates from r with the r-th stride coprime with n, so that both a
+  // candidate's place in the round and the candidate before it change from round to round.
+  std::vector<std::size_t> strides;
+  for (std::size_t s = 1; s < std::max<std::size_t>(n, 2); ++s)
+    if (std::gcd(s, n) == 1) strides.push_back(s);
   for (int round = 0; round < timing.warmup + timing.rounds; ++round) {
+    const std::size_t r = static_cast<std::size_t>(round), stride = strides[r % strides.size()];
     for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t index = (k + static_cast<std::size_t>(round)) % n;  // rotated: interleaved
+      const std::size_t index = (r + k * stride) % n;
       if (!stepped[index]) continue;
       std::map<std::string, double> step = timer(index, stand_ins[index]);
       if (round < timing.warmup) {

@@ -5,8 +5,11 @@
 // cached plan must match, and the plan file; plan_measure.h times a real network and builds
 // the kernels::PlannedBackend that executes a plan. docs/plan.md describes the whole.
 //
-// Choice: rounds of one training step per candidate, the candidates' order rotated each round
-// (interleaved, so that a slow minute of a busy host falls on all of them); a layer's time on a
+// Choice: rounds of one training step per candidate, interleaved, so that a slow minute of a
+// busy host falls on all of them; each round starts one candidate later and steps through them
+// with another stride, so that no candidate follows the same one in every round (a library's
+// threads still spinning from the step before slow the next one: OpenBLAS's pthreads, by half
+// on 2 cores, docs/plan.md "Mixed plans"); a layer's time on a
 // candidate is the sum of its ops' times in one step (forward, backward, update), its median
 // over the rounds after the warm-up; each layer takes the candidate of least median (ties: the
 // earlier candidate). Briefly, per (layer, candidate) pair: after the last warm-up round, a

@@ -66,9 +66,10 @@ TEST(LayerPlan, StandInTimerPicksTheKnownFastestPerLayer) {
   EXPECT_EQ(plan.rows[2].choice.label(), "eigen/eigen_spatial");
   EXPECT_DOUBLE_EQ(plan.rows[0].seconds[1], 2.0) << "the median of the timed rounds, not the outlier";
   EXPECT_EQ(plan.summary(), "conv1=eigen/eigen_spatial,pool1=openblas/per_image_gemm,ip1=eigen/eigen_spatial");
-  // Interleaved: 6 rounds of 3 steps, the order rotated each round.
+  // Interleaved: 6 rounds of 3 steps, each round one candidate later and with the other
+  // stride (1, 2): candidate 0 follows 2 in the first round and 1 in the second.
   ASSERT_EQ(calls.size(), 18u);
-  EXPECT_EQ((std::vector<std::size_t>(calls.begin(), calls.begin() + 6)), (std::vector<std::size_t>{0, 1, 2, 1, 2, 0}));
+  EXPECT_EQ((std::vector<std::size_t>(calls.begin(), calls.begin() + 9)), (std::vector<std::size_t>{0, 1, 2, 1, 0, 2, 2, 0, 1}));
   EXPECT_NE(plan.table().find("runner-up"), std::string::npos);
 }
 
