@@ -117,6 +117,18 @@ RunConfig throwaway_config(const RunConfig& config) {
   return quiet;
 }
 
+// Whether a choice runs threads of its own beside OpenMP's, which spin for a while after their
+// work (docs/plan.md, "Mixed plans"): OpenBLAS's pthreads (its products under the library
+// threading, and under openmp_frames the backward weights' and the fully connected layers')
+// and Eigen's thread pool (eigen_spatial). oneDNN, ablate's loops and Eigen's own GEMM
+// (library) run on OpenMP.
+bool own_thread_pool(const PlanChoice& c) {
+  if (!c.lowering) return false;
+  const kernels::cpu::Threading t = c.threading.value_or(kernels::cpu::threadings_of(*c.lowering).front());
+  if (c.backend == "openblas") return t != kernels::cpu::Threading::openmp_images;
+  return *c.lowering == kernels::cpu::ConvLowering::eigen_spatial;
+}
+
 // The layer types whose ops read their activations in a layout (convolution, batch norm,
 // pooling, LRN, bias); the others are elementwise or read NCHW (kernels/contract/layout_check.h).
 bool layout_aware(const std::string& type) {
@@ -223,9 +235,21 @@ LayerPlan settle_whole_plans(LayerPlan chosen, std::size_t plain_count, const mo
       if (row.seconds.size() == n) row.choice = chosen.candidates[best];
     return std::pair<std::string, LayerPlan>{"single " + chosen.candidates[best].label(), p};
   };
+  // And the per-layer plan with every layer on OpenMP's threads: a layer whose choice runs a
+  // pool of its own takes its fastest plain choice that does not.
+  LayerPlan openmp = chosen;
+  for (std::size_t r = 0; r < chosen.rows.size(); ++r) {
+    const LayerPlan::Row& row = chosen.rows[r];
+    if (row.seconds.size() != n || !own_thread_pool(row.choice)) continue;
+    std::size_t best = n;
+    for (std::size_t i = 0; i < plain_count; ++i)
+      if (!own_thread_pool(chosen.candidates[i]) && (best == n || row.seconds[i] < row.seconds[best])) best = i;
+    if (best < n) openmp.rows[r].choice = chosen.candidates[best];
+  }
   std::vector<std::pair<std::string, LayerPlan>> options = {{"per layer", chosen}};
-  std::vector<std::pair<std::string, LayerPlan>> others = {single(0, plain_count)};
-  if (layouts) others = {{"blocked", blocked}, {"plain", plain}, single(plain_count, n), single(0, plain_count)};
+  std::vector<std::pair<std::string, LayerPlan>> others = {{"OpenMP only", openmp}, single(0, plain_count)};
+  if (layouts)
+    others = {{"blocked", blocked}, {"plain", plain}, {"OpenMP only", openmp}, single(plain_count, n), single(0, plain_count)};
   for (auto& [name, p] : others) {
     bool same = false;
     for (const auto& [other, q] : options) same = same || q.summary() == p.summary();

@@ -51,9 +51,10 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
 // where neighbours differ in layout, and one library's threads still busy in the next layer's
 // (OpenBLAS's pthreads spin for a while after each product, and an OpenMP team beside them runs
 // on one core: docs/plan.md, "Mixed plans"). So whole plans are timed too, a training step each
-// in interleaved rounds: `chosen` (each layer its fastest) and "single <choice>", every layer on
-// the one plain candidate whose layer times add up least; the per-layer plan stays unless that
-// is faster. With blocked candidates (the first plain_count candidates are plain) also
+// in interleaved rounds: `chosen` (each layer its fastest), "OpenMP only" (each layer whose
+// choice runs threads of its own, OpenBLAS's pthreads or Eigen's pool, on its fastest plain
+// choice that runs OpenMP's) and "single <choice>", every layer on the one plain candidate
+// whose layer times add up least; the per-layer plan stays unless one of those is faster. With blocked candidates (the first plain_count candidates are plain) also
 // "blocked" (every convolution, batch norm, pooling, LRN and bias layer on its fastest blocked
 // choice, the rest as chosen: an elementwise layer takes either layout), "plain" (every layer
 // its fastest plain choice) and the single blocked candidate whose times add up least; then,
