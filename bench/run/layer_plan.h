@@ -28,7 +28,9 @@
 // pair at least `prune_screen` times slower than the layer's best there is pruned before it
 // costs a whole step: the reference loops' convolutions (4.5 s of cifar10_quick's first round at
 // batch 100, 100x the best) cost a slice's steps instead. Its scaled screen time stands as the
-// pair's sample.
+// pair's sample. The factor is the last warm-up round's: at 25 the screen caught only the
+// reference loops (cifar10_quick's start-up 13.2-13.6 s); at 4 it also spares the slower
+// lowerings their first whole steps (11.9-12.2 s), with the same convolutions chosen.
 //
 // Plan file (text, one entry a line, '#' comments):
 //   ablate-plan 1
@@ -133,7 +135,7 @@ struct PlanTiming {
   double prune = 4;        // see above; 0: time every pair every round
   double prune_first = 25; // see above, after the first of several warm-up rounds; 0: not then
   double prune_timed = 1.5; // see above, after each timed round from the second; 0: not then
-  double prune_screen = 25; // see above, after the screen (when there is one); 0: no screen
+  double prune_screen = 4;  // see above, after the screen (when there is one); 0: no screen
 };
 // The choice described above; `layers` in the network's order; `screen` may be empty (no
 // screen). Throws std::invalid_argument without candidates or layers, or with rounds < 1 or

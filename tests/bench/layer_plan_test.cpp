@@ -201,13 +201,13 @@ TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
     return out;
   };
   std::map<std::size_t, int> screened;
-  // On the slice, the reference is 100x behind on conv1 and 5x on pool1 and ip1 (scaled times).
+  // On the slice, the reference is 100x behind on conv1 and 3x on pool1 and ip1 (scaled times).
   const StepTimer screen = [&](std::size_t index, const StandIns& stand_ins) {
     ++screened[index];
     EXPECT_TRUE(stand_ins.empty()) << "a screen step runs the candidate whole";
     std::map<std::string, double> out;
     for (const auto& [layer, costs] : kCost) out[layer] = costs[index];
-    if (index == 0) out = {{"conv1", 200.0}, {"pool1", 5.0}, {"ip1", 20.0}};
+    if (index == 0) out = {{"conv1", 200.0}, {"pool1", 3.0}, {"ip1", 12.0}};
     return out;
   };
   PlanTiming timing;
@@ -216,13 +216,14 @@ TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
   timing.prune = 0;
   timing.prune_first = 0;
   timing.prune_timed = 0;
+  timing.prune_screen = 4;
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer, screen);
   EXPECT_EQ(screened, (std::map<std::size_t, int>{{0, 1}, {1, 1}, {2, 1}})) << "every candidate screened once";
   ASSERT_FALSE(steps.empty());
   for (const auto& [index, stand_ins] : steps)
     if (index == 0) EXPECT_EQ(stand_ins, (StandIns{{"conv1", 1}})) << "conv1 on eigen from the reference's first step";
   EXPECT_DOUBLE_EQ(plan.rows[0].seconds[0], 200.0) << "the scaled screen time stands as the pruned pair's sample";
-  EXPECT_DOUBLE_EQ(plan.rows[1].seconds[0], 9.0) << "5x behind on the slice: timed whole";
+  EXPECT_DOUBLE_EQ(plan.rows[1].seconds[0], 9.0) << "3x behind on the slice: timed whole";
   EXPECT_EQ(plan.rows[0].choice.label(), "eigen/eigen_spatial");
 
   // Without a screen timer, or with prune_screen 0, nothing is screened.
