@@ -221,7 +221,9 @@ TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
   EXPECT_EQ(screened, (std::map<std::size_t, int>{{0, 1}, {1, 1}, {2, 1}})) << "every candidate screened once";
   ASSERT_FALSE(steps.empty());
   for (const auto& [index, stand_ins] : steps)
-    if (index == 0) EXPECT_EQ(stand_ins, (StandIns{{"conv1", 1}})) << "conv1 on eigen from the reference's first step";
+    if (index == 0) {
+      EXPECT_EQ(stand_ins, (StandIns{{"conv1", 1}})) << "conv1 on eigen from the reference's first step";
+    }
   EXPECT_DOUBLE_EQ(plan.rows[0].seconds[0], 200.0) << "the scaled screen time stands as the pruned pair's sample";
   EXPECT_DOUBLE_EQ(plan.rows[1].seconds[0], 9.0) << "3x behind on the slice: timed whole";
   EXPECT_EQ(plan.rows[0].choice.label(), "eigen/eigen_spatial");
