@@ -39,6 +39,10 @@ class Backend {
   virtual Device device() const { return Device::cpu; }
   virtual Allocator& allocator() { return cpu_allocator(); }
   virtual void synchronize() {}
+  // Stops the library's own worker threads now rather than letting them spin on after the last
+  // op (OpenBLAS's pthreads spin ~0.1 s: an OpenMP team started meanwhile runs at half speed on
+  // 2 cores, docs/plan.md "Mixed plans"); the next op that wants them starts them again.
+  virtual void release_threads() {}
   // Whether repeated runs give bit-identical results at this thread setting.
   virtual bool deterministic() const { return true; }
   // Asks for bit-identical repeated runs (`--deterministic`): a backend that can switches to

@@ -86,6 +86,10 @@ int PlannedBackend::threads() const {
   return most;
 }
 
+void PlannedBackend::release_threads() {
+  for (Owned& o : backends_) o.backend->release_threads();
+}
+
 double PlannedBackend::setup_seconds() const {
   double total = 0;
   for (const Owned& o : backends_) total += o.backend->setup_seconds();

@@ -63,6 +63,12 @@ class PlannedBackend final : public Backend {
   // choices prefixed with its label.
   std::vector<std::pair<std::string, std::string>> choices() const override;
   double setup_seconds() const override;  // its backends' sum
+  void release_threads() override;        // each of its backends'
+  // On: when an op runs on another backend than the op before, the one before releases its
+  // threads first (Backend::release_threads), so OpenBLAS's spinning pthreads do not halve the
+  // next layer's OpenMP team. Only for ops issued one at a time (not the static strategy's
+  // parallel executor, whose ops overlap). Off by default.
+  void set_release_on_switch(bool on) { release_on_switch_ = on; }
 
  protected:
   void gemm_impl(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,
@@ -224,7 +230,14 @@ class PlannedBackend final : public Backend {
     std::unique_ptr<Backend> backend;
     std::string label;
   };
-  Backend& pick() { return backend_of(current_op_label().layer); }
+  Backend& pick() {
+    Backend& b = backend_of(current_op_label().layer);
+    if (release_on_switch_ && last_ != &b) {
+      if (last_) last_->release_threads();
+      last_ = &b;
+    }
+    return b;
+  }
   const Owned& owned_of(const Backend& backend) const;
 
   std::vector<Owned> backends_;                           // [0]: the fallback
@@ -232,6 +245,8 @@ class PlannedBackend final : public Backend {
   std::vector<std::string> blocked_;                      // the layers routed blocked
   Backend* all_ = nullptr;
   bool all_blocked_ = false;
+  bool release_on_switch_ = false;
+  Backend* last_ = nullptr;  // the backend of the op before (release_on_switch_)
   std::vector<std::pair<std::string, Backend*>> all_except_;  // route_all's exceptions
 };
 

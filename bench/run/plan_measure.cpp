@@ -144,6 +144,7 @@ std::vector<double> time_whole_plans(const std::vector<LayerPlan>& plans, const 
   std::vector<std::unique_ptr<graph::Engine>> engines;
   for (const LayerPlan& p : plans) {
     backends.push_back(make_planned_backend(p, spec, config.backend));
+    backends.back()->set_release_on_switch(ops_one_at_a_time(config));
     engines.push_back(make_engine(quiet, spec, *backends.back()));
   }
   std::int64_t iteration = 0;
@@ -265,6 +266,10 @@ PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec) {
   return k;
 }
 
+bool ops_one_at_a_time(const RunConfig& config) {
+  return config.strategy != "static" || config.switches.executor != graph::ExecutorKind::parallel;
+}
+
 std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& plan, const models::ModelSpec& spec,
                                                               const BackendSettings& run) {
   for (const LayerPlan::Row& row : plan.rows) {  // every layer and choice checked before any backend is made
@@ -306,6 +311,7 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   auto planned = std::make_unique<kernels::PlannedBackend>(
       kernels::make_backend(candidates.front().backend, choice_options(candidates.front(), config.backend)),
       candidates.front().label());
+  planned->set_release_on_switch(ops_one_at_a_time(config));
   std::vector<kernels::Backend*> backends = {&planned->fallback()};
   for (std::size_t i = 1; i < candidates.size(); ++i)
     backends.push_back(&planned->add(kernels::make_backend(candidates[i].backend,
@@ -342,6 +348,7 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
       planned->route_all(backends[index], std::move(except));
       engines.plain->train_step(engines.x, engines.labels, iteration++);
     }
+    planned->release_threads();  // no library thread spins on into the next candidate's step
     return timer.take();
   };
   std::vector<StepCost> costs(candidates.size());  // each candidate's steps, wall time and count
@@ -403,6 +410,7 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
         };
         std::vector<std::pair<std::string, kernels::Backend*>> routes;  // every choice is a candidate
         for (const LayerPlan::Row& row : plans[i].rows) routes.emplace_back(row.layer, backends.at(index_of(row.choice)));
+        planned->release_threads();  // none left spinning by the plan before
         const std::size_t fallback = index_of(plans[i].fallback);
         planned->route_all(backends[fallback < candidates.size() ? fallback : 0], std::move(routes));
         whole.plain->train_step(whole.x, whole.labels, iteration++);

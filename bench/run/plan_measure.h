@@ -48,6 +48,10 @@ PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec);
 // routed to its choice's. Throws naming the layer when the plan names a layer the model lacks.
 std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& plan, const models::ModelSpec& spec,
                                                               const BackendSettings& run);
+// Whether the run issues its ops one at a time (every strategy but the static one under the
+// parallel executor): then a planned backend releases a library's threads where the backend
+// changes (kernels::PlannedBackend::set_release_on_switch).
+bool ops_one_at_a_time(const RunConfig& config);
 // One candidate's share of the measurement: its training steps and their wall time (its own
 // layers, its stand-ins' and the untimed ones).
 struct StepCost {

@@ -14,6 +14,10 @@
 
 #include "kernels/cpu/cpu_backend.h"
 
+// OpenBLAS's own: stops its server threads (what it does before a fork); the next threaded
+// call starts them again (exec_blas's lazy re-initialisation, OpenBLAS >= 0.3.x).
+extern "C" int blas_thread_shutdown_(void);
+
 namespace ablate::kernels {
 namespace {
 
@@ -61,6 +65,9 @@ class OpenBlasBackend final : public cpu::CpuBackend {
     cblas_dgemm(CblasRowMajor, op_of(ta), op_of(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
   void set_library_threads(int threads) override { openblas_set_num_threads(threads); }
+  void release_threads() override {
+    if (openblas_get_parallel() == 1) blas_thread_shutdown_();  // the pthread build's pool only
+  }
 };
 
 }  // namespace

@@ -1,7 +1,12 @@
 // PlannedBackend (kernels/planned_backend.h): each op runs on the backend routed to the layer
 // named by the thread's op label, the fallback elsewhere; routes are checked; identity and
-// settings reach every backend it holds.
+// settings reach every backend it holds; OpenBLAS's threads are released where the backend
+// changes.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <thread>
 
 #include "kernels/op_label.h"
 #include "kernels/planned_backend.h"
@@ -106,6 +111,61 @@ TEST(PlannedBackend, SettingsReachEveryBackend) {
   bool routed = false;
   for (const auto& [key, value] : planned.choices()) routed = routed || (key == "plan.ip1" && value == names.front());
   EXPECT_TRUE(routed) << "choices() names each layer's backend";
+}
+
+// The process's threads now (Linux: /proc/self/task).
+int thread_count() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+// A 256^3 product: large enough for OpenBLAS to run it on its own threads.
+void product(Backend& backend) {
+  Tensor a({256, 256}), b({256, 256}), c({256, 256});
+  for (std::int64_t i = 0; i < a.numel(); ++i) a.data<float>()[i] = b.data<float>()[i] = 0.5f;
+  backend.gemm(false, false, 1.0, a, b, 0.0, c);
+  EXPECT_FLOAT_EQ(c.data<float>()[0], 64.0f) << "256 * 0.5 * 0.5";
+}
+
+// With release_on_switch, an op on another backend first stops the threads that OpenBLAS left
+// spinning after its product (its pthread build); the next product starts them again and is
+// right. Without it the threads stay.
+TEST(PlannedBackend, AnOpOnAnotherBackendReleasesOpenBlasThreadsWhenAsked) {
+  const std::vector<std::string> names = backend_names();
+  if (std::find(names.begin(), names.end(), "openblas") == names.end()) GTEST_SKIP() << "no openblas backend in this build";
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: OpenBLAS runs no thread of its own";
+  BackendOptions library;  // OpenBLAS's own threads run the products
+  library.conv_lowering = cpu::ConvLowering::per_image_gemm;
+  library.threading = cpu::Threading::library;
+  PlannedBackend planned(make_backend("reference"), "reference");
+  Backend& openblas = planned.add(make_backend("openblas", library), "openblas/per_image_gemm");
+  planned.route("ip1", openblas);
+  planned.set_threads(2);
+  if (openblas.library_version().find("pthread pool") == std::string::npos)
+    GTEST_SKIP() << "OpenBLAS is not the pthread build: " << openblas.library_version();
+  auto product_on_ip1 = [&] {
+    const OpLabelScope label({"forward", "ip1", "gemm"});
+    product(planned);
+  };
+  auto op_elsewhere = [&] {
+    const OpLabelScope label({"forward", "loss", "gemm"});
+    Tensor a({2, 2}), b({2, 2}), c({2, 2});
+    planned.gemm(false, false, 1.0, a, b, 0.0, c);
+  };
+  product_on_ip1();
+  const int with_pool = thread_count();
+  op_elsewhere();
+  EXPECT_EQ(thread_count(), with_pool) << "off by default: OpenBLAS's threads stay";
+
+  planned.set_release_on_switch(true);
+  product_on_ip1();
+  op_elsewhere();
+  EXPECT_LT(thread_count(), with_pool) << "released when the next op ran on the reference";
+  product_on_ip1();  // started again, and right (product() checks)
+  EXPECT_EQ(thread_count(), with_pool);
+  planned.release_threads();
+  EXPECT_LT(thread_count(), with_pool) << "release_threads reaches each backend";
 }
 
 }  // namespace
