@@ -152,34 +152,35 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
   if (timing.warmup < 0)
     throw std::invalid_argument("plan: warm-up rounds " + std::to_string(timing.warmup) + ": expected at least 0");
   const std::size_t n = candidates.size();
-  // samples[layer][candidate]: one time per timed round (a pruned pair: its last warm-up's).
+  // samples[layer][candidate]: one time per timed round (a pair pruned before any: its last time).
   std::map<std::string, std::vector<std::vector<double>>> samples;
   for (const std::string& layer : layers) samples[layer].assign(n, {});
   std::vector<bool> stepped(n, true);    // a candidate beaten on every layer that matters: false
   std::vector<StandIns> stand_ins(n);    // per candidate, its pruned layers and who runs them
-  std::vector<std::map<std::string, double>> last_warmup(n);
-  auto warmup_time = [&](std::size_t c, const std::string& layer) {
-    auto it = last_warmup[c].find(layer);
-    return it == last_warmup[c].end() ? 0.0 : it->second;
+  std::vector<std::map<std::string, double>> last_time(n);  // per pair, its last step's (or screen's)
+  auto last_of = [&](std::size_t c, const std::string& layer) {
+    auto it = last_time[c].find(layer);
+    return it == last_time[c].end() ? 0.0 : it->second;
   };
-  auto has_time = [&](std::size_t c, const std::string& layer) { return last_warmup[c].count(layer) > 0; };
-  std::map<std::string, bool> matters;  // per layer, as the last warm-up pruning saw it
-  // After a warm-up round: the pairs at least `factor` times slower than the layer's best.
+  auto has_time = [&](std::size_t c, const std::string& layer) { return last_time[c].count(layer) > 0; };
+  std::map<std::string, bool> matters;  // per layer, as the last pruning on last times saw it
+  // After the screen, the warm-up or the first timed round: on their last times, the pairs at
+  // least `factor` times slower than the layer's best.
   auto prune = [&](double factor) {
-    std::map<std::string, std::size_t> best_of;  // per layer, the candidate of least warm-up time
+    std::map<std::string, std::size_t> best_of;  // per layer, the candidate of least last time
     double step_best = 0;
     for (const std::string& layer : layers) {  // a candidate without a time there is not compared
       std::size_t best = n;
       for (std::size_t c = 0; c < n; ++c)
-        if (has_time(c, layer) && (best == n || warmup_time(c, layer) < warmup_time(best, layer))) best = c;
+        if (has_time(c, layer) && (best == n || last_of(c, layer) < last_of(best, layer))) best = c;
       best_of[layer] = best;
-      if (best < n) step_best += warmup_time(best, layer);
+      if (best < n) step_best += last_of(best, layer);
     }
     for (std::size_t c = 0; c < n; ++c) {
       if (!stepped[c]) continue;
       bool compared = false, beaten_everywhere = true;
       for (const std::string& layer : layers) {
-        const double best = best_of[layer] < n ? warmup_time(best_of[layer], layer) : 0.0;
+        const double best = best_of[layer] < n ? last_of(best_of[layer], layer) : 0.0;
         matters[layer] = best > 0 && best >= 0.01 * step_best;
         if (!matters[layer]) continue;  // no op of its own, or too small to matter
         compared = true;
@@ -188,25 +189,40 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
           beaten_everywhere = false;
           continue;
         }
-        if (warmup_time(c, layer) >= factor * best) stand_ins[c][layer] = best_of[layer];
+        if (last_of(c, layer) >= factor * best) stand_ins[c][layer] = best_of[layer];
         else beaten_everywhere = false;
       }
       if (compared && beaten_everywhere) stepped[c] = false;
     }
   };
-  // After a timed round: on a layer that matters, a pair whose fastest sample is at least
-  // `factor` times the best pair's median (the least median so far) is not timed again.
+  // After a timed round from the second, on a layer that matters, against the pair of least
+  // median so far (the best): a pair is not timed again when its fastest sample is at least
+  // `factor` times the best's median (far behind), when it was slower than the best's slowest
+  // sample in each of at least three rounds (`prune_dominated`), or when its median is within
+  // `settle_tie` of the step's time of the best's (a tie: the choice cannot matter by more).
   auto prune_by_samples = [&](double factor) {
+    double step_best = 0;
+    std::map<std::string, std::size_t> best_of;
     for (const std::string& layer : layers) {
-      if (!matters[layer]) continue;
       std::size_t best = n;
       for (std::size_t c = 0; c < n; ++c)
         if (!samples[layer][c].empty() && (best == n || median(samples[layer][c]) < median(samples[layer][best]))) best = c;
-      if (best == n) continue;
+      best_of[layer] = best;
+      if (best < n) step_best += median(samples[layer][best]);
+    }
+    for (const std::string& layer : layers) {
+      const std::size_t best = best_of[layer];
+      if (!matters[layer] || best == n) continue;
+      const std::vector<double>& ahead = samples[layer][best];
+      const double best_median = median(ahead), best_slowest = *std::max_element(ahead.begin(), ahead.end());
       for (std::size_t c = 0; c < n; ++c) {
         const std::vector<double>& own = samples[layer][c];
         if (c == best || !stepped[c] || stand_ins[c].count(layer) || own.empty()) continue;
-        if (*std::min_element(own.begin(), own.end()) >= factor * median(samples[layer][best])) stand_ins[c][layer] = best;
+        const double fastest = *std::min_element(own.begin(), own.end());
+        const bool far = factor > 0 && fastest >= factor * best_median;
+        const bool behind = timing.prune_dominated && own.size() >= 3 && ahead.size() >= 3 && fastest > best_slowest;
+        const bool tie = median(own) - best_median < timing.settle_tie * step_best;
+        if (far || behind || tie) stand_ins[c][layer] = best;
       }
     }
     for (std::size_t c = 0; c < n; ++c) {
@@ -216,8 +232,21 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
       if (any && !any_left) stepped[c] = false;
     }
   };
-  if (screen && timing.prune_screen > 0) {
-    for (std::size_t c = 0; c < n; ++c) last_warmup[c] = screen(c, {});
+  // Settled: on every layer that matters (and one does), one pair left in the race.
+  auto settled = [&] {
+    bool any = false;
+    for (const std::string& layer : layers) {
+      if (!matters[layer]) continue;
+      any = true;
+      int left = 0;
+      for (std::size_t c = 0; c < n; ++c) left += stepped[c] && !stand_ins[c].count(layer) && !samples[layer][c].empty();
+      if (left > 1) return false;
+    }
+    return any;
+  };
+  const bool screened = screen && timing.prune_screen > 0;
+  if (screened) {
+    for (std::size_t c = 0; c < n; ++c) last_time[c] = screen(c, {});
     prune(timing.prune_screen);
   }
   // Round r visits the candidates from r with the r-th stride coprime with n, so that both a
@@ -225,34 +254,38 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
   std::vector<std::size_t> strides;
   for (std::size_t s = 1; s < std::max<std::size_t>(n, 2); ++s)
     if (std::gcd(s, n) == 1) strides.push_back(s);
+  int timed_rounds = 0;
   for (int round = 0; round < timing.warmup + timing.rounds; ++round) {
     const std::size_t r = static_cast<std::size_t>(round), stride = strides[r % strides.size()];
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t index = (r + k * stride) % n;
       if (!stepped[index]) continue;
       std::map<std::string, double> step = timer(index, stand_ins[index]);
-      if (round < timing.warmup) {
-        for (auto& [layer, seconds] : step)  // a stand-in's time is not the candidate's
-          if (!stand_ins[index].count(layer)) last_warmup[index][layer] = seconds;
-        continue;
-      }
+      for (auto& [layer, seconds] : step)  // a stand-in's time is not the candidate's
+        if (!stand_ins[index].count(layer)) last_time[index][layer] = seconds;
+      if (round < timing.warmup) continue;
       for (const std::string& layer : layers) {
         if (stand_ins[index].count(layer)) continue;
         auto it = step.find(layer);
         samples[layer][index].push_back(it == step.end() ? 0.0 : it->second);
       }
     }
-    if (round == 0 && timing.warmup > 1 && timing.prune_first > 0) prune(timing.prune_first);
-    if (round + 1 == timing.warmup && timing.prune > 0) prune(timing.prune);
+    if (round == 0 && timing.warmup > 0 && !screened && timing.prune_first > 0) prune(timing.prune_first);
+    if (round == timing.warmup && timing.prune > 0) prune(timing.prune);
     const int timed = round + 1 - timing.warmup;
-    if (timed >= 2 && timed < timing.rounds && timing.prune_timed > 0) prune_by_samples(timing.prune_timed);
+    timed_rounds = std::max(timed, 0);
+    const bool racing = timing.prune_timed > 0 || timing.prune_dominated || timing.settle_tie > 0;
+    if (timed >= 2 && timed < timing.rounds && racing) {
+      prune_by_samples(timing.prune_timed);
+      if (timing.stop_when_settled && settled()) break;
+    }
   }
-  for (std::size_t c = 0; c < n; ++c)  // pairs pruned in the warm-up: their last warm-up time
+  for (std::size_t c = 0; c < n; ++c)  // pairs pruned before a timed round: their last time
     for (const std::string& layer : layers)
-      if (samples[layer][c].empty()) samples[layer][c] = {warmup_time(c, layer)};
+      if (samples[layer][c].empty()) samples[layer][c] = {last_of(c, layer)};
   LayerPlan plan;
   plan.candidates = candidates;
-  plan.rounds = timing.rounds;
+  plan.rounds = timed_rounds;
   for (const std::string& layer : layers) {
     LayerPlan::Row row{layer, candidates.front(), {}};
     std::size_t best = 0;

@@ -7,31 +7,32 @@
 //
 // Choice: rounds of one training step per candidate, interleaved, so that a slow minute of a
 // busy host falls on all of them; each round starts one candidate later and steps through them
-// with another stride, so that no candidate follows the same one in every round (a library's
-// threads still spinning from the step before slow the next one: OpenBLAS's pthreads, by half
-// on 2 cores, docs/plan.md "Mixed plans"); a layer's time on a
-// candidate is the sum of its ops' times in one step (forward, backward, update), its median
-// over the rounds after the warm-up; each layer takes the candidate of least median (ties: the
-// earlier candidate). Briefly, per (layer, candidate) pair: after the last warm-up round, a
-// candidate at least `prune` times slower than the best on a layer that matters is not timed on
-// that layer again (after the first warm-up round already when at least `prune_first` times
-// slower): in its later steps that layer runs on the layer's fastest candidate so far (a
-// stand-in, not counted), and the pair's last warm-up time stands as its sample. The reference
-// loops' convolutions, a library pool that collapses on a busy host, so cost a step or two, not
-// seven. From the second timed round on, a pair whose fastest sample so far is at least
-// `prune_timed` times the layer's best median so far is pruned the same way, keeping the samples
-// it has. A candidate beaten so on every layer that matters is not stepped again at all. A layer
-// matters when its best time is at least 1% of the step's (the sum of the layers' bests): a
-// loss or an activation of microseconds is never pruned, and keeps no candidate in the rounds.
-// Screen: given a second timer that steps each candidate on a slice of the batch (its times
-// scaled up to the whole batch), every candidate is screened so before the first round, and a
-// pair at least `prune_screen` times slower than the layer's best there is pruned before it
-// costs a whole step: the reference loops' convolutions (4.5 s of cifar10_quick's first round at
-// batch 100, 100x the best) cost a slice's steps instead. Its scaled screen time stands as the
-// pair's sample. The factor is the last warm-up round's: at 25 the screen caught only the
-// reference loops (cifar10_quick's start-up 13.2-13.6 s); at 4 it also spares the slower
-// lowerings their first whole steps (11.9-12.2 s), with the same convolutions chosen.
-//
+// with another stride, so that no candidate follows the same one in every round. (A library's
+// threads still spinning from the step before would slow the next one, OpenBLAS's pthreads by
+// half on 2 cores: the measurement releases them after each step, docs/plan.md "Mixed plans".)
+// A layer's time on a candidate is the sum of its ops' times in one step (forward, backward,
+// update), its median over the timed rounds, those after the `warmup` rounds; each layer takes
+// the candidate of least median (ties: the earlier candidate).
+// Pruning, per (layer, candidate) pair, on a layer that matters: a pruned pair is not timed
+// again; in its candidate's later steps that layer runs on the layer's fastest candidate so far
+// (a stand-in, not counted), and the samples it has (or its last time) stand as its own.
+//  - screen: given a second timer that steps each candidate on a slice of the batch (its times
+//    scaled up to the whole batch), every candidate is screened so before the first round, and
+//    a pair at least `prune_screen` times slower than the layer's best is pruned before it costs
+//    a whole step (the reference loops' convolutions, 100x the best on cifar10_quick at batch
+//    100: 4.5 s of a round). Without a screen, the warm-up round prunes at `prune_first` instead.
+//  - after the first timed round: a pair at least `prune` times slower than the best.
+//  - after each later timed round, against the pair of least median (the best): a pair whose
+//    fastest sample is at least `prune_timed` times the best's median (far behind), one slower
+//    than the best's slowest sample in each of at least three rounds (`prune_dominated`: behind
+//    throughout), and one whose median is within `settle_tie` of the step's time of the best's
+//    (a tie: choosing either cannot cost more).
+// A candidate pruned on every layer that matters is not stepped again; once each layer that
+// matters has one pair left, no more rounds are run (`stop_when_settled`). A layer matters when
+// its best time is at least 1% of the step's (the sum of the layers' bests): a loss or an
+// activation of microseconds is never pruned, and keeps no candidate in the rounds.
+// Measured on cifar10_quick (batch 100, 2 threads, Intel Xeon; docs/plan.md "Start-up"): 138
+// candidate steps in 7 rounds before the racing rules and the single warm-up, 70-96 after.
 // Plan file (text, one entry a line, '#' comments):
 //   ablate-plan 1
 //   cpu_model AMD EPYC 7B13        (the key: cpu_model, threads, model, shapes, dtype,
@@ -130,12 +131,15 @@ struct LayerPlan {
 using StandIns = std::map<std::string, std::size_t>;
 using StepTimer = std::function<std::map<std::string, double>(std::size_t index, const StandIns& stand_ins)>;
 struct PlanTiming {
-  int warmup = 2;          // untimed rounds (first calls: oneDNN builds its primitives, buffers grow)
-  int rounds = 5;          // timed rounds: the median of these
-  double prune = 4;        // see above; 0: time every pair every round
-  double prune_first = 25; // see above, after the first of several warm-up rounds; 0: not then
-  double prune_timed = 1.5; // see above, after each timed round from the second; 0: not then
-  double prune_screen = 4;  // see above, after the screen (when there is one); 0: no screen
+  int warmup = 1;                 // untimed rounds (first calls: oneDNN builds its primitives, buffers grow)
+  int rounds = 5;                 // timed rounds at most: the median of these
+  double prune = 4;               // see above, after the first timed round; 0: not then
+  double prune_first = 25;        // see above, after the warm-up round when there was no screen; 0: not then
+  double prune_timed = 1.5;       // see above, after each later timed round; 0: not so
+  double prune_screen = 4;        // see above, after the screen (when there is one); 0: no screen
+  bool prune_dominated = true;    // see above: behind the best throughout
+  double settle_tie = 0.005;      // see above: a tie within this share of the step; 0: none
+  bool stop_when_settled = true;  // see above: no more rounds once each layer has one pair left
 };
 // The choice described above; `layers` in the network's order; `screen` may be empty (no
 // screen). Throws std::invalid_argument without candidates or layers, or with rounds < 1 or

@@ -58,7 +58,8 @@ TEST(LayerPlan, StandInTimerPicksTheKnownFastestPerLayer) {
   PlanTiming timing;
   timing.warmup = 1;
   timing.rounds = 5;
-  timing.prune = 0;  // every candidate every round
+  timing.prune = timing.prune_first = timing.prune_timed = timing.settle_tie = 0;  // every candidate every round
+  timing.prune_dominated = false;
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
   ASSERT_EQ(plan.rows.size(), 3u);
   EXPECT_EQ(plan.rows[0].choice.label(), "eigen/eigen_spatial");
@@ -81,15 +82,14 @@ TEST(LayerPlan, ACandidateSlowOnEveryLayerIsNotTimedAfterTheWarmUp) {
     for (const auto& [layer, costs] : kCost) out[layer] = costs[index];
     return out;
   };
-  PlanTiming timing;
-  timing.warmup = 2;
+  PlanTiming timing;  // one warm-up round
   timing.rounds = 3;
   timing.prune = 2;  // reference is >= 2x the best on every layer
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
-  EXPECT_EQ(calls[0], 2) << "reference: only the warm-up rounds";
-  EXPECT_EQ(calls[1], 5);
-  EXPECT_EQ(calls[2], 5);
-  EXPECT_DOUBLE_EQ(plan.rows[0].seconds[0], 9.0) << "a pruned candidate keeps its warm-up time";
+  EXPECT_EQ(calls[0], 2) << "reference: the warm-up and the first timed round only";
+  EXPECT_EQ(calls[1], 4);
+  EXPECT_EQ(calls[2], 4) << "openblas stays on ip1 (1.25x eigen's): every round";
+  EXPECT_DOUBLE_EQ(plan.rows[0].seconds[0], 9.0) << "a pruned candidate keeps its sample";
   EXPECT_EQ(plan.rows[1].choice.label(), "openblas/per_image_gemm");
 
   // Winning a layer of under 1% of the step does not keep a slow candidate in the rounds; it
@@ -104,12 +104,13 @@ TEST(LayerPlan, ACandidateSlowOnEveryLayerIsNotTimedAfterTheWarmUp) {
     return out;
   };
   const LayerPlan small = choose_plan(with_loss, kCandidates, timing, timer_with_loss);
-  EXPECT_EQ(calls[0], 2) << "reference: only the warm-up rounds";
+  EXPECT_EQ(calls[0], 2) << "reference: the warm-up and the first timed round only";
   EXPECT_EQ(small.rows[3].choice.label(), "reference");
   // A layer that matters keeps it: reference fastest on ip1 stays timed.
   calls.clear();
   // Its other layers run on their fastest candidate so far in its later steps (stand-ins), and
-  // keep their warm-up times.
+  // keep their one sample. After the second timed round every layer has one pair left (eigen's
+  // ip1 and openblas's conv1 and pool1 at least 1.5x behind): the rounds end there.
   std::vector<StandIns> reference_stand_ins;
   const StepTimer timer_ip1 = [&](std::size_t index, const StandIns& stand_ins) {
     ++calls[index];
@@ -120,19 +121,20 @@ TEST(LayerPlan, ACandidateSlowOnEveryLayerIsNotTimedAfterTheWarmUp) {
     return out;
   };
   const LayerPlan kept = choose_plan(kLayers, kCandidates, timing, timer_ip1);
-  EXPECT_EQ(calls[0], 5);
+  EXPECT_EQ(calls[0], 3);
+  EXPECT_EQ(calls[1], 3);
+  EXPECT_EQ(kept.rounds, 2) << "settled after two of three timed rounds";
   EXPECT_EQ(kept.rows[2].choice.label(), "reference");
-  ASSERT_EQ(reference_stand_ins.size(), 5u);
-  EXPECT_TRUE(reference_stand_ins[0].empty() && reference_stand_ins[1].empty()) << "the warm-up steps are whole";
-  for (std::size_t i = 2; i < 5; ++i)
-    EXPECT_EQ(reference_stand_ins[i], (StandIns{{"conv1", 1}, {"pool1", 2}})) << "timed step " << i;
-  EXPECT_DOUBLE_EQ(kept.rows[0].seconds[0], 9.0) << "a pruned pair keeps its warm-up time";
+  ASSERT_EQ(reference_stand_ins.size(), 3u);
+  EXPECT_TRUE(reference_stand_ins[0].empty() && reference_stand_ins[1].empty()) << "the warm-up and first timed steps are whole";
+  EXPECT_EQ(reference_stand_ins[2], (StandIns{{"conv1", 1}, {"pool1", 2}}));
+  EXPECT_DOUBLE_EQ(kept.rows[0].seconds[0], 9.0) << "a pruned pair keeps its sample";
   EXPECT_DOUBLE_EQ(kept.rows[2].seconds[0], 1.0);
 }
 
-TEST(LayerPlan, APairFarBehindIsPrunedAfterTheFirstWarmUpRound) {
-  // reference's conv1 is 40x eigen's (>= prune_first 25): its second warm-up step already runs
-  // conv1 on eigen; its pool1 (1.5x) and ip1 (2x) stay its own until the last warm-up round.
+TEST(LayerPlan, WithoutAScreenAPairFarBehindIsPrunedAfterTheWarmUpRound) {
+  // reference's conv1 is 40x eigen's (>= prune_first 25): its first timed step already runs
+  // conv1 on eigen; its pool1 (1.5x) and ip1 (2x) stay its own (no later pruning here).
   const std::map<std::string, std::vector<double>> cost = {{"conv1", {80.0, 2.0, 3.0}},
                                                            {"pool1", {1.5, 1.5, 1.0}},
                                                            {"ip1", {8.0, 4.0, 5.0}}};
@@ -143,15 +145,16 @@ TEST(LayerPlan, APairFarBehindIsPrunedAfterTheFirstWarmUpRound) {
     for (const auto& [layer, costs] : cost) out[layer] = costs[stand_ins.count(layer) ? stand_ins.at(layer) : index];
     return out;
   };
-  PlanTiming timing;  // warm-up 2, prune 4, prune_first 25
+  PlanTiming timing;  // one warm-up round, prune 4, prune_first 25
   timing.rounds = 3;
-  timing.prune_timed = 0;  // (below)
+  timing.prune_timed = timing.settle_tie = 0;  // (the next tests)
+  timing.prune_dominated = false;
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
-  ASSERT_EQ(reference_stand_ins.size(), 5u);
+  ASSERT_EQ(reference_stand_ins.size(), 4u);
   EXPECT_TRUE(reference_stand_ins[0].empty());
   EXPECT_EQ(reference_stand_ins[1], (StandIns{{"conv1", 1}}));
-  EXPECT_EQ(reference_stand_ins[4], (StandIns{{"conv1", 1}}));
-  EXPECT_DOUBLE_EQ(plan.rows[0].seconds[0], 80.0) << "the pruned pair keeps its own (first) warm-up time";
+  EXPECT_EQ(reference_stand_ins[3], (StandIns{{"conv1", 1}}));
+  EXPECT_DOUBLE_EQ(plan.rows[0].seconds[0], 80.0) << "the pruned pair keeps its warm-up time";
   EXPECT_EQ(plan.rows[0].choice.label(), "eigen/eigen_spatial");
   EXPECT_EQ(plan.rows[1].choice.label(), "openblas/per_image_gemm");
 }
@@ -174,20 +177,58 @@ TEST(LayerPlan, APairClearlyBehindInTheTimedRoundsIsNotTimedFurther) {
     }
     return out;
   };
-  PlanTiming timing;  // warm-up 2, 5 timed rounds, prune 4, prune_first 25, prune_timed 1.5
+  PlanTiming timing;  // one warm-up round, 5 timed rounds, prune 4, prune_first 25, prune_timed 1.5
+  timing.settle_tie = 0;  // (the next test)
+  timing.prune_dominated = false;
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
-  EXPECT_EQ(timed_calls[2]["conv1"], 4) << "openblas's conv1: 2 warm-up and 2 timed steps, then eigen stands in";
-  EXPECT_EQ(timed_calls[2]["ip1"], 7) << "within 1.5x: timed every round";
-  EXPECT_EQ(timed_calls[1]["pool1"], 4);
+  EXPECT_EQ(timed_calls[2]["conv1"], 3) << "openblas's conv1: the warm-up and 2 timed steps, then eigen stands in";
+  EXPECT_EQ(timed_calls[2]["ip1"], 6) << "within 1.5x: timed every round";
+  EXPECT_EQ(timed_calls[1]["pool1"], 3);
   EXPECT_EQ(seen[2].back(), (StandIns{{"conv1", 1}}));
   EXPECT_DOUBLE_EQ(plan.rows[0].seconds[2], 3.2) << "the pruned pair keeps the samples it has";
   EXPECT_EQ(plan.rows[0].choice.label(), "eigen/eigen_spatial");
   EXPECT_EQ(plan.rows[1].choice.label(), "openblas/per_image_gemm");
   EXPECT_EQ(plan.rows[2].choice.label(), "eigen/eigen_spatial");
-  // reference: 45x and 90x behind on conv1 and pool1 after its first step, 22.5x on ip1: its
-  // second step runs ip1 alone, then it is 4x behind everywhere and steps no more.
+  // reference (no screen): 45x and 90x behind on conv1 and pool1 after its warm-up step, 22.5x
+  // on ip1: its first timed step runs ip1 alone, then it is 4x behind everywhere and steps no more.
   ASSERT_EQ(seen[0].size(), 2u);
   EXPECT_EQ(seen[0][1], (StandIns{{"conv1", 1}, {"pool1", 2}}));
+}
+
+// The racing rules from the second timed round: a tie (openblas's conv1 0.01 behind, under
+// 0.5% of the 7.0 step) and pairs behind in each of three rounds (eigen's pool1 1.1x, openblas's
+// ip1 1.05x: neither 1.5x behind) are pruned, and once each layer has one pair left the rounds
+// end, two short of five.
+TEST(LayerPlan, TiesAndPairsBehindThroughoutArePrunedAndTheRoundsEndWhenSettled) {
+  std::map<std::size_t, int> calls;
+  int round_of_step = 0;
+  const StepTimer timer = [&](std::size_t index, const StandIns& stand_ins) {
+    ++calls[index];
+    const double wobble = 0.01 * (round_of_step++ % 3);  // differs from step to step
+    const std::map<std::string, std::vector<double>> cost = {{"conv1", {9.0, 2.0, 2.01}},
+                                                             {"pool1", {9.0, 1.1 + wobble, 1.0 + wobble}},
+                                                             {"ip1", {9.0, 4.0 + wobble, 4.2 + wobble}}};
+    std::map<std::string, double> out;
+    for (const auto& [layer, costs] : cost) out[layer] = costs[stand_ins.count(layer) ? stand_ins.at(layer) : index];
+    return out;
+  };
+  PlanTiming timing;  // one warm-up round, 5 timed rounds at most
+  const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
+  EXPECT_EQ(plan.rounds, 3);
+  EXPECT_EQ(calls, (std::map<std::size_t, int>{{0, 3}, {1, 4}, {2, 4}})) << "reference: 1.5x behind on ip1 after its second timed step";
+  EXPECT_EQ(plan.summary(), "conv1=eigen/eigen_spatial,pool1=openblas/per_image_gemm,ip1=eigen/eigen_spatial");
+  EXPECT_DOUBLE_EQ(plan.rows[0].seconds[2], 2.01) << "the tie keeps its samples";
+
+  calls.clear();
+  timing.stop_when_settled = false;
+  EXPECT_EQ(choose_plan(kLayers, kCandidates, timing, timer).summary(), plan.summary());
+  EXPECT_EQ(calls[1], 6) << "every round without the stop";
+  calls.clear();
+  timing.stop_when_settled = true;
+  timing.settle_tie = 0;
+  timing.prune_dominated = false;
+  choose_plan(kLayers, kCandidates, timing, timer);
+  EXPECT_EQ(calls[2], 6) << "nothing settles without the tie and the rule of three";
 }
 
 // The screen: a pair far behind on a slice of the batch is pruned before any whole step, its
