@@ -121,7 +121,7 @@ double measure_ablate(const Workload& w, const std::string& backend_name, int th
                       kernels::DType dtype, std::int64_t batch, std::int64_t warmup, std::int64_t iterations,
                       const std::vector<std::string>& disabled_passes, bool blocked_layout,
                       const std::optional<kernels::onednn::ConvLayout>& layout, const BenchPlan* plan = nullptr) {
-  auto backend = plan ? run::make_planned_backend(plan->plan, w.spec, plan->config.backend)
+  auto backend = plan ? run::make_planned_backend(plan->plan, w.spec, plan->config.backend, run::ops_one_at_a_time(plan->config))
                       : bench_backend(backend_name, threads, layout);
   graph::EngineOptions options;
   options.disabled_passes = disabled_passes;  // static strategy: --passes

@@ -244,9 +244,18 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
     }
     return any;
   };
+  // The screen: a first step of each candidate on the slice warms it (its times an upper
+  // bound: first calls), and a pair `prune_first` behind there already runs on a stand-in in
+  // the second, whose times count.
   const bool screened = screen && timing.prune_screen > 0;
   if (screened) {
     for (std::size_t c = 0; c < n; ++c) last_time[c] = screen(c, {});
+    if (timing.prune_first > 0) prune(timing.prune_first);
+    for (std::size_t c = 0; c < n; ++c) {
+      if (!stepped[c]) continue;
+      for (auto& [layer, seconds] : screen(c, stand_ins[c]))
+        if (!stand_ins[c].count(layer)) last_time[c][layer] = seconds;
+    }
     prune(timing.prune_screen);
   }
   // Round r visits the candidates from r with the r-th stride coprime with n, so that both a

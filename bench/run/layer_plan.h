@@ -12,15 +12,22 @@
 // half on 2 cores: the measurement releases them after each step, docs/plan.md "Mixed plans".)
 // A layer's time on a candidate is the sum of its ops' times in one step (forward, backward,
 // update), its median over the timed rounds, those after the `warmup` rounds; each layer takes
-// the candidate of least median (ties: the earlier candidate).
+// the candidate of least median (ties: the earlier candidate). No round is untimed by default:
+// the costliest first-call work, oneDNN's primitive builds, is taken out of the op times
+// (Backend::setup_seconds), the screen has run each candidate's ops once, the racing rules
+// below look at a pair's fastest sample or its median, which one slow first step does not
+// move, and only a first step at least 4x slow could be pruned on it alone.
 // Pruning, per (layer, candidate) pair, on a layer that matters: a pruned pair is not timed
 // again; in its candidate's later steps that layer runs on the layer's fastest candidate so far
 // (a stand-in, not counted), and the samples it has (or its last time) stand as its own.
-//  - screen: given a second timer that steps each candidate on a slice of the batch (its times
-//    scaled up to the whole batch), every candidate is screened so before the first round, and
-//    a pair at least `prune_screen` times slower than the layer's best is pruned before it costs
-//    a whole step (the reference loops' convolutions, 100x the best on cifar10_quick at batch
-//    100: 4.5 s of a round). Without a screen, the warm-up round prunes at `prune_first` instead.
+//  - screen: given a second timer that steps a candidate on a slice of the batch (its times
+//    scaled up to the whole batch), every candidate is screened so before the first round, two
+//    steps each: after the first (which warms it), a pair at least `prune_first` times slower
+//    than the layer's best runs on a stand-in in the second (the reference loops'
+//    convolutions, 100x the best on cifar10_quick: 0.26 s of a slice's step); after the
+//    second, a pair at least `prune_screen` times slower is pruned before it costs a whole step
+//    (those convolutions: 4.5 s of a round at batch 100). Without a screen, a warm-up round
+//    (`warmup` > 0) prunes at `prune_first` instead.
 //  - after the first timed round: a pair at least `prune` times slower than the best.
 //  - after each later timed round, against the pair of least median (the best): a pair whose
 //    fastest sample is at least `prune_timed` times the best's median (far behind), one slower
@@ -31,8 +38,8 @@
 // matters has one pair left, no more rounds are run (`stop_when_settled`). A layer matters when
 // its best time is at least 1% of the step's (the sum of the layers' bests): a loss or an
 // activation of microseconds is never pruned, and keeps no candidate in the rounds.
-// Measured on cifar10_quick (batch 100, 2 threads, Intel Xeon; docs/plan.md "Start-up"): 138
-// candidate steps in 7 rounds before the racing rules and the single warm-up, 70-96 after.
+// Measured on cifar10_quick (batch 100, 2 threads, Intel Xeon; docs/plan.md "What is
+// timed"): 138 candidate steps in 7 rounds before the racing rules, 74-86 in at most 5 after.
 // Plan file (text, one entry a line, '#' comments):
 //   ablate-plan 1
 //   cpu_model AMD EPYC 7B13        (the key: cpu_model, threads, model, shapes, dtype,
@@ -131,10 +138,10 @@ struct LayerPlan {
 using StandIns = std::map<std::string, std::size_t>;
 using StepTimer = std::function<std::map<std::string, double>(std::size_t index, const StandIns& stand_ins)>;
 struct PlanTiming {
-  int warmup = 1;                 // untimed rounds (first calls: oneDNN builds its primitives, buffers grow)
-  int rounds = 5;                 // timed rounds at most: the median of these
+  int warmup = 0;                 // untimed rounds before the timed ones (see above)
+  int rounds = 4;                 // timed rounds at most: the median of these
   double prune = 4;               // see above, after the first timed round; 0: not then
-  double prune_first = 25;        // see above, after the warm-up round when there was no screen; 0: not then
+  double prune_first = 25;        // see above, after the screen's first steps (or a warm-up round); 0: not then
   double prune_timed = 1.5;       // see above, after each later timed round; 0: not so
   double prune_screen = 4;        // see above, after the screen (when there is one); 0: no screen
   bool prune_dominated = true;    // see above: behind the best throughout

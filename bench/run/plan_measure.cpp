@@ -143,8 +143,7 @@ std::vector<double> time_whole_plans(const std::vector<LayerPlan>& plans, const 
   std::vector<std::unique_ptr<kernels::PlannedBackend>> backends;
   std::vector<std::unique_ptr<graph::Engine>> engines;
   for (const LayerPlan& p : plans) {
-    backends.push_back(make_planned_backend(p, spec, config.backend));
-    backends.back()->set_release_on_switch(ops_one_at_a_time(config));
+    backends.push_back(make_planned_backend(p, spec, config.backend, ops_one_at_a_time(config)));
     engines.push_back(make_engine(quiet, spec, *backends.back()));
   }
   std::int64_t iteration = 0;
@@ -271,7 +270,7 @@ bool ops_one_at_a_time(const RunConfig& config) {
 }
 
 std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& plan, const models::ModelSpec& spec,
-                                                              const BackendSettings& run) {
+                                                              const BackendSettings& run, bool one_at_a_time) {
   for (const LayerPlan::Row& row : plan.rows) {  // every layer and choice checked before any backend is made
     bool in_model = false;
     for (const models::LayerSpec& layer : spec.layers) in_model = in_model || layer.name == row.layer;
@@ -287,6 +286,7 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
     return kernels::make_backend(c.backend, choice_options(c, run));
   };
   auto planned = std::make_unique<kernels::PlannedBackend>(make(plan.fallback, "the fallback"), plan.fallback.label());
+  planned->set_release_on_switch(one_at_a_time);
   std::vector<std::pair<PlanChoice, kernels::Backend*>> made = {{plan.fallback, &planned->fallback()}};
   for (const LayerPlan::Row& row : plan.rows) {
     kernels::Backend* backend = nullptr;
@@ -353,12 +353,11 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   };
   std::vector<StepCost> costs(candidates.size());  // each candidate's steps, wall time and count
   double screen_seconds = 0;
-  StepTimer screen;  // two steps on the slice (the first warms it), the second's times scaled up
+  StepTimer screen;  // one step on the slice, its times scaled up to the batch
   if (screened.plain)
-    screen = [&](std::size_t index, const StandIns&) {
+    screen = [&](std::size_t index, const StandIns& stand_ins) {
       const Clock::time_point start = Clock::now();
-      step(screened, index, {});
-      std::map<std::string, double> times = step(screened, index, {});
+      std::map<std::string, double> times = step(screened, index, stand_ins);
       for (auto& [layer, seconds] : times) seconds *= static_cast<double>(batch) / static_cast<double>(slice_batch);
       screen_seconds += seconds_since(start);
       return times;

@@ -45,9 +45,11 @@ std::vector<PlanChoice> blocked_candidates(const RunConfig& config);
 // The key of this run: CPU model, threads, model name, input shapes, dtype, strategy, version.
 PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec);
 // The backend that runs `plan`: one backend per distinct choice (and the fallback), each layer
-// routed to its choice's. Throws naming the layer when the plan names a layer the model lacks.
+// routed to its choice's; `one_at_a_time`: the engine issues its ops one at a time, so the
+// threads are released where the backend changes (ops_one_at_a_time below). Throws naming the
+// layer when the plan names a layer the model lacks.
 std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& plan, const models::ModelSpec& spec,
-                                                              const BackendSettings& run);
+                                                              const BackendSettings& run, bool one_at_a_time);
 // Whether the run issues its ops one at a time (every strategy but the static one under the
 // parallel executor): then a planned backend releases a library's threads where the backend
 // changes (kernels::PlannedBackend::set_release_on_switch).

@@ -71,9 +71,7 @@ std::unique_ptr<PreparedRun> prepare_run(RunConfig config, datasets::TrainTest d
   if (!cfg.plan.empty()) {
     const auto start = std::chrono::steady_clock::now();
     run->plan = resolve_plan(cfg, run->spec);
-    auto planned = make_planned_backend(run->plan->plan, run->spec, cfg.backend);
-    planned->set_release_on_switch(ops_one_at_a_time(cfg));
-    run->backend = std::move(planned);
+    run->backend = make_planned_backend(run->plan->plan, run->spec, cfg.backend, ops_one_at_a_time(cfg));
     run->plan->startup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 

@@ -82,7 +82,8 @@ TEST(LayerPlan, ACandidateSlowOnEveryLayerIsNotTimedAfterTheWarmUp) {
     for (const auto& [layer, costs] : kCost) out[layer] = costs[index];
     return out;
   };
-  PlanTiming timing;  // one warm-up round
+  PlanTiming timing;
+  timing.warmup = 1;
   timing.rounds = 3;
   timing.prune = 2;  // reference is >= 2x the best on every layer
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
@@ -145,7 +146,8 @@ TEST(LayerPlan, WithoutAScreenAPairFarBehindIsPrunedAfterTheWarmUpRound) {
     for (const auto& [layer, costs] : cost) out[layer] = costs[stand_ins.count(layer) ? stand_ins.at(layer) : index];
     return out;
   };
-  PlanTiming timing;  // one warm-up round, prune 4, prune_first 25
+  PlanTiming timing;  // prune 4, prune_first 25
+  timing.warmup = 1;
   timing.rounds = 3;
   timing.prune_timed = timing.settle_tie = 0;  // (the next tests)
   timing.prune_dominated = false;
@@ -177,7 +179,9 @@ TEST(LayerPlan, APairClearlyBehindInTheTimedRoundsIsNotTimedFurther) {
     }
     return out;
   };
-  PlanTiming timing;  // one warm-up round, 5 timed rounds, prune 4, prune_first 25, prune_timed 1.5
+  PlanTiming timing;  // prune 4, prune_first 25, prune_timed 1.5
+  timing.warmup = 1;
+  timing.rounds = 5;
   timing.settle_tie = 0;  // (the next test)
   timing.prune_dominated = false;
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
@@ -212,27 +216,29 @@ TEST(LayerPlan, TiesAndPairsBehindThroughoutArePrunedAndTheRoundsEndWhenSettled)
     for (const auto& [layer, costs] : cost) out[layer] = costs[stand_ins.count(layer) ? stand_ins.at(layer) : index];
     return out;
   };
-  PlanTiming timing;  // one warm-up round, 5 timed rounds at most
+  PlanTiming timing;  // no warm-up round
+  timing.rounds = 5;
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
   EXPECT_EQ(plan.rounds, 3);
-  EXPECT_EQ(calls, (std::map<std::size_t, int>{{0, 3}, {1, 4}, {2, 4}})) << "reference: 1.5x behind on ip1 after its second timed step";
+  EXPECT_EQ(calls, (std::map<std::size_t, int>{{0, 2}, {1, 3}, {2, 3}})) << "reference: 1.5x behind on ip1 after its second step";
   EXPECT_EQ(plan.summary(), "conv1=eigen/eigen_spatial,pool1=openblas/per_image_gemm,ip1=eigen/eigen_spatial");
   EXPECT_DOUBLE_EQ(plan.rows[0].seconds[2], 2.01) << "the tie keeps its samples";
 
   calls.clear();
   timing.stop_when_settled = false;
   EXPECT_EQ(choose_plan(kLayers, kCandidates, timing, timer).summary(), plan.summary());
-  EXPECT_EQ(calls[1], 6) << "every round without the stop";
+  EXPECT_EQ(calls[1], 5) << "every round without the stop";
   calls.clear();
   timing.stop_when_settled = true;
   timing.settle_tie = 0;
   timing.prune_dominated = false;
   choose_plan(kLayers, kCandidates, timing, timer);
-  EXPECT_EQ(calls[2], 6) << "nothing settles without the tie and the rule of three";
+  EXPECT_EQ(calls[2], 5) << "nothing settles without the tie and the rule of three";
 }
 
 // The screen: a pair far behind on a slice of the batch is pruned before any whole step, its
-// scaled screen time standing as its sample; one less far behind is not.
+// scaled screen time standing as its sample; one less far behind is not. Two slice steps each,
+// the second with a stand-in for a pair prune_first behind on the first.
 TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
   std::vector<std::pair<std::size_t, StandIns>> steps;
   const StepTimer timer = [&](std::size_t index, const StandIns& stand_ins) {
@@ -242,13 +248,15 @@ TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
     return out;
   };
   std::map<std::size_t, int> screened;
+  std::vector<StandIns> reference_screens;
   // On the slice, the reference is 100x behind on conv1 and 3x on pool1 and ip1 (scaled times).
   const StepTimer screen = [&](std::size_t index, const StandIns& stand_ins) {
     ++screened[index];
-    EXPECT_TRUE(stand_ins.empty()) << "a screen step runs the candidate whole";
+    if (index == 0) reference_screens.push_back(stand_ins);
+    else EXPECT_TRUE(stand_ins.empty()) << "no pair of candidate " << index << " is far behind";
     std::map<std::string, double> out;
-    for (const auto& [layer, costs] : kCost) out[layer] = costs[index];
-    if (index == 0) out = {{"conv1", 200.0}, {"pool1", 3.0}, {"ip1", 12.0}};
+    for (const auto& [layer, costs] : kCost) out[layer] = costs[stand_ins.count(layer) ? stand_ins.at(layer) : index];
+    if (index == 0) out = {{"conv1", stand_ins.count("conv1") ? 2.0 : 200.0}, {"pool1", 3.0}, {"ip1", 12.0}};
     return out;
   };
   PlanTiming timing;
@@ -259,7 +267,8 @@ TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
   timing.prune_timed = 0;
   timing.prune_screen = 4;
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer, screen);
-  EXPECT_EQ(screened, (std::map<std::size_t, int>{{0, 1}, {1, 1}, {2, 1}})) << "every candidate screened once";
+  EXPECT_EQ(screened, (std::map<std::size_t, int>{{0, 2}, {1, 2}, {2, 2}})) << "every candidate screened twice";
+  EXPECT_EQ(reference_screens, (std::vector<StandIns>{{}, {}})) << "prune_first 0: both screen steps whole";
   ASSERT_FALSE(steps.empty());
   for (const auto& [index, stand_ins] : steps)
     if (index == 0) {
@@ -268,6 +277,15 @@ TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
   EXPECT_DOUBLE_EQ(plan.rows[0].seconds[0], 200.0) << "the scaled screen time stands as the pruned pair's sample";
   EXPECT_DOUBLE_EQ(plan.rows[1].seconds[0], 9.0) << "3x behind on the slice: timed whole";
   EXPECT_EQ(plan.rows[0].choice.label(), "eigen/eigen_spatial");
+
+  // With prune_first 25 the reference's conv1, 100x behind on the first slice step, runs on
+  // eigen in the second; its first time stands as its sample.
+  reference_screens.clear();
+  timing.prune_first = 25;
+  const LayerPlan first = choose_plan(kLayers, kCandidates, timing, timer, screen);
+  EXPECT_EQ(reference_screens, (std::vector<StandIns>{{}, {{"conv1", 1}}}));
+  EXPECT_DOUBLE_EQ(first.rows[0].seconds[0], 200.0);
+  timing.prune_first = 0;
 
   // Without a screen timer, or with prune_screen 0, nothing is screened.
   screened.clear();

@@ -86,7 +86,7 @@ TEST(PlannedTraining, MixedBackendNetworkTrainsAsOneBackendInF64) {
   auto single = kernels::make_backend("openblas", 2);
   for (const std::string& strategy : graph::strategy_names()) {
     SCOPED_TRACE(strategy + " with plan " + plan.summary());
-    auto planned = make_planned_backend(plan, spec, settings);
+    auto planned = make_planned_backend(plan, spec, settings, true);
     SeenLayers seen;
     planned->set_observer(&seen);
     const Trained a = train(strategy, spec, *single, 10);
@@ -115,7 +115,7 @@ TEST(PlannedTraining, APlanOfAnotherModelIsRefused) {
   BackendSettings settings;
   settings.name = "reference";
   try {
-    make_planned_backend(plan, spec, settings);
+    make_planned_backend(plan, spec, settings, true);
     FAIL() << "a plan naming a layer the model lacks was taken";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("layer 'conv9' is not a layer of model lenet"), std::string::npos) << e.what();
@@ -132,7 +132,7 @@ TEST(PlannedTraining, AChoiceThatCannotRunUnderTheRunsThreadingIsRefused) {
   // A choice without a threading of its own runs under the run's.
   plan.rows = {{"conv1", {"eigen", kernels::cpu::ConvLowering::omp_per_image, std::nullopt}, {}}};
   try {
-    make_planned_backend(plan, spec, settings);
+    make_planned_backend(plan, spec, settings, true);
     FAIL() << "a choice that does not run under the run's threading was taken";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("layer conv1's eigen/omp_per_image cannot run with this run's settings: "
@@ -143,7 +143,7 @@ TEST(PlannedTraining, AChoiceThatCannotRunUnderTheRunsThreadingIsRefused) {
   // With its own (as a plan file's choices always have), it runs whatever the run's.
   plan.rows[0].choice.threading = kernels::cpu::Threading::openmp_images;
   EXPECT_EQ(choice_problem(plan.rows[0].choice, settings), "");
-  EXPECT_NO_THROW(make_planned_backend(plan, spec, settings));
+  EXPECT_NO_THROW(make_planned_backend(plan, spec, settings, true));
 
   // --plan-threading run: every candidate runs under the run's threading.
   for (const PlanChoice& c : plan_candidates(settings, false)) {
