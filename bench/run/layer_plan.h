@@ -39,7 +39,7 @@
 // its best time is at least 1% of the step's (the sum of the layers' bests): a loss or an
 // activation of microseconds is never pruned, and keeps no candidate in the rounds.
 // Measured on cifar10_quick (batch 100, 2 threads, Intel Xeon; docs/plan.md "What is
-// timed"): 138 candidate steps in 7 rounds before the racing rules, 74-86 in at most 5 after.
+// timed"): 138 candidate steps in 7 rounds before the racing rules, 62-64 in at most 4 after.
 // Plan file (text, one entry a line, '#' comments):
 //   ablate-plan 1
 //   cpu_model AMD EPYC 7B13        (the key: cpu_model, threads, model, shapes, dtype,
