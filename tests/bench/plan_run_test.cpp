@@ -105,9 +105,10 @@ TEST(PlanRun, ALayerwiseRunWithTheBlockedLayoutTimesItAndWholePlans) {
   c.plan = "auto";
   c.plan_cache = dir.string();
   const RunResult plain = train_and_test(c, tiny::tiny_data());
-  if (plain.resolved.count("plan_whole_plans"))  // the per-layer plan beside one candidate's
+  if (plain.resolved.count("plan_whole_plans")) {  // the per-layer plan beside one candidate's
     EXPECT_EQ(plain.resolved.at("plan_whole_plans").rfind("whole steps timed, per layer", 0), 0u)
         << "no layout to choose with the switch off: " << plain.resolved.at("plan_whole_plans");
+  }
   c.switches.blocked_layout = true;
   const RunResult r = train_and_test(c, tiny::tiny_data());
   EXPECT_NE(r.resolved.at("plan_note").find("passes '' in the plan, 'blocked_layout' in this run"), std::string::npos)
@@ -156,8 +157,9 @@ TEST(PlanRun, AStaticRunTimesTheBlockedLayoutAndWholePlans) {
       << off.resolved.at("plan_note");
   for (const PlanChoice& candidate : read_plan_file((dir / "wide.plan").string()).candidates)
     EXPECT_FALSE(candidate.blocked) << candidate.label();
-  if (off.resolved.count("plan_whole_plans"))
+  if (off.resolved.count("plan_whole_plans")) {
     EXPECT_EQ(off.resolved.at("plan_whole_plans").find("layouts"), std::string::npos) << off.resolved.at("plan_whole_plans");
+  }
 
   c.switches.disabled_passes.clear();
   const std::string path = (dir / "blocked.plan").string();
