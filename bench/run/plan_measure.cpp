@@ -150,6 +150,7 @@ std::vector<double> time_whole_plans(const std::vector<LayerPlan>& plans, const 
   return median_steps(plans.size(), timing, [&](std::size_t i) {
     engines[i]->train_step(x, labels, iteration++);
     backends[i]->synchronize();
+    backends[i]->release_threads();  // a plan's backends are its own: no switch releases them
   });
 }
 
@@ -348,7 +349,9 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
       planned->route_all(backends[index], std::move(except));
       engines.plain->train_step(engines.x, engines.labels, iteration++);
     }
-    planned->release_threads();  // no library thread spins on into the next candidate's step
+    // No library thread spins on into the next candidate's step (with ops one at a time the
+    // next op's backend change releases them too; not under the parallel executor).
+    planned->release_threads();
     return timer.take();
   };
   std::vector<StepCost> costs(candidates.size());  // each candidate's steps, wall time and count
