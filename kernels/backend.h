@@ -52,6 +52,10 @@ class Backend {
   // What the backend chose that a result should record, as (name, value): the convolution
   // mode, oneDNN's layouts, cuDNN's algorithms and workspaces.
   virtual std::vector<std::pair<std::string, std::string>> choices() const { return {}; }
+  // The settings `op` runs under where two backends of this kind may differ: two backends of
+  // one name whose op_setup(op) agree and are not empty run `op` with the same code on the same
+  // threads (the plan times such twins once, docs/plan.md). "" (the default): no such promise.
+  virtual std::string op_setup(Op) const { return ""; }
   // Wall seconds this backend has spent so far on one-time work inside its ops (oneDNN:
   // building primitives and timing their layouts on a first call), which a timer of
   // steady-state op times subtracts (the plan's, bench/run/plan_measure.cpp). 0: none.

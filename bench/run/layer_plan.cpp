@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -130,7 +131,9 @@ std::string LayerPlan::table() const {
       for (std::size_t i = 0; i < candidates.size(); ++i)
         if (candidates[i] == r.choice) best = i;
       for (std::size_t i = 0; i < candidates.size(); ++i)
-        if (i != best && (second == candidates.size() || r.seconds[i] < r.seconds[second])) second = i;
+        if (i != best && r.seconds[i] != r.seconds[best] &&  // not a twin of the choice (choose_plan)
+            (second == candidates.size() || r.seconds[i] < r.seconds[second]))
+          second = i;
       chosen_total += r.seconds[best];
       out << "  " << pad(ms(r.seconds[best]), 11);
       if (second < candidates.size()) out << "  " << pad(candidates[second].label(), label) << "  " << ms(r.seconds[second]);
@@ -144,7 +147,7 @@ std::string LayerPlan::table() const {
 }
 
 LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<PlanChoice>& candidates,
-                      const PlanTiming& timing, const StepTimer& timer, const StepTimer& screen) {
+                      const PlanTiming& timing, const StepTimer& timer, const StepTimer& screen, const Twins& twins) {
   if (candidates.empty()) throw std::invalid_argument("plan: no candidate backend to time");
   if (layers.empty()) throw std::invalid_argument("plan: the model has no layer to plan");
   if (timing.rounds < 1)
@@ -164,6 +167,18 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
   };
   auto has_time = [&](std::size_t c, const std::string& layer) { return last_time[c].count(layer) > 0; };
   std::map<std::string, bool> matters;  // per layer, as the last pruning on last times saw it
+  // twin[layer][c]: the candidate that runs the layer for c, its twin (c itself if none); a
+  // twin's pair is not timed (its twin stands in) and takes its twin's samples at the end.
+  std::map<std::string, std::vector<std::size_t>> twin;
+  auto merge_twins = [&] {
+    if (!twins || !twin.empty()) return;
+    for (const std::string& layer : layers)
+      for (std::size_t c = 0; c < n; ++c) {
+        const std::size_t t = twins(layer, c);
+        twin[layer].push_back(t < c ? t : c);
+        if (twin[layer][c] != c) stand_ins[c][layer] = twin[layer][c];
+      }
+  };
   // After the screen, the warm-up or the first timed round: on their last times, the pairs at
   // least `factor` times slower than the layer's best.
   auto prune = [&](double factor) {
@@ -250,6 +265,7 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
   const bool screened = screen && timing.prune_screen > 0;
   if (screened) {
     for (std::size_t c = 0; c < n; ++c) last_time[c] = screen(c, {});
+    merge_twins();  // the ops of each layer are known after a first step
     if (timing.prune_first > 0) prune(timing.prune_first);
     for (std::size_t c = 0; c < n; ++c) {
       if (!stepped[c]) continue;
@@ -263,22 +279,79 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
   std::vector<std::size_t> strides;
   for (std::size_t s = 1; s < std::max<std::size_t>(n, 2); ++s)
     if (std::gcd(s, n) == 1) strides.push_back(s);
+  // One step of candidate `base` with the layers in `others` on theirs (stand-ins, or in a
+  // packed step the pairs of other candidates); the layers in `sampled` count as the sample of
+  // the pair that ran them (in a timed round).
+  auto run_step = [&](std::size_t base, const StandIns& others, const std::set<std::string>& sampled, bool timed) {
+    const std::map<std::string, double> step = timer(base, others);
+    for (const std::string& layer : sampled) {
+      auto on = others.find(layer);
+      const std::size_t c = on == others.end() ? base : on->second;
+      auto it = step.find(layer);
+      if (it != step.end()) last_time[c][layer] = it->second;
+      if (timed) samples[layer][c].push_back(it == step.end() ? 0.0 : it->second);
+    }
+  };
+  // A candidate's own step: its layers but for its stand-ins (a blocked candidate's engine runs
+  // every layer on it; its stand-ins' times are not taken).
+  auto own_step = [&](std::size_t index, bool timed) {
+    std::set<std::string> sampled;
+    for (const std::string& layer : layers)
+      if (!stand_ins[index].count(layer)) sampled.insert(layer);
+    run_step(index, stand_ins[index], sampled, timed);
+  };
+  // The layer's fastest pair so far (least median, else least last time): the stand-in of a
+  // packed step whose layer has no pair left to time.
+  auto leader = [&](const std::string& layer) {
+    std::size_t best = n;
+    auto time_of = [&](std::size_t c) { return samples[layer][c].empty() ? last_of(c, layer) : median(samples[layer][c]); };
+    for (std::size_t c = 0; c < n; ++c)
+      if ((!samples[layer][c].empty() || has_time(c, layer)) && (best == n || time_of(c) < time_of(best))) best = c;
+    return best;
+  };
+  // Packed steps (`pack`): the plain candidates' pairs left in the race, layer by layer in the
+  // round's order, k-th pair of every layer in the k-th step; a round takes as many steps as the
+  // layer that matters with the most pairs left (every layer before the first pruning).
+  auto packed_round = [&](const std::vector<std::size_t>& order, bool timed) {
+    std::map<std::string, std::vector<std::size_t>> left;
+    std::size_t steps = 0;
+    for (const std::string& layer : layers) {
+      for (std::size_t c : order)
+        if (stepped[c] && !candidates[c].blocked && !stand_ins[c].count(layer)) left[layer].push_back(c);
+      if (matters.empty() || matters[layer]) steps = std::max(steps, left[layer].size());
+    }
+    for (std::size_t k = 0; k < steps; ++k) {
+      std::map<std::string, std::size_t> on;
+      std::set<std::string> sampled;
+      for (const std::string& layer : layers) {
+        const std::vector<std::size_t>& pairs = left[layer];
+        if (k < pairs.size()) on[layer] = pairs[k], sampled.insert(layer);
+        else if (const std::size_t best = leader(layer); best < n) on[layer] = best;
+        else on[layer] = order.front();
+      }
+      std::map<std::size_t, int> count;  // the step's base: the plain candidate most layers run on
+      for (const auto& [layer, c] : on)
+        if (!candidates[c].blocked) ++count[c];
+      if (count.empty()) continue;
+      std::size_t base = count.begin()->first;
+      for (const auto& [c, times] : count)
+        if (times > count[base]) base = c;
+      StandIns others;
+      for (const auto& [layer, c] : on)
+        if (c != base) others[layer] = c;
+      run_step(base, others, sampled, timed);
+    }
+  };
   int timed_rounds = 0;
   for (int round = 0; round < timing.warmup + timing.rounds; ++round) {
     const std::size_t r = static_cast<std::size_t>(round), stride = strides[r % strides.size()];
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t index = (r + k * stride) % n;
-      if (!stepped[index]) continue;
-      std::map<std::string, double> step = timer(index, stand_ins[index]);
-      for (auto& [layer, seconds] : step)  // a stand-in's time is not the candidate's
-        if (!stand_ins[index].count(layer)) last_time[index][layer] = seconds;
-      if (round < timing.warmup) continue;
-      for (const std::string& layer : layers) {
-        if (stand_ins[index].count(layer)) continue;
-        auto it = step.find(layer);
-        samples[layer][index].push_back(it == step.end() ? 0.0 : it->second);
-      }
-    }
+    const bool counted = round >= timing.warmup;
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < n; ++k) order.push_back((r + k * stride) % n);
+    for (std::size_t index : order)  // blocked candidates run whole: a step each
+      if (stepped[index] && (!timing.pack || candidates[index].blocked)) own_step(index, counted);
+    if (timing.pack) packed_round(order, counted);
+    merge_twins();
     if (round == 0 && timing.warmup > 0 && !screened && timing.prune_first > 0) prune(timing.prune_first);
     if (round == timing.warmup && timing.prune > 0) prune(timing.prune);
     const int timed = round + 1 - timing.warmup;
@@ -291,7 +364,8 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
   }
   for (std::size_t c = 0; c < n; ++c)  // pairs pruned before a timed round: their last time
     for (const std::string& layer : layers)
-      if (samples[layer][c].empty()) samples[layer][c] = {last_of(c, layer)};
+      if (!twin.empty() && twin[layer][c] != c) samples[layer][c] = samples[layer][twin[layer][c]];
+      else if (samples[layer][c].empty()) samples[layer][c] = {last_of(c, layer)};
   LayerPlan plan;
   plan.candidates = candidates;
   plan.rounds = timed_rounds;

@@ -26,8 +26,9 @@
 //    than the layer's best runs on a stand-in in the second (the reference loops'
 //    convolutions, 100x the best on cifar10_quick: 0.26 s of a slice's step); after the
 //    second, a pair at least `prune_screen` times slower is pruned before it costs a whole step
-//    (those convolutions: 4.5 s of a round at batch 100). Without a screen, a warm-up round
-//    (`warmup` > 0) prunes at `prune_first` instead.
+//    (those convolutions: 4.5 s of a round at batch 100; no pair 2.5x behind on the slice
+//    ended within 1.5x of the best on cifar10_quick or the TF CNN). Without a screen, a warm-up
+//    round (`warmup` > 0) prunes at `prune_first` instead.
 //  - after the first timed round: a pair at least `prune` times slower than the best.
 //  - after each later timed round, against the pair of least median (the best): a pair whose
 //    fastest sample is at least `prune_timed` times the best's median (far behind), one slower
@@ -38,8 +39,18 @@
 // matters has one pair left, no more rounds are run (`stop_when_settled`). A layer matters when
 // its best time is at least 1% of the step's (the sum of the layers' bests): a loss or an
 // activation of microseconds is never pruned, and keeps no candidate in the rounds.
+// Packed steps (`pack`): a step times one pair of every layer, each layer on its own candidate
+// (as a stand-in runs beside a candidate's own layers), so a round of the plain candidates
+// takes as many steps as the layer that matters with the most pairs left, its k-th step
+// running the k-th pair of each layer in the round's order and, where a layer has fewer, the
+// layer's fastest so far; a blocked candidate (its own engine) still steps whole.
+// Twins (Twins, Backend::op_setup): once a first step has shown which ops a layer runs, a
+// candidate that runs them as an earlier one does (the pooling or fully connected layer of two
+// lowerings on one backend and the same threads) is not timed there; that one stands in and
+// its median is the twin's at the end (the earlier wins the tie).
 // Measured on cifar10_quick (batch 100, 2 threads, Intel Xeon; docs/plan.md "What is
-// timed"): 138 candidate steps in 7 rounds before the racing rules, 62-64 in at most 4 after.
+// timed"): 138 candidate steps in 7 rounds before the racing rules, 62-64 in at most 4 after,
+// 33-38 packed with twins and the screen's 2.5x.
 // Plan file (text, one entry a line, '#' comments):
 //   ablate-plan 1
 //   cpu_model AMD EPYC 7B13        (the key: cpu_model, threads, model, shapes, dtype,
@@ -143,16 +154,22 @@ struct PlanTiming {
   double prune = 4;               // see above, after the first timed round; 0: not then
   double prune_first = 25;        // see above, after the screen's first steps (or a warm-up round); 0: not then
   double prune_timed = 1.5;       // see above, after each later timed round; 0: not so
-  double prune_screen = 4;        // see above, after the screen (when there is one); 0: no screen
+  double prune_screen = 2.5;      // see above, after the screen (when there is one); 0: no screen
   bool prune_dominated = true;    // see above: behind the best throughout
   double settle_tie = 0.005;      // see above: a tie within this share of the step; 0: none
   bool stop_when_settled = true;  // see above: no more rounds once each layer has one pair left
+  bool pack = true;               // see above: the plain candidates' pairs packed into shared steps
 };
-// The choice described above; `layers` in the network's order; `screen` may be empty (no
-// screen). Throws std::invalid_argument without candidates or layers, or with rounds < 1 or
-// warmup < 0.
+// Twins: for a layer and a candidate, the earliest candidate that runs the layer's ops with the
+// same code on the same threads (Backend::op_setup; the candidate itself when none). Asked once a
+// first step has run.
+using Twins = std::function<std::size_t(const std::string& layer, std::size_t candidate)>;
+// The choice described above; `layers` in the network's order; `screen` and `twins` may be empty
+// (no screen, no twins). Throws std::invalid_argument without candidates or layers, or with
+// rounds < 1 or warmup < 0.
 LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<PlanChoice>& candidates,
-                      const PlanTiming& timing, const StepTimer& timer, const StepTimer& screen = {});
+                      const PlanTiming& timing, const StepTimer& timer, const StepTimer& screen = {},
+                      const Twins& twins = {});
 
 // Writes through a temporary file renamed into place; throws naming the path.
 void write_plan_file(const LayerPlan& plan, const std::string& path);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 
 #include "bench/run/environment.h"
@@ -37,6 +38,12 @@ class LayerTimer final : public kernels::OpObserver {
     const std::string layer(kernels::current_op_label().layer);
     const std::lock_guard<std::mutex> lock(mutex_);
     totals_[layer] += std::max(0.0, elapsed);
+    ops_[layer].insert(call.op);
+  }
+  // The ops each layer has run so far.
+  std::set<kernels::Op> ops(const std::string& layer) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return ops_[layer];
   }
   std::map<std::string, double> take() {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -51,6 +58,7 @@ class LayerTimer final : public kernels::OpObserver {
   const kernels::Backend& backend_;
   std::mutex mutex_;
   std::map<std::string, double> totals_;
+  std::map<std::string, std::set<kernels::Op>> ops_;
 };
 
 // A batch of the run's input shape: values from a fixed linear congruential sequence in
@@ -157,18 +165,15 @@ std::vector<double> time_whole_plans(const std::vector<LayerPlan>& plans, const 
 }  // namespace
 
 std::string measure_note(double total_seconds, double build_seconds, const std::vector<PlanChoice>& candidates,
-                         const std::vector<StepCost>& costs, double screen_seconds, double settle_seconds) {
-  double step_seconds = 0;
-  std::int64_t steps = 0;
+                         const std::vector<StepCost>& costs, const StepCost& steps, double screen_seconds,
+                         double settle_seconds) {
   std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < costs.size(); ++i) {
-    step_seconds += costs[i].seconds;
-    steps += costs[i].steps;
+  for (std::size_t i = 0; i < costs.size(); ++i)
     if (costs[i].steps > 0) order.push_back(i);
-  }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return costs[a].seconds > costs[b].seconds; });
   std::string note = "start-up " + fmt("%.2f", total_seconds) + " s: engines built " + fmt("%.2f", build_seconds) + " s; " +
-                     (screen_seconds > 0 ? "screen " + fmt("%.2f", screen_seconds) + " s; " : std::string()) + std::to_string(steps) + " candidate steps " + fmt("%.2f", step_seconds) + " s (";
+                     (screen_seconds > 0 ? "screen " + fmt("%.2f", screen_seconds) + " s; " : std::string()) +
+                     std::to_string(steps.steps) + " timed steps " + fmt("%.2f", steps.seconds) + " s (";
   for (std::size_t k = 0; k < std::min<std::size_t>(3, order.size()); ++k) {
     const StepCost& c = costs[order[k]];
     note += std::string(k ? ", " : "") + candidates[order[k]].label() + " " + fmt("%.2f", c.seconds) + " s in " +
@@ -354,7 +359,8 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
     planned->release_threads();
     return timer.take();
   };
-  std::vector<StepCost> costs(candidates.size());  // each candidate's steps, wall time and count
+  std::vector<StepCost> costs(candidates.size());  // each candidate's share of the steps
+  StepCost all_steps;
   double screen_seconds = 0;
   StepTimer screen;  // one step on the slice, its times scaled up to the batch
   if (screened.plain)
@@ -365,16 +371,43 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
       screen_seconds += seconds_since(start);
       return times;
     };
+  // Twins: plain candidates of one backend whose setups agree for every op of the layer (the
+  // pooling, activations and fully connected layers of the lowerings of one backend and threads).
+  auto twins = [&](const std::string& layer, std::size_t c) {
+    const std::set<kernels::Op> ops = timer.ops(layer);
+    for (std::size_t t = 0; t < c && !ops.empty() && c < plain_count; ++t) {
+      if (candidates[t].backend != candidates[c].backend) continue;
+      bool same = true;
+      for (kernels::Op op : ops) {
+        const std::string setup = backends[c]->op_setup(op);
+        same = same && !setup.empty() && setup == backends[t]->op_setup(op);
+      }
+      if (same) return t;
+    }
+    return c;
+  };
   LayerPlan plan = choose_plan(
       layers, candidates, timing,
       [&](std::size_t index, const StandIns& stand_ins) {
         const Clock::time_point step_start = Clock::now();
         std::map<std::string, double> times = step(whole, index, stand_ins);
-        costs[index].seconds += seconds_since(step_start);
-        costs[index].steps += 1;
+        const double wall = seconds_since(step_start);
+        all_steps.seconds += wall, all_steps.steps += 1;
+        // Each layer's time to the candidate that ran it (a blocked one runs them all), the
+        // rest of the step (the ops of no layer, the engine) to `index`.
+        std::set<std::size_t> ran = {index};
+        double layers_seconds = 0;
+        for (const auto& [layer, seconds] : times) {
+          auto other = stand_ins.find(layer);
+          const std::size_t c = other == stand_ins.end() || index >= plain_count ? index : other->second;
+          costs[c].seconds += seconds, layers_seconds += seconds;
+          ran.insert(c);
+        }
+        costs[index].seconds += std::max(0.0, wall - layers_seconds);
+        for (std::size_t c : ran) costs[c].steps += 1;
         return times;
       },
-      screen);
+      screen, twins);
   planned->set_observer(nullptr);
   // Layers that ran no op of their own (an input, a layer folded into another) keep the fallback.
   std::vector<LayerPlan::Row> timed;
@@ -423,7 +456,7 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   plan = settle_whole_plans(std::move(plan), plain_count, spec, time_plans);
   const double settle_seconds = seconds_since(settle_start);
   plan.measure_seconds = seconds_since(start);
-  plan.measure_note = measure_note(plan.measure_seconds, build_seconds, candidates, costs, screen_seconds, settle_seconds);
+  plan.measure_note = measure_note(plan.measure_seconds, build_seconds, candidates, costs, all_steps, screen_seconds, settle_seconds);
   return plan;
 }
 

@@ -54,17 +54,18 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
 // parallel executor): then a planned backend releases a library's threads where the backend
 // changes (kernels::PlannedBackend::set_release_on_switch).
 bool ops_one_at_a_time(const RunConfig& config);
-// One candidate's share of the measurement: its training steps and their wall time (its own
-// layers, its stand-ins' and the untimed ones).
+// Wall time and steps: of all the timed steps, or one candidate's share of them (the time of the
+// layers it ran, and the rest of the steps handed to it; the steps it ran a layer in).
 struct StepCost {
   double seconds = 0;
   std::int64_t steps = 0;
 };
-// LayerPlan::measure_note: "start-up 11.95 s: engines built 0.61 s; screen 0.70 s; 93 candidate
-// steps 9.30 s (onednn/direct 0.95 s in 7 steps, ...); whole plans 3.20 s" (the three costliest
-// candidates; the screen and the whole plans only where they ran).
+// LayerPlan::measure_note: "start-up 4.39 s: engines built 0.10 s; screen 0.64 s; 50 timed
+// steps 3.14 s (onednn/direct 0.62 s in 10 steps, ...); whole plans 0.51 s" (the three costliest
+// candidates' shares; the screen and the whole plans only where they ran).
 std::string measure_note(double total_seconds, double build_seconds, const std::vector<PlanChoice>& candidates,
-                         const std::vector<StepCost>& costs, double screen_seconds, double settle_seconds);
+                         const std::vector<StepCost>& costs, const StepCost& steps, double screen_seconds,
+                         double settle_seconds);
 // Times every candidate on the run's network (above), as choose_plan does; measure_note says
 // where the time went.
 LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, const PlanTiming& timing = {});

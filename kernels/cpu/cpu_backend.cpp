@@ -49,6 +49,21 @@ std::vector<std::pair<std::string, std::string>> CpuBackend::choices() const {
   return out;
 }
 
+std::string CpuBackend::op_setup(Op op) const {
+  switch (op) {
+    case Op::conv2d_forward:
+    case Op::conv2d_backward_data:
+    case Op::conv2d_backward_weights:
+    case Op::conv2d_map_forward:
+    case Op::conv2d_map_backward_data:
+    case Op::conv2d_map_backward_weights:
+      return "";
+    default:
+      return "library " + std::to_string(library_threads()) + ", openmp " + std::to_string(loop_threads_) + ", gemm " +
+             (openmp_owns_threads() ? "split" : "library");
+  }
+}
+
 template <class T>
 void CpuBackend::run_gemm(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta,
                           T* c, int ldc) {

@@ -28,6 +28,9 @@ class CpuBackend : public Backend {
   // threading, and the size of each thread pool: pool.library (the BLAS's, Eigen's or oneDNN's),
   // pool.openmp (the shared loops'), and a subclass's own (eigen_spatial's pool.intra_op).
   std::vector<std::pair<std::string, std::string>> choices() const override;
+  // A convolution's: "" (its lowering decides); any other op's: the pools it runs on and whether
+  // its GEMMs are split over OpenMP: "library 1, openmp 2, gemm split".
+  std::string op_setup(Op op) const override;
 
   void set_threads(int threads) override;
   int threads() const override { return threads_; }

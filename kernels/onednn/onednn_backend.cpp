@@ -63,6 +63,12 @@ std::vector<std::pair<std::string, std::string>> OnednnBackend::choices() const 
   return out;
 }
 
+std::string OnednnBackend::op_setup(Op op) const {
+  if (op == Op::batch_norm_forward_training || op == Op::batch_norm_forward_inference || op == Op::batch_norm_backward)
+    return "";
+  return CpuBackend::op_setup(op);
+}
+
 // CpuBackend::set_threads has set OpenMP's count for this thread (oneDNN's primitives and
 // dnnl_sgemm run on OpenMP); OpenBLAS (f64 dgemm) keeps its own pool.
 void OnednnBackend::set_library_threads(int threads) { openblas_set_num_threads(threads); }

@@ -52,6 +52,9 @@ class OnednnBackend : public cpu::CpuBackend {
   bool make_deterministic() override;
   // The conv mode of the shared loops and each cached convolution's layout.
   std::vector<std::pair<std::string, std::string>> choices() const override;
+  // As the shared loops' (cpu_backend.h), but batch normalisation's: "" (its layout follows the
+  // convolution's lowering).
+  std::string op_setup(Op op) const override;
   const OnednnOptions& options() const { return options_; }
   // f32 with the direct lowering and the blocked or autotuned convolution layout: the block of
   // this CPU's blocked kernels (16 with AVX-512, else 8); otherwise 0.

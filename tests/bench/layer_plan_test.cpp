@@ -86,6 +86,7 @@ TEST(LayerPlan, ACandidateSlowOnEveryLayerIsNotTimedAfterTheWarmUp) {
   timing.warmup = 1;
   timing.rounds = 3;
   timing.prune = 2;  // reference is >= 2x the best on every layer
+  timing.pack = false;  // a step per candidate, so that each one's steps count (packed: below)
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
   EXPECT_EQ(calls[0], 2) << "reference: the warm-up and the first timed round only";
   EXPECT_EQ(calls[1], 4);
@@ -151,6 +152,7 @@ TEST(LayerPlan, WithoutAScreenAPairFarBehindIsPrunedAfterTheWarmUpRound) {
   timing.rounds = 3;
   timing.prune_timed = timing.settle_tie = 0;  // (the next tests)
   timing.prune_dominated = false;
+  timing.pack = false;  // a step per candidate (packed: below)
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
   ASSERT_EQ(reference_stand_ins.size(), 4u);
   EXPECT_TRUE(reference_stand_ins[0].empty());
@@ -184,6 +186,7 @@ TEST(LayerPlan, APairClearlyBehindInTheTimedRoundsIsNotTimedFurther) {
   timing.rounds = 5;
   timing.settle_tie = 0;  // (the next test)
   timing.prune_dominated = false;
+  timing.pack = false;  // a step per candidate (packed: below)
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
   EXPECT_EQ(timed_calls[2]["conv1"], 3) << "openblas's conv1: the warm-up and 2 timed steps, then eigen stands in";
   EXPECT_EQ(timed_calls[2]["ip1"], 6) << "within 1.5x: timed every round";
@@ -218,6 +221,7 @@ TEST(LayerPlan, TiesAndPairsBehindThroughoutArePrunedAndTheRoundsEndWhenSettled)
   };
   PlanTiming timing;  // no warm-up round
   timing.rounds = 5;
+  timing.pack = false;  // a step per candidate (packed: below)
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer);
   EXPECT_EQ(plan.rounds, 3);
   EXPECT_EQ(calls, (std::map<std::size_t, int>{{0, 2}, {1, 3}, {2, 3}})) << "reference: 1.5x behind on ip1 after its second step";
@@ -266,6 +270,7 @@ TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
   timing.prune_first = 0;
   timing.prune_timed = 0;
   timing.prune_screen = 4;
+  timing.pack = false;  // a step per candidate (packed: below)
   const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer, screen);
   EXPECT_EQ(screened, (std::map<std::size_t, int>{{0, 2}, {1, 2}, {2, 2}})) << "every candidate screened twice";
   EXPECT_EQ(reference_screens, (std::vector<StandIns>{{}, {}})) << "prune_first 0: both screen steps whole";
@@ -296,6 +301,86 @@ TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
   for (const auto& [index, stand_ins] : steps) EXPECT_TRUE(stand_ins.empty());
 }
 
+// Packed steps (PlanTiming::pack): a step times one pair of every layer, each on its own
+// candidate, so a round takes as many steps as the layer with the most pairs left, not one step
+// per candidate still in the race. Here after the first round (4 steps, every pair) conv1 has
+// three pairs left (onednn 10x behind), pool1 three (openblas 9x), ip1 two: 3 steps a round
+// against 4, and where a layer's pairs are used up it runs on its fastest so far.
+TEST(LayerPlan, PackedStepsTimeOnePairOfEachLayerAndTakeAsManyStepsAsTheMostContested) {
+  const std::vector<PlanChoice> candidates = {kCandidates[0], kCandidates[1], kCandidates[2],
+                                              {"onednn", ConvLowering::direct, std::nullopt}};
+  const std::map<std::string, std::vector<double>> cost = {{"conv1", {2.0, 2.2, 2.4, 20.0}},
+                                                           {"pool1", {1.0, 1.1, 9.0, 0.9}},
+                                                           {"ip1", {4.0, 4.4, 40.0, 40.0}}};
+  int steps = 0;
+  std::map<std::string, std::map<std::size_t, int>> runs;  // layer -> candidate -> steps run on it
+  const StepTimer timer = [&](std::size_t index, const StandIns& others) {
+    ++steps;
+    std::map<std::string, double> out;
+    for (const auto& [layer, costs] : cost) {
+      const std::size_t on = others.count(layer) ? others.at(layer) : index;
+      ++runs[layer][on];
+      out[layer] = costs[on];
+    }
+    return out;
+  };
+  PlanTiming timing;  // no screen, no warm-up; the 4x prune after the first round only
+  timing.rounds = 3;
+  timing.prune_timed = timing.settle_tie = 0;
+  timing.prune_dominated = false;
+  const LayerPlan plan = choose_plan(kLayers, candidates, timing, timer);
+  EXPECT_EQ(steps, 4 + 3 + 3);
+  EXPECT_EQ(runs["conv1"], (std::map<std::size_t, int>{{0, 3}, {1, 3}, {2, 3}, {3, 1}}));
+  EXPECT_EQ(runs["pool1"], (std::map<std::size_t, int>{{0, 3}, {1, 3}, {2, 1}, {3, 3}}));
+  EXPECT_EQ(runs["ip1"], (std::map<std::size_t, int>{{0, 3 + 2}, {1, 3}, {2, 1}, {3, 1}}))
+      << "the third step of a round: ip1's two pairs used up, its fastest runs it";
+  EXPECT_EQ(plan.summary(), "conv1=reference,pool1=onednn/direct,ip1=reference");
+  EXPECT_DOUBLE_EQ(plan.rows[1].seconds[3], 0.9);
+
+  steps = 0;
+  timing.pack = false;  // a step per candidate still in the race: the same choice, 4 a round
+  EXPECT_EQ(choose_plan(kLayers, candidates, timing, timer).summary(), plan.summary());
+  EXPECT_EQ(steps, 4 + 4 + 4);
+}
+
+// Twins (Backend::op_setup): a candidate that runs a layer's ops as an earlier one does is not
+// timed there once the layer's ops are known (after the first step), and takes that one's
+// median; the earlier wins the tie, and the table's runner-up is not the twin.
+TEST(LayerPlan, ATwinIsNotTimedAndTakesItsTwinsMedian) {
+  std::map<std::string, std::map<std::size_t, int>> runs;
+  int steps = 0, asked_before_a_step = 0;
+  const StepTimer timer = [&](std::size_t index, const StandIns& others) {
+    ++steps;
+    std::map<std::string, double> out;
+    for (const auto& [layer, costs] : kCost) {
+      const std::size_t on = others.count(layer) ? others.at(layer) : index;
+      ++runs[layer][on];
+      out[layer] = layer == "pool1" && on == 2 ? 1.5 : costs[on];  // openblas's pool1 as eigen's
+    }
+    return out;
+  };
+  const Twins twins = [&](const std::string& layer, std::size_t c) -> std::size_t {
+    if (steps == 0) ++asked_before_a_step;
+    return layer == "pool1" && c == 2 ? 1 : c;
+  };
+  PlanTiming timing;
+  timing.rounds = 4;
+  timing.prune = timing.prune_timed = timing.settle_tie = 0;
+  timing.prune_dominated = false;
+  const LayerPlan plan = choose_plan(kLayers, kCandidates, timing, timer, {}, twins);
+  EXPECT_EQ(asked_before_a_step, 0);
+  EXPECT_EQ(runs["pool1"][2], 1) << "the first round only, before the layer's ops were known";
+  EXPECT_EQ(runs["conv1"][2], 4);
+  EXPECT_EQ(plan.rows[1].seconds[2], plan.rows[1].seconds[1]);
+  EXPECT_EQ(plan.rows[1].choice.label(), "eigen/eigen_spatial");
+  const std::string table = plan.table();
+  const std::size_t pool1 = table.find("pool1");
+  ASSERT_NE(pool1, std::string::npos);
+  const std::string row = table.substr(pool1, table.find('\n', pool1) - pool1);
+  EXPECT_NE(row.find("reference"), std::string::npos) << row;
+  EXPECT_EQ(row.find("openblas"), std::string::npos) << "the twin is not the runner-up: " << row;
+}
+
 // The start-up's account: the engines, the screen where it ran, every candidate step (the
 // costliest three named, in order of cost), the whole plans where layouts were settled.
 TEST(LayerPlan, MeasureNoteSaysWhereTheStartUpWent) {
@@ -305,11 +390,11 @@ TEST(LayerPlan, MeasureNoteSaysWhereTheStartUpWent) {
                                               {"onednn", ConvLowering::direct, std::nullopt},
                                               {"onednn", ConvLowering::omp_per_image, std::nullopt}};
   const std::vector<StepCost> costs = {{4.25, 1}, {0.5, 7}, {0.75, 7}, {0.0, 0}, {0.25, 3}};
-  const std::string note = measure_note(7.5, 0.5, candidates, costs, 0.5, 1.25);
-  EXPECT_EQ(note, "start-up 7.50 s: engines built 0.50 s; screen 0.50 s; 18 candidate steps 5.75 s (reference 4.25 s in 1 step, "
+  const std::string note = measure_note(7.5, 0.5, candidates, costs, {5.75, 9}, 0.5, 1.25);
+  EXPECT_EQ(note, "start-up 7.50 s: engines built 0.50 s; screen 0.50 s; 9 timed steps 5.75 s (reference 4.25 s in 1 step, "
                   "openblas/omp_per_image 0.75 s in 7 steps, eigen/omp_per_image 0.50 s in 7 steps, ...); whole plans 1.25 s");
-  const std::string plain = measure_note(1.0, 0.25, {candidates[1]}, {{0.5, 7}}, 0, 0);
-  EXPECT_EQ(plain, "start-up 1.00 s: engines built 0.25 s; 7 candidate steps 0.50 s (eigen/omp_per_image 0.50 s in 7 steps)");
+  const std::string plain = measure_note(1.0, 0.25, {candidates[1]}, {{0.5, 7}}, {0.5, 7}, 0, 0);
+  EXPECT_EQ(plain, "start-up 1.00 s: engines built 0.25 s; 7 timed steps 0.50 s (eigen/omp_per_image 0.50 s in 7 steps)");
 }
 
 TEST(LayerPlan, RefusesNothingToChooseFrom) {

@@ -107,6 +107,30 @@ TEST(ConvLowering, TheResolvedChoiceAndEveryPoolReachTheRecord) {
   EXPECT_EQ(choices_of(*make_backend("onednn", old))["conv_mode"], "omp_batched");
 }
 
+// op_setup (backend.h): the lowerings of one backend and threads run every op but the
+// convolutions alike (the plan's twins); the threading changes the pools, so the other ops too;
+// a convolution, and oneDNN's batch normalisation (its layout follows the lowering), make no
+// such promise.
+TEST(ConvLowering, TheLoweringsOfOneBackendAndThreadsRunTheOtherOpsAlike) {
+  for (const std::string name : {"eigen", "openblas", "onednn"}) {
+    auto per_image = make_backend(name, lowered(ConvLowering::per_image_gemm, Threading::openmp_images, 2));
+    auto batched = make_backend(name, lowered(ConvLowering::batched_gemm, Threading::openmp_images, 2));
+    auto library = make_backend(name, lowered(ConvLowering::per_image_gemm, Threading::library, 2));
+    for (Op op : {Op::pool2d_forward, Op::activation_backward, Op::linear_forward, Op::lrn_forward}) {
+      EXPECT_FALSE(per_image->op_setup(op).empty()) << name << " " << op_name(op);
+      EXPECT_EQ(per_image->op_setup(op), batched->op_setup(op)) << name << " " << op_name(op);
+      EXPECT_NE(per_image->op_setup(op), library->op_setup(op)) << name << " " << op_name(op) << ": the pools differ";
+    }
+    EXPECT_EQ(per_image->op_setup(Op::pool2d_forward), "library 1, openmp 2, gemm split") << name;
+    EXPECT_EQ(library->op_setup(Op::pool2d_forward), "library 2, openmp 1, gemm library") << name;
+    for (Op op : {Op::conv2d_forward, Op::conv2d_backward_data, Op::conv2d_backward_weights, Op::conv2d_map_forward})
+      EXPECT_EQ(per_image->op_setup(op), "") << name << " " << op_name(op);
+  }
+  EXPECT_EQ(make_backend("onednn")->op_setup(Op::batch_norm_forward_training), "");
+  EXPECT_NE(make_backend("eigen")->op_setup(Op::batch_norm_forward_training), "");
+  EXPECT_EQ(make_backend("reference")->op_setup(Op::pool2d_forward), "") << "one setup only: nothing to promise";
+}
+
 // omp_per_image (the eigen and openblas default) runs layers of few input channels as direct
 // loops (kernels/cpu/conv_few_channels.h) and says so; per_image_gemm under the same threading,
 // the older conv_mode and the frameworks' lowerings keep im2col + GEMM.
