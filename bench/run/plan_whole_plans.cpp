@@ -1,10 +1,12 @@
 // The whole plans beside a per-layer plan, and the one taken (see plan_whole_plans.h).
 #include "bench/run/plan_whole_plans.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "bench/run/text_format.h"
+#include "graph/blocked_layers.h"
 #include "kernels/cpu/conv_lowering.h"
 
 namespace ablate::bench::run {
@@ -28,6 +30,26 @@ bool own_thread_pool(const PlanChoice& c) {
 bool layout_aware(const std::string& type) {
   return type == "convolution" || type == "pooling" || type == "global_avg_pool" || type == "lrn" ||
          type == "batch_norm" || type == "bias";
+}
+
+// The layout conversions a chain network's plan runs: along the layers, each change of layout
+// between consecutive layers that have one (a layout-aware layer its choice's; the NCHW input
+// and a layer that reads NCHW only, plain; an elementwise activation none: it takes either).
+// nullopt where the network branches (a layer fed by another than the one before it).
+std::optional<int> layout_edges(const LayerPlan& p, const models::ModelSpec& spec) {
+  int edges = 0;
+  bool blocked = false;  // the model input's NCHW
+  for (std::size_t i = 0; i < spec.layers.size(); ++i) {
+    const models::LayerSpec& l = spec.layers[i];
+    const std::string before = i == 0 ? models::kModelInput : spec.layers[i - 1].name;
+    if (!l.inputs.empty() && l.inputs != std::vector<std::string>{before}) return std::nullopt;
+    if (graph::elementwise_layer_type(l.type)) continue;
+    const LayerPlan::Row* row = p.row(l.name);
+    const bool now = layout_aware(l.type) && row && row->choice.blocked;
+    edges += now != blocked;
+    blocked = now;
+  }
+  return edges;
 }
 
 }  // namespace
@@ -118,8 +140,16 @@ LayerPlan settle_whole_plans(LayerPlan chosen, std::size_t plain_count, const mo
   // fastest choice there), all timed beside the plan taken, which a flip replaces only when
   // faster by more than 2% (the spread of one plan timed twice in these batches: 7.35 and 7.55
   // ms for LeNet's). A mix such as LeNet's plain conv1 with a blocked conv2 is one that neither
-  // whole layout gives.
+  // whole layout gives. In a chain network a flip that makes its layer no faster by the layers'
+  // medians and leaves no conversion fewer cannot gain, and is not timed.
   std::vector<std::pair<std::string, LayerPlan>> flips = {{"it", out}};
+  std::vector<std::string> hopeless;
+  const std::optional<int> edges = layout_edges(out, spec);
+  auto seconds_on = [&](const LayerPlan::Row& row, const PlanChoice& c) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (chosen.candidates[i] == c) return row.seconds[i];
+    return 0.0;
+  };
   std::size_t flippable = 0;
   for (std::size_t r = 0; r < out.rows.size(); ++r) {
     const LayerPlan::Row& row = chosen.rows[r];
@@ -128,11 +158,23 @@ LayerPlan settle_whole_plans(LayerPlan chosen, std::size_t plain_count, const mo
     LayerPlan f = out;
     const bool blocked_now = out.rows[r].choice.blocked;
     f.rows[r].choice = blocked_now ? best_of(row, 0, plain_count) : best_of(row, plain_count, n);
-    if (f.rows[r].choice.blocked != blocked_now) flips.emplace_back(row.layer + (blocked_now ? " plain" : " blocked"), f);
+    if (f.rows[r].choice.blocked == blocked_now) continue;
+    const std::string name = row.layer + (blocked_now ? " plain" : " blocked");
+    const std::optional<int> flipped_edges = layout_edges(f, spec);
+    if (edges && flipped_edges && *flipped_edges >= *edges &&
+        seconds_on(row, f.rows[r].choice) >= seconds_on(row, out.rows[r].choice))
+      hopeless.push_back(name);
+    else
+      flips.emplace_back(name, f);
   }
+  const std::string untimed =
+      hopeless.empty() ? "" : "not timed, no faster alone and no conversion fewer: " + join(hopeless, ", ");
   if (flips.size() > 1 && flippable <= kMaxLayoutFlips) {
     note += "; one layer flipped at a time:";
     out = fastest(flips, 0.02);
+    if (!untimed.empty()) note += "; " + untimed;
+  } else if (!hopeless.empty() && flippable <= kMaxLayoutFlips) {
+    note += "; one layer flipped at a time: " + untimed;
   } else if (flippable > kMaxLayoutFlips) {
     note += "; no layer flipped alone (" + std::to_string(flippable) + " layout-aware layers, over " +
             std::to_string(kMaxLayoutFlips) + ")";

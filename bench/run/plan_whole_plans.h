@@ -27,7 +27,9 @@ namespace ablate::bench::run {
 // choice) and the single blocked candidate whose times add up least; then, with up to
 // kMaxLayoutFlips layout-aware layers, the fastest of those beside each plan that differs from
 // it in one such layer's layout (a step of local search; a flip is taken only when faster by
-// more than 2%). The fastest is returned, with whole_plans_note saying what each took.
+// more than 2%; in a chain network a flip whose layer is no faster by its medians and which
+// leaves no layout conversion fewer is not timed, and the note names it). The fastest is
+// returned, with whole_plans_note saying what each took.
 // `time_plans` gives the median seconds of a training step of each plan, timed side by side.
 constexpr std::size_t kMaxLayoutFlips = 12;
 using WholePlanTimer = std::function<std::vector<double>(const std::vector<LayerPlan>&)>;

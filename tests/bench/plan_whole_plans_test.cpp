@@ -70,5 +70,43 @@ TEST(WholePlans, ThePerLayerPlanOnOpenMPThreadsOnlyIsTimedWhole) {
   EXPECT_NE(taken.whole_plans_note.find("took OpenMP only"), std::string::npos) << taken.whole_plans_note;
 }
 
+// The local search after the whole layouts: in a chain network a flip whose layer is no faster
+// alone by its medians and which leaves no conversion fewer is not timed (here conv1 plain:
+// slower, and between the NCHW input and a blocked pool1 it moves the conversion, no fewer);
+// pool1 plain, faster alone, is. Where the network branches every flip is timed.
+TEST(WholePlans, AFlipNoFasterAloneAndWithNoConversionFewerIsNotTimed) {
+  const PlanChoice plain{"onednn", ConvLowering::direct, std::nullopt};
+  PlanChoice blocked = plain;
+  blocked.blocked = true;
+  LayerPlan chosen;
+  chosen.candidates = {plain, blocked};
+  chosen.rows = {{"conv1", blocked, {3.0, 2.0}}, {"pool1", plain, {1.0, 1.5}}, {"ip1", plain, {4.0, 4.0}}};
+  models::ModelSpec spec;
+  spec.layers = {{"conv1", "convolution", {}}, {"relu1", "relu", {}}, {"pool1", "pooling", {}}, {"ip1", "inner_product", {}}};
+  const std::string all_blocked = "conv1=onednn/direct+blocked,pool1=onednn/direct+blocked,ip1=onednn/direct";
+  std::vector<std::vector<std::string>> calls;
+  const WholePlanTimer timer = [&](const std::vector<LayerPlan>& plans) {
+    calls.emplace_back();
+    std::vector<double> out;
+    for (const LayerPlan& p : plans) {
+      calls.back().push_back(p.summary());
+      out.push_back(p.summary() == all_blocked ? 6.0 : 7.0);
+    }
+    return out;
+  };
+  const LayerPlan taken = settle_whole_plans(chosen, 1, spec, timer);
+  EXPECT_EQ(taken.summary(), all_blocked);
+  ASSERT_EQ(calls.size(), 2u) << "the whole layouts, then the flips";
+  EXPECT_EQ(calls[1], (std::vector<std::string>{all_blocked, "conv1=onednn/direct+blocked,pool1=onednn/direct,ip1=onednn/direct"}));
+  EXPECT_NE(taken.whole_plans_note.find("not timed, no faster alone and no conversion fewer: conv1 plain"), std::string::npos)
+      << taken.whole_plans_note;
+
+  calls.clear();
+  spec.layers[2].inputs = {"conv1"};  // pool1 fed past relu1: a branch
+  settle_whole_plans(chosen, 1, spec, timer);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[1].size(), 3u) << "it, conv1 plain, pool1 plain";
+}
+
 }  // namespace
 }  // namespace ablate::bench::run
