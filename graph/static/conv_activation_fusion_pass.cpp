@@ -5,7 +5,13 @@
 //   conv2d(x, w) -> bias_add(., b) -> activation      becomes conv2d(x, w, b; f)
 //   conv2d(x, w[, b]) -> activation                    becomes conv2d(x, w[, b]; f)
 //   conv2d(x, w) -> fused_elementwise [bias_add, activation] (or [activation]), what
-//   elementwise_fusion makes of the first two, likewise.
+//   elementwise_fusion makes of the first two, likewise;
+//   conv2d(x, w) -> bias_add(., b), with no activation after, becomes conv2d(x, w, b).
+// Where a bias_add node folds, its gradient folds too: the bias_grad(dy) that the gradient
+// built for it and the conv's conv2d_grad_filter(x, dy), reading the same dy, become one
+// conv2d_grad_filter with outputs dw and db (the backend's conv2d_backward_weights with dbias,
+// one pass over dy; TensorFlow 1.x's MKL builds rewrote Conv2DBackpropFilter and BiasAddGrad
+// into Conv2DBackpropFilterWithBias the same way).
 // Conditions: f is relu, tanh or sigmoid (GELU's gradient reads the pre-activation, which no
 // longer exists); every intermediate (the conv's output, the bias_add's) has that one reader,
 // is not fetched, and the folded nodes have no control inputs; a bias is folded only into a
@@ -17,8 +23,10 @@
 // Pipeline position: after dce, before elementwise_fusion, so the convolution takes the bias
 // and activation whole and elementwise fusion then chains what is left (dropout masks, the
 // gradients); the fused form above is folded too, for a graph already fused.
+#include <algorithm>
 #include <optional>
 #include <set>
+#include <string>
 
 #include "graph/static/passes.h"
 
@@ -33,7 +41,8 @@ bool epilogue_activation(kernels::Activation a) {
 struct Epilogue {
   std::vector<int> folded;           // the nodes that die, in order; the last one's output is y
   Value bias;                        // invalid when no bias is folded
-  kernels::Activation activation{};  // f
+  std::optional<kernels::Activation> activation;  // f; none: a bias alone
+  int bias_add = -1;                 // the bias_add node folded, if one (its gradient folds too)
 };
 
 class Folder {
@@ -51,8 +60,8 @@ class Folder {
     if (is_activation(n)) return Epilogue{{next}, {}, n.attrs.activation};
     if (n.op == OpKind::bias_add && !has_bias && n.inputs[0] == Value{id, 0}) {
       const int act = sole_reader({next, 0});
-      if (act < 0 || !is_activation(g_.node(act))) return std::nullopt;
-      return Epilogue{{next, act}, n.inputs[1], g_.node(act).attrs.activation};
+      if (act >= 0 && is_activation(g_.node(act))) return Epilogue{{next, act}, n.inputs[1], g_.node(act).attrs.activation, next};
+      return Epilogue{{next}, n.inputs[1], std::nullopt, next};
     }
     if (n.op == OpKind::fused_elementwise && n.inputs[0] == Value{id, 0}) return match_fused(next, has_bias);
     return std::nullopt;
@@ -88,6 +97,33 @@ class Folder {
   std::set<Value> fetched_;
 };
 
+// The live node named `name`, or -1.
+int live_named(const Graph& g, const std::string& name) {
+  for (int id = 0; id < g.size(); ++id)
+    if (!g.node(id).dead && g.node(id).name == name) return id;
+  return -1;
+}
+
+// The gradient of a folded bias_add into the conv's weight gradient (see above): the conv's
+// conv2d_grad_filter (named "grad/<conv>/conv2d_grad_filter", reading x, dy) takes a second
+// output db in place of bias_grad ("grad/<bias_add>/bias_grad", reading the same dy), and runs
+// no later than it did.
+void fold_bias_grad(Graph& g, const std::string& conv_name, const Value& x, const std::string& bias_add_name) {
+  const int filter = live_named(g, "grad/" + conv_name + "/" + op_name(OpKind::conv2d_grad_filter));
+  const int bias = live_named(g, "grad/" + bias_add_name + "/" + op_name(OpKind::bias_grad));
+  if (filter < 0 || bias < 0) return;
+  Node& f = g.node(filter);
+  const Node& b = g.node(bias);
+  if (f.op != OpKind::conv2d_grad_filter || f.attrs.bias || f.inputs[0] != x || b.inputs[0] != f.inputs[1]) return;
+  f.attrs.bias = true;
+  f.outputs.push_back(b.outputs[0]);
+  f.order = std::min(f.order, b.order);
+  f.name += "+" + last_segment(b.name);
+  g.replace_uses({bias, 0}, {filter, 1});
+  replace_control(g, bias, filter);
+  g.node(bias).dead = true;
+}
+
 // Folds one epilogue into its conv; false when none is left.
 bool fold_one(Graph& g) {
   const Folder folder(g);
@@ -95,6 +131,8 @@ bool fold_one(Graph& g) {
     const std::optional<Epilogue> e = folder.match(id);
     if (!e) continue;
     Node& conv = g.node(id);
+    const std::string conv_name = conv.name;
+    if (e->bias_add >= 0) fold_bias_grad(g, conv_name, conv.inputs[0], g.node(e->bias_add).name);
     if (e->bias.valid()) conv.inputs.push_back(e->bias);
     conv.attrs.conv.activation = e->activation;
     const int last = e->folded.back();

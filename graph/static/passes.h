@@ -17,8 +17,10 @@
 //   conv_activation_fusion  conv2d -> bias_add -> relu/tanh/sigmoid (or conv2d -> the fused
 //                       [bias_add, activation]) becomes one conv2d whose epilogue adds the bias
 //                       and applies the activation (Conv2dParams::activation; grappler's
-//                       remapper making _FusedConv2D); before elementwise_fusion, which then
-//                       chains what is left
+//                       remapper making _FusedConv2D); a bias_add alone folds too, and a
+//                       folded bias_add's bias_grad becomes a second output of the conv's
+//                       conv2d_grad_filter (MKL TF's Conv2DBackpropFilterWithBias); before
+//                       elementwise_fusion, which then chains what is left
 //   elementwise_fusion  chains of elementwise ops (bias + activation, scalar ops, the
 //                       dropout mask and the activation gradient) become one fused node
 //                       whose steps run in place on one buffer (Theano's elemwise fusion

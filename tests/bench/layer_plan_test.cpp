@@ -301,6 +301,26 @@ TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
   for (const auto& [index, stand_ins] : steps) EXPECT_TRUE(stand_ins.empty());
 }
 
+// A stand-in timer over per-layer costs (seconds per candidate) that counts its steps and, per
+// layer, the steps run on each candidate (the step's own or the one `others` names).
+struct CountingTimer {
+  std::map<std::string, std::vector<double>> cost;
+  int steps = 0;
+  std::map<std::string, std::map<std::size_t, int>> runs;  // layer -> candidate -> steps run on it
+  StepTimer timer() {
+    return [this](std::size_t index, const StandIns& others) {
+      ++steps;
+      std::map<std::string, double> out;
+      for (const auto& [layer, costs] : cost) {
+        const std::size_t on = others.count(layer) ? others.at(layer) : index;
+        ++runs[layer][on];
+        out[layer] = costs[on];
+      }
+      return out;
+    };
+  }
+};
+
 // Packed steps (PlanTiming::pack): a step times one pair of every layer, each on its own
 // candidate, so a round takes as many steps as the layer with the most pairs left, not one step
 // per candidate still in the race. Here after the first round (4 steps, every pair) conv1 has
@@ -309,21 +329,10 @@ TEST(LayerPlan, TheScreenPrunesAPairFarBehindBeforeItsFirstWholeStep) {
 TEST(LayerPlan, PackedStepsTimeOnePairOfEachLayerAndTakeAsManyStepsAsTheMostContested) {
   const std::vector<PlanChoice> candidates = {kCandidates[0], kCandidates[1], kCandidates[2],
                                               {"onednn", ConvLowering::direct, std::nullopt}};
-  const std::map<std::string, std::vector<double>> cost = {{"conv1", {2.0, 2.2, 2.4, 20.0}},
-                                                           {"pool1", {1.0, 1.1, 9.0, 0.9}},
-                                                           {"ip1", {4.0, 4.4, 40.0, 40.0}}};
-  int steps = 0;
-  std::map<std::string, std::map<std::size_t, int>> runs;  // layer -> candidate -> steps run on it
-  const StepTimer timer = [&](std::size_t index, const StandIns& others) {
-    ++steps;
-    std::map<std::string, double> out;
-    for (const auto& [layer, costs] : cost) {
-      const std::size_t on = others.count(layer) ? others.at(layer) : index;
-      ++runs[layer][on];
-      out[layer] = costs[on];
-    }
-    return out;
-  };
+  CountingTimer counting{{{"conv1", {2.0, 2.2, 2.4, 20.0}}, {"pool1", {1.0, 1.1, 9.0, 0.9}}, {"ip1", {4.0, 4.4, 40.0, 40.0}}}};
+  const StepTimer timer = counting.timer();
+  int& steps = counting.steps;
+  auto& runs = counting.runs;
   PlanTiming timing;  // no screen, no warm-up; the 4x prune after the first round only
   timing.rounds = 3;
   timing.prune_timed = timing.settle_tie = 0;
@@ -347,18 +356,12 @@ TEST(LayerPlan, PackedStepsTimeOnePairOfEachLayerAndTakeAsManyStepsAsTheMostCont
 // timed there once the layer's ops are known (after the first step), and takes that one's
 // median; the earlier wins the tie, and the table's runner-up is not the twin.
 TEST(LayerPlan, ATwinIsNotTimedAndTakesItsTwinsMedian) {
-  std::map<std::string, std::map<std::size_t, int>> runs;
-  int steps = 0, asked_before_a_step = 0;
-  const StepTimer timer = [&](std::size_t index, const StandIns& others) {
-    ++steps;
-    std::map<std::string, double> out;
-    for (const auto& [layer, costs] : kCost) {
-      const std::size_t on = others.count(layer) ? others.at(layer) : index;
-      ++runs[layer][on];
-      out[layer] = layer == "pool1" && on == 2 ? 1.5 : costs[on];  // openblas's pool1 as eigen's
-    }
-    return out;
-  };
+  CountingTimer counting{kCost};
+  counting.cost["pool1"][2] = 1.5;  // openblas's pool1 as eigen's
+  const StepTimer timer = counting.timer();
+  const int& steps = counting.steps;
+  auto& runs = counting.runs;
+  int asked_before_a_step = 0;
   const Twins twins = [&](const std::string& layer, std::size_t c) -> std::size_t {
     if (steps == 0) ++asked_before_a_step;
     return layer == "pool1" && c == 2 ? 1 : c;

@@ -120,18 +120,29 @@ TEST(ConvActivationFusion, FoldsALoneActivationAndTheFusedBiasActivationNode) {
   }
 }
 
-TEST(ConvActivationFusion, LeavesFetchedOrSharedIntermediatesGeluAndASecondBias) {
+TEST(ConvActivationFusion, LeavesFetchedOrSharedIntermediatesGeluAndASecondBiasButTakesTheBias) {
   auto backend = kernels::make_backend("reference");
   auto untouched = [](GraphKit& k) {
     Graph g = k.graph;
     EXPECT_EQ(static_graph::conv_activation_fusion_pass(g), 0);
     EXPECT_FALSE(g.node(g.fetches[0].node).dead);
   };
+  // The bias alone folds where the activation cannot: the convolution then writes the biased
+  // values that the fetch or the activation reads.
+  auto bias_only = [](GraphKit& k, const ConvChain& c) {
+    Graph g = k.graph;
+    EXPECT_EQ(static_graph::conv_activation_fusion_pass(g), 1);
+    EXPECT_TRUE(g.node(c.biased.node).dead);
+    EXPECT_FALSE(g.node(c.act.node).dead);
+    EXPECT_EQ(g.node(c.conv.node).inputs, (std::vector<Value>{c.x, c.w, c.b}));
+    EXPECT_FALSE(g.node(c.conv.node).attrs.conv.activation);
+    EXPECT_EQ(g.node(c.act.node).inputs[0], c.conv);
+  };
   {  // the bias_add's output is fetched
     GraphKit k(*backend);
     const ConvChain c = conv_chain(k);
     k.graph.fetches = {c.act, c.biased};
-    untouched(k);
+    bias_only(k, c);
   }
   {  // the conv's output has a second reader
     GraphKit k(*backend);
@@ -143,7 +154,7 @@ TEST(ConvActivationFusion, LeavesFetchedOrSharedIntermediatesGeluAndASecondBias)
     GraphKit k(*backend);
     const ConvChain c = conv_chain(k, Activation::gelu);
     k.graph.fetches = {c.act};
-    untouched(k);
+    bias_only(k, c);
   }
   {  // a conv with a bias input before a bias_add: only the activation could fold, not through the bias_add
     GraphKit k(*backend);
@@ -199,7 +210,16 @@ TEST(ConvActivationFusion, TfMnistTrainingGraphBeforeAndAfter) {
   auto on = training(spec, *backend, kernels::DType::f32, {});
   auto off = training(spec, *backend, kernels::DType::f32, {"conv_activation_fusion"});
   const Graph &a = on->session->graph(), &b = off->session->graph();
-  EXPECT_EQ(a.live_count(), b.live_count() - 2);  // conv1's and conv2's fused [bias_add, relu] nodes are gone
+  // conv1's and conv2's fused [bias_add, relu] nodes are gone, and their bias_grad nodes: each
+  // bias gradient is the second output of its convolution's conv2d_grad_filter.
+  EXPECT_EQ(a.live_count(), b.live_count() - 4);
+  int filters_with_bias = 0;
+  for (int id : a.execution_order()) {
+    const Node& n = a.node(id);
+    if (n.op == OpKind::bias_grad) EXPECT_EQ(n.name.rfind("grad/fc", 0), 0u) << n.name << ": only the classifier's";
+    if (n.op == OpKind::conv2d_grad_filter && n.attrs.bias && n.outputs.size() == 2) ++filters_with_bias;
+  }
+  EXPECT_EQ(filters_with_bias, 2);
   for (const Node* conv : live_convs(a)) {
     EXPECT_EQ(conv->inputs.size(), 3u) << conv->name;
     ASSERT_TRUE(conv->attrs.conv.activation) << conv->name;
