@@ -168,7 +168,8 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
   auto has_time = [&](std::size_t c, const std::string& layer) { return last_time[c].count(layer) > 0; };
   std::map<std::string, bool> matters;  // per layer, as the last pruning on last times saw it
   // twin[layer][c]: the candidate that runs the layer for c, its twin (c itself if none); a
-  // twin's pair is not timed (its twin stands in) and takes its twin's samples at the end.
+  // twin's pair is not timed (its twin stands in), drops the times it has (no lucky first time
+  // leads the layer) and takes its twin's samples at the end.
   std::map<std::string, std::vector<std::size_t>> twin;
   auto merge_twins = [&] {
     if (!twins || !twin.empty()) return;
@@ -176,7 +177,10 @@ LayerPlan choose_plan(const std::vector<std::string>& layers, const std::vector<
       for (std::size_t c = 0; c < n; ++c) {
         const std::size_t t = twins(layer, c);
         twin[layer].push_back(t < c ? t : c);
-        if (twin[layer][c] != c) stand_ins[c][layer] = twin[layer][c];
+        if (twin[layer][c] == c) continue;
+        stand_ins[c][layer] = twin[layer][c];
+        samples[layer][c].clear();
+        last_time[c].erase(layer);
       }
   };
   // After the screen, the warm-up or the first timed round: on their last times, the pairs at
