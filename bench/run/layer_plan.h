@@ -5,9 +5,10 @@
 // cached plan must match, and the plan file; plan_measure.h times a real network and builds
 // the kernels::PlannedBackend that executes a plan. docs/plan.md describes the whole.
 //
-// Choice: rounds of one training step per candidate, interleaved, so that a slow minute of a
-// busy host falls on all of them; each round starts one candidate later and steps through them
-// with another stride, so that no candidate follows the same one in every round. (A library's
+// Choice: rounds of training steps, interleaved (one step per candidate, or with `pack` below
+// one per pair left of the most contested layer), so that a slow minute of a busy host falls on
+// all of them; each round starts one candidate later and steps through them with another
+// stride, so that no candidate follows the same one in every round. (A library's
 // threads still spinning from the step before would slow the next one, OpenBLAS's pthreads by
 // half on 2 cores: the measurement releases them after each step, docs/plan.md "Mixed plans".)
 // A layer's time on a candidate is the sum of its ops' times in one step (forward, backward,
