@@ -6,10 +6,13 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <optional>
 #include <stdexcept>
+#include <string>
 
 #include "kernels/onednn/conv_autotune.h"
 #include "kernels/onednn/onednn_backend.h"
+#include "kernels/shared_tuning.h"
 
 namespace ablate::kernels {
 namespace onednn {
@@ -120,6 +123,15 @@ CachedPrimitive& OnednnBackend::conv_primitive(CacheKey& key, const ConvBuilder&
       entry->label = conv_layout_name(layout);
       return entry;
     }
+    // A winner another backend timed for this key while a SharedTuning scope lives (the plan's
+    // measurement): built alone, not timed again.
+    const std::string shared_key = "onednn " + key.str();
+    if (const std::optional<std::string> winner = SharedTuning::winner(shared_key)) {
+      auto entry = std::make_unique<CachedPrimitive>();
+      build(*entry, parse_conv_layout(*winner));
+      entry->label = *winner;
+      return entry;
+    }
     std::vector<std::unique_ptr<CachedPrimitive>> candidates;
     std::vector<std::string> names;
     for (ConvLayout layout : {ConvLayout::plain, ConvLayout::nhwc, ConvLayout::blocked}) {
@@ -127,7 +139,9 @@ CachedPrimitive& OnednnBackend::conv_primitive(CacheKey& key, const ConvBuilder&
       build(*candidates.back(), layout);
       names.push_back(conv_layout_name(layout));
     }
-    return fastest(std::move(candidates), names, stream_, bindings);
+    std::unique_ptr<CachedPrimitive> best = fastest(std::move(candidates), names, stream_, bindings);
+    SharedTuning::record(shared_key, best->label);
+    return best;
   });
 }
 

@@ -13,6 +13,7 @@
 
 #include "kernels/onednn/onednn_backend_impl.h"
 #include "kernels/registry.h"
+#include "kernels/shared_tuning.h"
 
 namespace ablate::kernels {
 namespace {
@@ -219,6 +220,33 @@ TEST(OnednnCache, AutotuneRecordsOneLayoutPerConvolution) {
   EXPECT_EQ(backend.primitive_builds(), builds);
   EXPECT_EQ(backend.conv_layouts(), layouts);
   EXPECT_TRUE(OnednnBackend(with_layout(ConvLayout::nhwc)).deterministic());
+}
+
+// Within a SharedTuning scope (the plan's measurement) a second backend takes each convolution's
+// layout as the first timed it, without timing again; outside one every backend times its own,
+// and the scope's end forgets the winners.
+TEST(OnednnCache, ASharedTuningScopeHandsTheFirstBackendsLayoutsToTheNext) {
+  {
+    OnednnBackend alone(with_layout(ConvLayout::autotune));
+    LeNetStep step(2);
+    step.run(alone);
+    EXPECT_EQ(SharedTuning::recorded(), 0) << "no scope: nothing shared";
+  }
+  {
+    const SharedTuning scope;
+    OnednnBackend first(with_layout(ConvLayout::autotune)), second(with_layout(ConvLayout::autotune));
+    LeNetStep a(2), b(2);
+    a.run(first);
+    EXPECT_EQ(SharedTuning::recorded(), 5) << "conv1 forward and backward weights, conv2's three";
+    EXPECT_EQ(SharedTuning::handed_out(), 0);
+    b.run(second);
+    EXPECT_EQ(SharedTuning::handed_out(), 5);
+    EXPECT_EQ(second.conv_layouts(), first.conv_layouts());
+    for (auto [got, want] : {std::pair{&b.c1, &a.c1}, {&b.c2, &a.c2}, {&b.dw2, &a.dw2}, {&b.dp1, &a.dp1}})
+      EXPECT_LT(max_rel_diff(*got, *want), 1e-5);
+  }
+  EXPECT_EQ(SharedTuning::recorded(), 0) << "the scope's end forgets the winners";
+  EXPECT_EQ(SharedTuning::winner("anything"), std::nullopt);
 }
 
 // A static graph's inter-op pool calls one backend from several threads: entries of one
