@@ -2,7 +2,7 @@
 // lowering and which threading: who owns the threads, conv_lowering.h) runs each layer of a
 // network, chosen by timing every choice on the run's own shapes (`ablate run --plan auto`), as cuDNN's Find and oneDNN's and TVM's tuners measure
 // instead of guessing. This file holds the plan itself, the choice from timings, the key a
-// cached plan must match, and the plan file; plan_measure.h times a real network and builds
+// cached plan must match, and the plan file (plan_file.cpp); plan_measure.h times a real network and builds
 // the kernels::PlannedBackend that executes a plan. docs/plan.md describes the whole.
 //
 // Choice: rounds of training steps, interleaved (one step per candidate, or with `pack` below

@@ -379,7 +379,8 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   // pooling, activations and fully connected layers of the lowerings of one backend and threads).
   auto twins = [&](const std::string& layer, std::size_t c) {
     const std::set<kernels::Op> ops = timer.ops(layer);
-    for (std::size_t t = 0; t < c && !ops.empty() && c < plain_count; ++t) {
+    if (c >= plain_count || ops.empty()) return c;  // a blocked candidate runs on its own engine
+    for (std::size_t t = 0; t < c; ++t) {
       if (candidates[t].backend != candidates[c].backend) continue;
       bool same = true;
       for (kernels::Op op : ops) {

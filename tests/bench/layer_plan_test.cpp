@@ -9,6 +9,7 @@
 #include "bench/run/layer_plan.h"
 #include "bench/run/plan_measure.h"
 #include "kernels/registry.h"
+#include "plan_test_support.h"
 
 namespace ablate::bench::run {
 namespace {
@@ -16,25 +17,7 @@ namespace {
 using kernels::cpu::ConvLowering;
 using kernels::cpu::Threading;
 
-std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ablate-plan-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir / name;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 // Three candidates; per layer the known fastest differs. Times in seconds per step.
-const std::vector<PlanChoice> kCandidates = {{"reference", std::nullopt, std::nullopt},
-                                             {"eigen", ConvLowering::eigen_spatial, Threading::intra_inter},
-                                             {"openblas", ConvLowering::per_image_gemm, Threading::library}};
 const std::vector<std::string> kLayers = {"conv1", "pool1", "ip1"};
 //                                     reference  eigen  openblas
 const std::map<std::string, std::vector<double>> kCost = {{"conv1", {9.0, 2.0, 3.0}},
@@ -407,127 +390,6 @@ TEST(LayerPlan, RefusesNothingToChooseFrom) {
   PlanTiming none;
   none.rounds = 0;
   EXPECT_NE(error_of([&] { choose_plan(kLayers, kCandidates, none, timer); }).find("rounds 0"), std::string::npos);
-}
-
-PlanKey key() {
-  return {"AMD EPYC 7B13", 2, "lenet", "64x1x28x28", "f32", "layerwise", "", "measured", "0.1.0 abc1234"};
-}
-
-LayerPlan sample_plan() {
-  LayerPlan p;
-  p.key = key();
-  p.fallback = {"openblas", ConvLowering::omp_per_image, Threading::openmp_images};
-  p.candidates = kCandidates;
-  p.rounds = 5;
-  p.rows = {{"conv1", kCandidates[1], {9, 2, 3}}, {"ip1", kCandidates[2], {9, 4, 3.5}}};
-  return p;
-}
-
-TEST(LayerPlan, FileRoundTrip) {
-  const std::string path = scratch("round.plan").string();
-  write_plan_file(sample_plan(), path);
-  const LayerPlan back = read_plan_file(path);
-  EXPECT_EQ(back.key, key());
-  EXPECT_EQ(back.fallback, sample_plan().fallback);
-  EXPECT_EQ(back.candidates, kCandidates);
-  ASSERT_EQ(back.rows.size(), 2u);
-  EXPECT_EQ(back.rows[1].choice, kCandidates[2]);
-  EXPECT_DOUBLE_EQ(back.rows[1].seconds[2], 3.5);
-  EXPECT_EQ(back.rounds, 5);
-}
-
-TEST(LayerPlan, AChoiceNamesItsThreadingWhenNotTheLoweringsDefault) {
-  const PlanChoice frames = parse_plan_choice("eigen/per_image_gemm/openmp_frames", "test");
-  EXPECT_EQ(frames, (PlanChoice{"eigen", ConvLowering::per_image_gemm, Threading::openmp_frames}));
-  EXPECT_EQ(frames.label(), "eigen/per_image_gemm/openmp_frames");
-  const PlanChoice library = parse_plan_choice("openblas/batched_gemm", "test");
-  EXPECT_EQ(library.threading, Threading::library) << "the lowering's default threading";
-  EXPECT_EQ(library.label(), "openblas/batched_gemm");
-  EXPECT_EQ(parse_plan_choice("openblas/batched_gemm/library", "test"), library);
-  EXPECT_EQ(parse_plan_choice("onednn", "test").label(), "onednn/direct");
-  EXPECT_EQ(parse_plan_choice("reference", "test"), (PlanChoice{"reference", std::nullopt, std::nullopt}));
-  const PlanChoice blocked = parse_plan_choice("onednn/direct+blocked", "test");
-  EXPECT_TRUE(blocked.blocked);
-  EXPECT_EQ(blocked.label(), "onednn/direct+blocked");
-  EXPECT_NE(blocked, parse_plan_choice("onednn/direct", "test"));
-  EXPECT_NE(error_of([] { parse_plan_choice("eigen/omp_per_image+blocked", "where"); })
-                .find("where: 'eigen/omp_per_image+blocked': only a direct lowering (onednn/direct) keeps a blocked layout"),
-            std::string::npos);
-  LayerPlan p = sample_plan();
-  p.rows[0].choice = frames;
-  const std::string path = scratch("threading.plan").string();
-  write_plan_file(p, path);
-  EXPECT_EQ(read_plan_file(path).rows[0].choice, frames);
-}
-
-TEST(LayerPlan, CachedPlanOfAnotherKeyIsNotUsedAndSaysWhy) {
-  const std::string path = scratch("cache.plan").string();
-  write_plan_file(sample_plan(), path);
-  std::string why;
-  EXPECT_TRUE(load_cached_plan(path, key(), why).has_value()) << why;
-  EXPECT_EQ(why, "");
-
-  PlanKey threads = key();
-  threads.threads = 1;
-  EXPECT_FALSE(load_cached_plan(path, threads, why).has_value());
-  EXPECT_NE(why.find("threads '2' in the plan, '1' in this run"), std::string::npos) << why;
-
-  PlanKey threading = key();
-  threading.threading = "run library";
-  EXPECT_FALSE(load_cached_plan(path, threading, why).has_value());
-  EXPECT_NE(why.find("threading 'measured' in the plan, 'run library' in this run"), std::string::npos) << why;
-
-  PlanKey shapes = key();
-  shapes.shapes = "100x3x32x32";
-  EXPECT_FALSE(load_cached_plan(path, shapes, why).has_value());
-  EXPECT_NE(why.find("shapes '64x1x28x28' in the plan, '100x3x32x32' in this run"), std::string::npos) << why;
-
-  PlanKey cpu = key();
-  cpu.cpu_model = "Intel(R) Xeon(R) Platinum 8375C";
-  cpu.dtype = "f64";
-  EXPECT_FALSE(load_cached_plan(path, cpu, why).has_value());
-  EXPECT_NE(why.find("cpu_model 'AMD EPYC 7B13' in the plan"), std::string::npos) << why;
-  EXPECT_NE(why.find("dtype 'f32' in the plan, 'f64' in this run"), std::string::npos) << why;
-
-  EXPECT_FALSE(load_cached_plan(scratch("absent.plan").string(), key(), why).has_value());
-  EXPECT_NE(why.find("no cached plan"), std::string::npos) << why;
-}
-
-// A plan file with `body` after a valid header and key; returns the error of reading it.
-std::string error_reading(const std::string& body, bool header = true) {
-  const std::string path = scratch("bad.plan").string();
-  std::ofstream(path) << (header ? "ablate-plan 1\nthreads 2\n" : "") << body;
-  return error_of([&] { read_plan_file(path); });
-}
-
-TEST(LayerPlan, BadPlanFilesGiveClearErrors) {
-  const std::string path = scratch("bad.plan").string();
-  EXPECT_NE(error_reading("", false).find(path + ": empty plan file"), std::string::npos);
-  EXPECT_NE(error_reading("layer conv1 eigen\n", false).find(":1: expected the header 'ablate-plan 1'"),
-            std::string::npos);
-  EXPECT_NE(error_reading("fallback eigen\nlayer conv1 fastest\n").find(":4: backend 'fastest' in 'fastest' is not one of this build"),
-            std::string::npos)
-      << error_reading("fallback eigen\nlayer conv1 fastest\n");
-  EXPECT_NE(error_reading("fallback eigen\nlayer conv1 openblas/direct\n").find("'direct' in 'openblas/direct' is not a convolution lowering of openblas"),
-            std::string::npos);
-  EXPECT_NE(error_reading("fallback eigen\nlayer conv1 eigen/omp_per_image/library\n")
-                .find("threading 'library' in 'eigen/omp_per_image/library' is not one that omp_per_image runs under "
-                      "(it takes openmp_images)"),
-            std::string::npos);
-  EXPECT_NE(error_reading("fallback eigen\nlayer conv1 eigen\nlayer conv1 openblas\n").find(":5: layer 'conv1' planned twice"),
-            std::string::npos);
-  EXPECT_NE(error_reading("fallback eigen\nlayer conv1\n").find("expected 'layer NAME BACKEND[/LOWERING[/THREADING]] [seconds...]'"),
-            std::string::npos);
-  EXPECT_NE(error_reading("fallback eigen\ncandidates eigen openblas\nlayer conv1 eigen 0.1\n").find("has 1 times but the plan names 2 candidates"),
-            std::string::npos);
-  EXPECT_NE(error_reading("fallback eigen\nlayer conv1 eigen fast\n").find("time 'fast' is not a number of seconds"),
-            std::string::npos);
-  EXPECT_NE(error_reading("speed max\n").find(":3: unknown entry 'speed'"), std::string::npos);
-  EXPECT_NE(error_reading("threads two\n").find("'threads' given twice"), std::string::npos);
-  EXPECT_NE(error_reading("layer conv1 eigen\n").find("no 'fallback' entry"), std::string::npos);
-  EXPECT_NE(error_reading("fallback eigen\n").find("no 'layer' entry"), std::string::npos);
-  EXPECT_NE(error_of([] { read_plan_file("/nonexistent/ablate.plan"); }).find("plan file '/nonexistent/ablate.plan': cannot be read"),
-            std::string::npos);
 }
 
 }  // namespace
