@@ -17,6 +17,7 @@
 #include "kernels/contract/op_check.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/fixed_widths.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/pool_windows.h"
 
@@ -132,39 +133,58 @@ void max_forward(int threads, const PoolGeometry& g, const Pool2dParams& p, cons
 
 // 2x2 windows at stride 2 without padding (LeNet's pools), each inside the image: output row oh
 // reads input rows 2*oh and 2*oh + 1, the four taps compared in row-major order as max_chunk
-// does (strict >: the first largest wins), contiguous loads instead of gathers.
+// does (strict >: the first largest wins), contiguous loads instead of gathers. A row's cells
+// run in chunks of compile-time width (fixed_widths.h): LeNet's rows are 12 and 4 cells.
 bool two_by_two(const PoolGeometry& g, const Pool2dParams& p) {
   return p.kernel_h == 2 && p.kernel_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.pad_top == 0 && p.pad_left == 0 &&
          2 * g.oh <= g.h && 2 * g.ow <= g.w;
 }
 
+// Runs cells(width, in, o, at) for every output row of the planes and each chunk of its OW
+// cells (compile-time widths, fixed_widths.h; the same chunks in every row, so the chunk loop is
+// outside the rows): in = the chunk's first input cell (input row 2*oh), o = its first output
+// cell, at = `in`'s index within its plane (the workspace's numbering). The planes go in groups
+// of about 8,192 input cells (32 KiB of f32, in L1) so that the chunks after the first find them
+// in cache.
+template <class F> void each_2x2_row(int threads, const PoolGeometry& g, F&& cells) {
+  const std::int64_t group = std::max<std::int64_t>(1, 8192 / (g.h * g.w));
+  parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t first = b; first < e; first += group)
+      in_fixed_widths(g.ow, [&](auto width, std::int64_t ow) {
+        for (std::int64_t plane = first; plane < std::min(first + group, e); ++plane)
+          for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+            const std::int64_t at = 2 * oh * g.w + 2 * ow;
+            cells(width, plane * g.h * g.w + at, (plane * g.oh + oh) * g.ow + ow, static_cast<std::int32_t>(at));
+          }
+      });
+  });
+}
+
+// L output cells of a row (L fixed: a vector loop at any preferred width), first input r0[0].
+template <int L, class T>
+void max_2x2_cells(const T* __restrict r0, const T* __restrict r1, T* __restrict out, std::int32_t* __restrict idx,
+                   std::int32_t at0, std::int32_t below) {
+#pragma GCC unroll 1  // whole, the loop would be unrolled and its selects left as branches
+  for (int l = 0; l < L; ++l) {
+    const std::int32_t at = at0 + 2 * l;
+    T best = r0[2 * l];
+    std::int32_t where = at;
+    const T right = r0[2 * l + 1], down = r1[2 * l], diagonal = r1[2 * l + 1];
+    where = right > best ? at + 1 : where;
+    best = right > best ? right : best;
+    where = down > best ? at + below : where;
+    best = down > best ? down : best;
+    where = diagonal > best ? at + below + 1 : where;
+    best = diagonal > best ? diagonal : best;
+    out[l] = best;
+    idx[l] = where;
+  }
+}
+
 template <class T>
 void max_forward_2x2(int threads, const PoolGeometry& g, const T* x, T* y, std::int32_t* arg) {
-  parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t plane = b; plane < e; ++plane) {
-      const T* in = x + plane * g.h * g.w;
-      for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-        const T* __restrict r0 = in + 2 * oh * g.w;
-        const T* __restrict r1 = r0 + g.w;
-        T* __restrict out = y + (plane * g.oh + oh) * g.ow;
-        std::int32_t* __restrict idx = arg + (plane * g.oh + oh) * g.ow;
-        const auto first = static_cast<std::int32_t>(2 * oh * g.w), below = static_cast<std::int32_t>(g.w);
-        for (std::int64_t ow = 0; ow < g.ow; ++ow) {
-          const auto at = static_cast<std::int32_t>(first + 2 * ow);
-          T best = r0[2 * ow];
-          std::int32_t where = at;
-          const T right = r0[2 * ow + 1], down = r1[2 * ow], diagonal = r1[2 * ow + 1];
-          where = right > best ? at + 1 : where;
-          best = right > best ? right : best;
-          where = down > best ? at + below : where;
-          best = down > best ? down : best;
-          where = diagonal > best ? at + below + 1 : where;
-          best = diagonal > best ? diagonal : best;
-          out[ow] = best;
-          idx[ow] = where;
-        }
-      }
-    }
+  each_2x2_row(threads, g, [&](auto width, std::int64_t in, std::int64_t o, std::int32_t at) {
+    max_2x2_cells<decltype(width)::value>(x + in, x + in + g.w, y + o, arg + o, at, static_cast<std::int32_t>(g.w));
   });
 }
 
@@ -175,27 +195,26 @@ bool tiles_exactly(const PoolGeometry& g, const Pool2dParams& p) {
   return two_by_two(g, p) && 2 * g.oh == g.h && 2 * g.ow == g.w;
 }
 
+// L output cells' gradients into their windows' rows r0 and r1 (L fixed, as max_2x2_cells).
+template <int L, class T>
+void max_2x2_cells_backward(const T* __restrict dout, const std::int32_t* __restrict idx, T* __restrict r0,
+                            T* __restrict r1, std::int32_t at0, std::int32_t below) {
+#pragma GCC unroll 1
+  for (int l = 0; l < L; ++l) {
+    const std::int32_t at = at0 + 2 * l;
+    const T d = T(0) + dout[l];
+    const std::int32_t i = idx[l];
+    r0[2 * l] = i == at ? d : T(0);
+    r0[2 * l + 1] = i == at + 1 ? d : T(0);
+    r1[2 * l] = i == at + below ? d : T(0);
+    r1[2 * l + 1] = i == at + below + 1 ? d : T(0);
+  }
+}
+
 template <class T>
 void max_backward_2x2(int threads, const PoolGeometry& g, const T* dy, const std::int32_t* arg, T* dx) {
-  parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t plane = b; plane < e; ++plane) {
-      for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-        T* __restrict r0 = dx + plane * g.h * g.w + 2 * oh * g.w;
-        T* __restrict r1 = r0 + g.w;
-        const T* __restrict dout = dy + (plane * g.oh + oh) * g.ow;
-        const std::int32_t* __restrict idx = arg + (plane * g.oh + oh) * g.ow;
-        const auto first = static_cast<std::int32_t>(2 * oh * g.w), below = static_cast<std::int32_t>(g.w);
-        for (std::int64_t ow = 0; ow < g.ow; ++ow) {
-          const auto at = static_cast<std::int32_t>(first + 2 * ow);
-          const T d = T(0) + dout[ow];
-          const std::int32_t i = idx[ow];
-          r0[2 * ow] = i == at ? d : T(0);
-          r0[2 * ow + 1] = i == at + 1 ? d : T(0);
-          r1[2 * ow] = i == at + below ? d : T(0);
-          r1[2 * ow + 1] = i == at + below + 1 ? d : T(0);
-        }
-      }
-    }
+  each_2x2_row(threads, g, [&](auto width, std::int64_t in, std::int64_t o, std::int32_t at) {
+    max_2x2_cells_backward<decltype(width)::value>(dy + o, arg + o, dx + in, dx + in + g.w, at, static_cast<std::int32_t>(g.w));
   });
 }
 

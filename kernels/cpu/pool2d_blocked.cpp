@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/fixed_widths.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/pool_windows.h"
 
@@ -42,21 +43,13 @@ struct Chunk {
 };
 
 // Runs body(chunk) for every block-plane over the threads, and within each for its lanes in
-// chunks of a compile-time width W (std::integral_constant<int, W>).
+// chunks of a compile-time width W (std::integral_constant<int, W>; fixed_widths.h).
 template <class F> void each_chunk(int threads, const Blocked& k, F&& body) {
   const int B = k.block;
   parallel_for(threads, k.g.planes, std::max<std::int64_t>(1, row_grain(k.in_cells * B)), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t plane = b; plane < e; ++plane) {
       const std::int64_t in0 = plane * k.in_cells * B, out0 = plane * k.out_cells * B;
-      int l0 = 0;
-      auto run = [&](auto width) {
-        for (; B - l0 >= decltype(width)::value; l0 += decltype(width)::value) body(width, Chunk{in0, out0, l0});
-      };
-      run(std::integral_constant<int, 16>{});
-      run(std::integral_constant<int, 8>{});
-      run(std::integral_constant<int, 4>{});
-      run(std::integral_constant<int, 2>{});
-      run(std::integral_constant<int, 1>{});
+      in_fixed_widths(B, [&](auto width, std::int64_t l0) { body(width, Chunk{in0, out0, static_cast<int>(l0)}); });
     }
   });
 }

@@ -97,6 +97,7 @@ std::vector<Case> pool_tie_cases() {
     for (int i = 0; i < 8; ++i, seed += 10) add_tie_cases(cases, random_pool_shape(rng, PoolKind::max, padding), seed);
     add_tie_cases(cases, pool_shape(PoolKind::max, padding, 2, 3, 12, 12, 2, 2, 0), seed += 10);  // LeNet 2/2
     add_tie_cases(cases, pool_shape(PoolKind::max, padding, 2, 2, 9, 9, 3, 2, 0), seed += 10);    // overlapping 3/2
+    add_tie_cases(cases, pool_shape(PoolKind::max, padding, 1, 2, 4, 62, 2, 2, 0), seed += 10);   // rows of 31 = 16+8+4+2+1
   }
   return cases;
 }
@@ -111,6 +112,8 @@ std::vector<Case> pool_cases() {
       // The framework layers.
       add_pool_cases(cases, pool_shape(kind, padding, 2, 3, 15, 15, 3, 2, 0), seed += 10);  // cifar10_quick 3/2
       add_pool_cases(cases, pool_shape(kind, padding, 1, 2, 14, 13, 2, 2, 0), seed += 10);  // MNIST 2/2
+      // 2x2 rows of 31 cells: every chunk width of the loops (16, 8, 4, 2, 1; fixed_widths.h).
+      add_pool_cases(cases, pool_shape(kind, padding, 1, 2, 4, 62, 2, 2, 0), seed += 10);
       if (padding != PoolPadding::tf_same)
         add_pool_cases(cases, pool_shape(kind, padding, 2, 2, 10, 11, 3, 3, 1), seed += 10);  // Torch 3/3 pad 1
       add_pool_cases(cases, pool_shape(kind, padding, 2, 32, 8, 9, 3, 2, 0), seed += 10);  // 32 channels
