@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "bench/run/disturbance_log.h"
+#include "bench/run/environment.h"
 #include "bench/run/flags.h"
 #include "bench/run/pass_spec.h"
 #include "bench/run/plan_measure.h"
@@ -322,6 +323,10 @@ int bench_main(const run::Flags& args) {
               strategy == "static" ? (" (passes " + passes + ")").c_str() : "", kernels::dtype_name(dtype),
               static_cast<long long>(repeats), static_cast<long long>(iterations), static_cast<long long>(warmup),
               coretype ? coretype : "(unset)");
+  std::printf("compiled for: %s\n", run::capture_environment().values["compiled_for"].c_str());
+  if (!coretype && (std::find(backends.begin(), backends.end(), "openblas") != backends.end() ||
+                    std::find(backends.begin(), backends.end(), "plan") != backends.end()))
+    if (const std::string warning = run::openblas_core_warning(); !warning.empty()) std::printf("warning: %s\n", warning.c_str());
   const run::WaitPolicyChoice wait = run::wait_policy_choice();
   std::printf("threads wait: %s (%s)\n", wait.policy.c_str(), wait.source.c_str());
   std::printf("huge pages: %s (kernel's transparent huge pages: %s)\n", kernels::huge_pages_name(huge_pages),

@@ -60,7 +60,7 @@ TEST_F(Cli, ShortRunAppendsACompleteRecord) {
   EXPECT_EQ(std::count(record.begin(), record.end(), '\n'), 1);
   for (const char* key : {"\"config\"", "\"environment\"", "\"metrics\"", "\"curve\"", "\"train_time_s\"",
                           "\"test_time_s\"", "\"accuracy\"", "\"images_per_s\"", "\"peak_rss_bytes\"", "\"cpu_util\"",
-                          "\"env.OPENBLAS_CORETYPE\"", "\"git_revision\"", "\"test_accuracy\"", "\"strategy\":\"layerwise\""})
+                          "\"env.OPENBLAS_CORETYPE\"", "\"compiled_for\"", "\"git_revision\"", "\"test_accuracy\"", "\"strategy\":\"layerwise\""})
     EXPECT_CONTAINS(record, key);
   // A loss point at least every 10 iterations: 1, 10, 20, 30.
   std::size_t points = 0;
