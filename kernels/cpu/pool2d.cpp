@@ -131,14 +131,10 @@ void max_forward(int threads, const PoolGeometry& g, const Pool2dParams& p, cons
   });
 }
 
-// 2x2 windows at stride 2 without padding (LeNet's pools), each inside the image: output row oh
-// reads input rows 2*oh and 2*oh + 1, the four taps compared in row-major order as max_chunk
-// does (strict >: the first largest wins), contiguous loads instead of gathers. A row's cells
-// run in chunks of compile-time width (fixed_widths.h): LeNet's rows are 12 and 4 cells.
-bool two_by_two(const PoolGeometry& g, const Pool2dParams& p) {
-  return p.kernel_h == 2 && p.kernel_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.pad_top == 0 && p.pad_left == 0 &&
-         2 * g.oh <= g.h && 2 * g.ow <= g.w;
-}
+// 2x2 windows at stride 2 without padding (LeNet's pools, two_by_two in pool_windows.h): output
+// row oh reads input rows 2*oh and 2*oh + 1, the four taps compared in row-major order as
+// max_chunk does (strict >: the first largest wins), contiguous loads instead of gathers. A
+// row's cells run in chunks of compile-time width (fixed_widths.h): LeNet's rows are 12 and 4 cells.
 
 // Runs cells(width, in, o, at) for every output row of the planes and each chunk of its OW
 // cells (compile-time widths, fixed_widths.h; the same chunks in every row, so the chunk loop is

@@ -22,6 +22,14 @@ inline PoolGeometry pool_geometry(const Tensor& x, const Pool2dParams& p) {
   return {x.dim(0) * x.dim(1), x.dim(2), x.dim(3), p.out_h, p.out_w};
 }
 
+// 2x2 windows at stride 2 without padding, each inside the image (LeNet's pools, TF's 2x2 SAME
+// pools over even sizes): max pooling runs loops of its own (pool2d.cpp), which oneDNN's
+// backend takes over its NCHW primitive too.
+inline bool two_by_two(const PoolGeometry& g, const Pool2dParams& p) {
+  return p.kernel_h == 2 && p.kernel_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.pad_top == 0 && p.pad_left == 0 &&
+         2 * g.oh <= g.h && 2 * g.ow <= g.w;
+}
+
 // The windows along one axis, computed once per call: output o reads [lo[o], hi[o]) of the
 // input (clipped to the image) and counts `count[o]` cells towards the average divisor.
 // Windows are separable, so the divisor of (oh, ow) is count_h[oh] * count_w[ow].

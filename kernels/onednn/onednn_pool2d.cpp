@@ -6,11 +6,13 @@
 // drops the last rows), the input is cropped to the rows the windows reach instead.
 // Windows that oneDNN would average differently (Caffe's ceil mode clipping the divisor at
 // in + pad, windows wholly inside the padding) fall back to CpuBackend's loop, and so does
-// max pooling's backward under pool_gradient() all. Channel-blocked and channels-last tensors
+// max pooling's backward under pool_gradient() all; max pooling of 2x2 windows at stride 2 runs
+// CpuBackend's loops for speed (below). Channel-blocked and channels-last tensors
 // (kernels/tensor.h) pool on ablate's blocked loops (kernels/cpu/pool2d_blocked.h), the
 // primitive never (below).
 
 #include "kernels/cpu/pool2d_blocked.h"
+#include "kernels/cpu/pool_windows.h"
 #include "kernels/onednn/dnnl_desc.h"
 #include "kernels/onednn/onednn_backend_impl.h"
 
@@ -61,7 +63,15 @@ struct PoolShape {
 // their max forward ran in two vector passes the loops were half the primitive's speed there;
 // cifar10_quick's Caffe-ceil average pools, which the primitive averages otherwise, took
 // 12.9-14.7 ms backward a step on NCHW copies converted there and back, 3.9-4.4 on the loops.)
-// So the primitive only ever sees NCHW.
+// So the primitive only ever sees NCHW. Max pooling of 2x2 windows at stride 2 (cpu::two_by_two:
+// LeNet's, the TF MNIST CNN's) runs the NCHW loops too: LeNet's pool1 [64, 20, 24, 24] at 2
+// threads forward 0.86 ms on the primitive against 0.12, backward 0.73 against 0.11 (`ablate_micro
+// --benchmark_filter=pool/lenet_pool1`, Emerald Rapids Xeon, 2026-12-06). Both route each window's
+// gradient to its first largest cell (the conformance tie cases), so the results are equal.
+bool on_two_by_two_loops(const Tensor& x, const Pool2dParams& p) {
+  return p.kind == PoolKind::max && x.dtype() == DType::f32 && cpu::two_by_two(cpu::pool_geometry(x, p), p);
+}
+
 dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, const dnnl::primitive_attr& attr,
                                                  const dnnl::engine& engine) {
   dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_training, s.alg, f32_md(s.src_crop, tag::nchw),
@@ -74,7 +84,8 @@ dnnl::pooling_forward::primitive_desc forward_pd(const PoolShape& s, const dnnl:
 void OnednnBackend::pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) {
   if (x.channel_block() > 0) return cpu::pool2d_blocked_forward(loop_threads_, x, y, workspace, p);
   PoolShape s(x, p);
-  if (x.dtype() != DType::f32 || !s.supported) return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
+  if (x.dtype() != DType::f32 || !s.supported || on_two_by_two_loops(x, p))
+    return CpuBackend::pool2d_forward_impl(x, y, workspace, p);
   CacheKey key("pool2d_fwd");
   s.add_to(key);
   CachedPrimitive& prim = primitive(key, [&](CachedPrimitive& entry) {
@@ -94,7 +105,8 @@ void OnednnBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const
   PoolShape s(x, p);
   // oneDNN's max-pooling backward routes dy to one cell per window: Theano's gradient to every
   // maximal cell (PoolGradient::all) is the shared loop's, which reads x and y.
-  if (x.dtype() != DType::f32 || !s.supported || (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all))
+  if (x.dtype() != DType::f32 || !s.supported || on_two_by_two_loops(x, p) ||
+      (p.kind == PoolKind::max && pool_gradient() == PoolGradient::all))
     return CpuBackend::pool2d_backward_impl(x, y, dy, workspace, dx, p);
   CacheKey key("pool2d_bwd");
   s.add_to(key);
