@@ -17,31 +17,28 @@
 namespace ablate::kernels::cpu {
 namespace {
 
-// 32-byte vectors (8 floats, 4 doubles): AVX2's width. On the 2-core Zen 4 a 512-bit FMA issues
-// at the rate of two 256-bit ones, and 8 lanes waste less of 24- and 28-wide rows than 16.
-constexpr int kVectorBytes = 32;
-template <class T> struct VecOf;
-template <> struct VecOf<float> { typedef float type __attribute__((vector_size(kVectorBytes))); };
-template <> struct VecOf<double> { typedef double type __attribute__((vector_size(kVectorBytes))); };
-template <class T> using Vec = typename VecOf<T>::type;
-template <class T> constexpr std::int64_t kLanes = kVectorBytes / sizeof(T);
+// Vectors of Bytes bytes: 32 (8 floats, 4 doubles, AVX2's width) or, in an AVX-512 build, 64
+// where a row pads to no more lanes than with 32 (vector_bytes_for below).
+template <class T, int Bytes> struct VecOf { typedef T type __attribute__((vector_size(Bytes))); };
+template <class T, int Bytes> using Vec = typename VecOf<T, Bytes>::type;
+template <class T, int Bytes> constexpr std::int64_t kLanes = Bytes / sizeof(T);
 
-template <class T> inline Vec<T> load(const T* p) {
-  Vec<T> v;
+template <class T, int Bytes> inline Vec<T, Bytes> load(const T* p) {
+  Vec<T, Bytes> v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-template <class T> inline void store(T* p, Vec<T> v) { std::memcpy(p, &v, sizeof v); }
+template <class T, int Bytes> inline void store(T* p, Vec<T, Bytes> v) { std::memcpy(p, &v, sizeof v); }
 
-template <class T> inline Vec<T> splat(T c) {
-  Vec<T> v;
-  for (std::int64_t lane = 0; lane < kLanes<T>; ++lane) v[lane] = c;
+template <class T, int Bytes> inline Vec<T, Bytes> splat(T c) {
+  Vec<T, Bytes> v;
+  for (std::int64_t lane = 0; lane < kLanes<T, Bytes>; ++lane) v[lane] = c;
   return v;
 }
 
 // Keeps a loaded vector in a register: without it GCC folds the load into every FMA that uses
 // it (memory operands), and the tiles, which reuse each load 2-4 times, become load-bound.
-template <class T> inline Vec<T> held(Vec<T> v) {
+template <class T, int Bytes> inline Vec<T, Bytes> held(Vec<T, Bytes> v) {
 #if defined(__GNUC__) && defined(__AVX512VL__)
   asm("" : "+v"(v));
 #elif defined(__GNUC__) && defined(__AVX__)
@@ -129,25 +126,25 @@ template <class T> void pad_output(const ConvGeometry& g, const Layout& l, const
 // acc[a][v] = init[a] + sum over r < count of coef[a][r*cr] * row_r[v*lanes ..], row_r = base + offsets[r]:
 // A output rows from `count` input rows, each a scalar times a row (forward: a = output channel,
 // r = tap; backward data: a = tap, r = output channel).
-template <class T, int A, int NV> struct RowTile {
-  Vec<T> acc[A][NV];
+template <class T, int Bytes, int A, int NV> struct RowTile {
+  Vec<T, Bytes> acc[A][NV];
   RowTile() {
     for (int a = 0; a < A; ++a)
-      for (int v = 0; v < NV; ++v) acc[a][v] = splat(T(0));
+      for (int v = 0; v < NV; ++v) acc[a][v] = splat<T, Bytes>(T(0));
   }
   // acc[a] += bias[a], after the sums: the bits of bias_add over the unbiased output, so a
   // convolution with its bias equals one without followed by bias_add (the static strategy's
   // conv2d -> bias_add against the layer-wise conv2d_forward with bias).
   void add_bias(const T* bias) {
     for (int a = 0; a < A; ++a)
-      for (int v = 0; v < NV; ++v) acc[a][v] += splat(bias[a]);
+      for (int v = 0; v < NV; ++v) acc[a][v] += splat<T, Bytes>(bias[a]);
   }
   void combine(const T* const (&coef)[A], std::int64_t cr, const T* base, const std::int64_t* offsets,
                std::int64_t count) {
     for (std::int64_t r = 0; r < count; ++r) {
       const T* row = base + offsets[r];
-      Vec<T> in[NV];
-      for (int v = 0; v < NV; ++v) in[v] = held<T>(load(row + v * kLanes<T>));
+      Vec<T, Bytes> in[NV];
+      for (int v = 0; v < NV; ++v) in[v] = held<T, Bytes>(load<T, Bytes>(row + v * kLanes<T, Bytes>));
       for (int a = 0; a < A; ++a) {
         const T c = coef[a][r * cr];
         for (int v = 0; v < NV; ++v) acc[a][v] += c * in[v];
@@ -158,51 +155,49 @@ template <class T, int A, int NV> struct RowTile {
 
 // The first `count` (<= NV vectors) results of a tile row into dst: whole vectors, then the
 // lanes of a last part vector one by one (a call to memcpy per row would cost as much as the row).
-template <class T, int NV> void store_run(T* dst, const Vec<T> (&row)[NV], std::int64_t count) {
-  const std::int64_t whole = count / kLanes<T>;
+template <class T, int Bytes, int NV> void store_run(T* dst, const Vec<T, Bytes> (&row)[NV], std::int64_t count) {
+  const std::int64_t whole = count / kLanes<T, Bytes>;
   for (int v = 0; v < NV; ++v)
-    if (v < whole) store(dst + v * kLanes<T>, row[v]);
+    if (v < whole) store<T, Bytes>(dst + v * kLanes<T, Bytes>, row[v]);
   if (whole == NV) return;
-  for (std::int64_t lane = 0; lane < count - whole * kLanes<T>; ++lane) dst[whole * kLanes<T> + lane] = row[whole][lane];
+  for (std::int64_t lane = 0; lane < count - whole * kLanes<T, Bytes>; ++lane) dst[whole * kLanes<T, Bytes> + lane] = row[whole][lane];
 }
 
 // f(ow0, NV) over the vector blocks of a row of OWv outputs.
-template <class T, class F> void over_row_blocks(const Layout& l, F&& f) {
-  for (std::int64_t ow0 = 0; ow0 < l.owv; ow0 += kTile * kLanes<T>)
-    with_count((l.owv - ow0) / kLanes<T>, [&](auto nv) { f(ow0, nv); });
+template <class T, int Bytes, class F> void over_row_blocks(const Layout& l, F&& f) {
+  for (std::int64_t ow0 = 0; ow0 < l.owv; ow0 += kTile * kLanes<T, Bytes>)
+    with_count((l.owv - ow0) / kLanes<T, Bytes>, [&](auto nv) { f(ow0, nv); });
 }
 
-}  // namespace
-
-template <class T>
-void few_channels_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y, std::int64_t begin,
+template <int Bytes, class T>
+void forward_with(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y, std::int64_t begin,
                           std::int64_t end) {
-  const Layout l = layout_of(g, kLanes<T>);
+  const Layout l = layout_of(g, kLanes<T, Bytes>);
   const std::int64_t taps = g.col_rows(), plane = g.pixels();
   T* xp = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(l.image()));
   for (std::int64_t n = begin; n < end; ++n) {
     pad_image(g, l, x + n * g.in_size(), xp);
     T* yn = y + n * g.out_size();
     for (std::int64_t oh = 0; oh < g.oh; ++oh)
-      over_row_blocks<T>(l, [&](std::int64_t ow0, auto nv) {
-        const std::int64_t count = std::min<std::int64_t>(nv * kLanes<T>, g.ow - ow0);
+      over_row_blocks<T, Bytes>(l, [&](std::int64_t ow0, auto nv) {
+        const std::int64_t count = std::min<std::int64_t>(nv * kLanes<T, Bytes>, g.ow - ow0);
         for (std::int64_t k0 = 0; k0 < g.k; k0 += kTile)
           with_count(g.k - k0, [&](auto na) {
-            RowTile<T, decltype(na)::value, decltype(nv)::value> t;
+            RowTile<T, Bytes, decltype(na)::value, decltype(nv)::value> t;
             const T* coef[decltype(na)::value];
             for (int a = 0; a < na; ++a) coef[a] = w + (k0 + a) * taps;
             t.combine(coef, 1, xp + l.row(oh) + ow0, l.taps.data(), taps);
             if (bias) t.add_bias(bias + k0);
-            for (int a = 0; a < na; ++a) store_run(yn + (k0 + a) * plane + oh * g.ow + ow0, t.acc[a], count);
+            for (int a = 0; a < na; ++a) store_run<T, Bytes>(yn + (k0 + a) * plane + oh * g.ow + ow0, t.acc[a], count);
           });
       });
   }
 }
 
-template <class T>
-void few_channels_backward_data(const ConvGeometry& g, const T* dy, const T* w, T* dx, std::int64_t begin,
+template <int Bytes, class T>
+void backward_data_with(const ConvGeometry& g, const T* dy, const T* w, T* dx, std::int64_t begin,
                                 std::int64_t end) {
-  const Layout l = layout_of(g, kLanes<T>);
+  const Layout l = layout_of(g, kLanes<T, Bytes>);
   const std::int64_t taps = g.col_rows();
   std::vector<std::int64_t> channels;  // offset of output channel k's rows in dyp
   for (std::int64_t k = 0; k < g.k; ++k) channels.push_back(k * g.oh * l.owv);
@@ -219,16 +214,16 @@ void few_channels_backward_data(const ConvGeometry& g, const T* dy, const T* w, 
     std::fill(dxp, dxp + l.image(), T(0));
     pad_output(g, l, dy + n * g.out_size(), dyp);
     for (std::int64_t oh = 0; oh < g.oh; ++oh)
-      over_row_blocks<T>(l, [&](std::int64_t ow0, auto nv) {
+      over_row_blocks<T, Bytes>(l, [&](std::int64_t ow0, auto nv) {
         for (std::int64_t t0 = 0; t0 < taps; t0 += kTile)
           with_count(taps - t0, [&](auto na) {
-            RowTile<T, decltype(na)::value, decltype(nv)::value> t;
+            RowTile<T, Bytes, decltype(na)::value, decltype(nv)::value> t;
             const T* coef[decltype(na)::value];
             for (int a = 0; a < na; ++a) coef[a] = w + order[t0 + a];
             t.combine(coef, taps, dyp + oh * l.owv + ow0, channels.data(), g.k);
             for (int a = 0; a < na; ++a) {
               T* dst = dxp + l.row(oh) + l.taps[static_cast<std::size_t>(order[t0 + a])] + ow0;
-              for (int v = 0; v < nv; ++v) store(dst + v * kLanes<T>, load(dst + v * kLanes<T>) + t.acc[a][v]);
+              for (int v = 0; v < nv; ++v) store<T, Bytes>(dst + v * kLanes<T, Bytes>, load<T, Bytes>(dst + v * kLanes<T, Bytes>) + t.acc[a][v]);
             }
           });
       });
@@ -236,28 +231,26 @@ void few_channels_backward_data(const ConvGeometry& g, const T* dy, const T* w, 
   }
 }
 
-namespace {
-
 // sums[(k0 + a) * taps + t0 + b] += the dot products of dy's rows of channel k0 + a with tap
 // t0 + b's runs over one image, lane by lane: A channels by B taps.
-template <class T, int A, int B>
+template <class T, int Bytes, int A, int B>
 void weight_tile(const ConvGeometry& g, const Layout& l, const T* xp, const T* dyp, std::int64_t k0, std::int64_t t0,
-                 Vec<T>* sums) {
+                 Vec<T, Bytes>* sums) {
   const std::int64_t taps = g.col_rows(), channel = g.oh * l.owv;
-  Vec<T> acc[A][B];
+  Vec<T, Bytes> acc[A][B];
   for (int a = 0; a < A; ++a)
     for (int b = 0; b < B; ++b) acc[a][b] = sums[(k0 + a) * taps + t0 + b];
   // Down the columns of vectors: OH steps of fixed strides, where a row holds only 3-4 vectors.
   const std::int64_t row_step = l.row(1);
   std::int64_t off[B];
   for (int b = 0; b < B; ++b) off[b] = l.taps[static_cast<std::size_t>(t0 + b)];
-  for (std::int64_t q = 0; q < l.owv; q += kLanes<T>) {
+  for (std::int64_t q = 0; q < l.owv; q += kLanes<T, Bytes>) {
     const T* xcol = xp + q;
     const T* dycol = dyp + k0 * channel + q;
     for (std::int64_t oh = 0; oh < g.oh; ++oh, xcol += row_step, dycol += l.owv) {
-      Vec<T> d[A], in[B];
-      for (int a = 0; a < A; ++a) d[a] = held<T>(load(dycol + a * channel));
-      for (int b = 0; b < B; ++b) in[b] = held<T>(load(xcol + off[b]));
+      Vec<T, Bytes> d[A], in[B];
+      for (int a = 0; a < A; ++a) d[a] = held<T, Bytes>(load<T, Bytes>(dycol + a * channel));
+      for (int b = 0; b < B; ++b) in[b] = held<T, Bytes>(load<T, Bytes>(xcol + off[b]));
       for (int a = 0; a < A; ++a)
         for (int b = 0; b < B; ++b) acc[a][b] += d[a] * in[b];
     }
@@ -266,31 +259,63 @@ void weight_tile(const ConvGeometry& g, const Layout& l, const T* xp, const T* d
     for (int b = 0; b < B; ++b) sums[(k0 + a) * taps + t0 + b] = acc[a][b];
 }
 
-}  // namespace
-
-template <class T>
-void few_channels_backward_weights(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+template <int Bytes, class T>
+void backward_weights_with(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
                                    std::int64_t end) {
-  const Layout l = layout_of(g, kLanes<T>);
+  const Layout l = layout_of(g, kLanes<T, Bytes>);
   const std::int64_t taps = g.col_rows(), size = g.k * taps;
   T* xp = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(l.image()));
   T* dyp = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(g.k * g.oh * l.owv));
-  auto* sums = static_cast<Vec<T>*>(scratch(ScratchSlot::lane_sums, static_cast<std::size_t>(size) * sizeof(Vec<T>)));
-  std::fill(sums, sums + size, Vec<T>{});
+  auto* sums = static_cast<Vec<T, Bytes>*>(scratch(ScratchSlot::lane_sums, static_cast<std::size_t>(size) * sizeof(Vec<T, Bytes>)));
+  std::fill(sums, sums + size, Vec<T, Bytes>{});
   for (std::int64_t n = begin; n < end; ++n) {
     pad_image(g, l, x + n * g.in_size(), xp);
     pad_output(g, l, dy + n * g.out_size(), dyp);
     for (std::int64_t k0 = 0; k0 < g.k; k0 += kTile)
       with_count(g.k - k0, [&](auto na) {
         for (std::int64_t t0 = 0; t0 < taps; t0 += kTile)
-          with_count(taps - t0, [&](auto nb) { weight_tile<T, decltype(na)::value, decltype(nb)::value>(g, l, xp, dyp, k0, t0, sums); });
+          with_count(taps - t0, [&](auto nb) { weight_tile<T, Bytes, decltype(na)::value, decltype(nb)::value>(g, l, xp, dyp, k0, t0, sums); });
       });
   }
   for (std::int64_t i = 0; i < size; ++i) {
     T s = T(0);
-    for (std::int64_t lane = 0; lane < kLanes<T>; ++lane) s += sums[i][lane];
+    for (std::int64_t lane = 0; lane < kLanes<T, Bytes>; ++lane) s += sums[i][lane];
     dw_acc[i] = s;
   }
+}
+
+// 64-byte vectors in an AVX-512 build where a row of OW outputs pads to no more lanes than with
+// 32 (cifar10_quick's 32, the TF CNN's 28; not LeNet's 24, which 16 lanes pad to 32), else 32.
+// ablate_micro on an Emerald Rapids Xeon (two 512-bit FMA ports; 1 thread, us, 32 / 64 bytes):
+// cifar10_quick's conv1 forward 6,298 / 4,444, backward data 8,631 / 5,952, weights 7,486 /
+// 4,609; the TF CNN's 1,087 / 1,022, 1,358 / 1,158, 1,495 / 1,107; LeNet's forward 578 / 737.
+// (On the 2-core Zen 4 a 512-bit FMA issues at the rate of two 256-bit ones: not measured there.)
+template <class T, class F> void with_vector_bytes(const ConvGeometry& g, F&& f) {
+#if defined(__AVX512F__)
+  auto padded = [&](std::int64_t lanes) { return (g.ow + lanes - 1) / lanes * lanes; };
+  if (padded(kLanes<T, 64>) == padded(kLanes<T, 32>)) return f(Int<64>{});
+#endif
+  f(Int<32>{});
+}
+
+}  // namespace
+
+template <class T>
+void few_channels_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y, std::int64_t begin,
+                          std::int64_t end) {
+  with_vector_bytes<T>(g, [&](auto bytes) { forward_with<decltype(bytes)::value>(g, x, w, bias, y, begin, end); });
+}
+
+template <class T>
+void few_channels_backward_data(const ConvGeometry& g, const T* dy, const T* w, T* dx, std::int64_t begin,
+                                std::int64_t end) {
+  with_vector_bytes<T>(g, [&](auto bytes) { backward_data_with<decltype(bytes)::value>(g, dy, w, dx, begin, end); });
+}
+
+template <class T>
+void few_channels_backward_weights(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                                   std::int64_t end) {
+  with_vector_bytes<T>(g, [&](auto bytes) { backward_weights_with<decltype(bytes)::value>(g, x, dy, dw_acc, begin, end); });
 }
 
 #define ABLATE_FEW_CHANNELS(T)                                                                                    \
