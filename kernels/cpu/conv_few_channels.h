@@ -8,7 +8,8 @@
 //   backward weights dw[k,t]        = sum over n, oh of the dot product dy[n,k,oh,:] . xrow_t(oh)
 // where xrow_t(oh) = x[n, c, oh*sh - pt + i, j - pl + sw*(0..OW-1)], read from a zero-padded copy
 // of the image whose columns are split by phase modulo the stride, so that every tap's row is a
-// contiguous run. Register tiles of up to 4 output channels (or taps) x 4 vectors.
+// contiguous run. Register tiles of up to 4 output channels (or taps) x 4 vectors, of 32 bytes,
+// or 64 in an AVX-512 build where a row pads to no more lanes with them (conv_few_channels.cpp).
 // ablate's own path, no framework's: the backends run it under the omp_per_image lowering
 // (ConvSetup::few_channels, conv_lowering.h), over the same image chunks as the GEMM loops.
 #pragma once
