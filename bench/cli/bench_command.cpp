@@ -323,7 +323,7 @@ int bench_main(const run::Flags& args) {
               strategy == "static" ? (" (passes " + passes + ")").c_str() : "", kernels::dtype_name(dtype),
               static_cast<long long>(repeats), static_cast<long long>(iterations), static_cast<long long>(warmup),
               coretype ? coretype : "(unset)");
-  std::printf("compiled for: %s\n", run::capture_environment().values["compiled_for"].c_str());
+  std::printf("compiled for: %s\n", run::compiled_for().c_str());
   if (!coretype && (std::find(backends.begin(), backends.end(), "openblas") != backends.end() ||
                     std::find(backends.begin(), backends.end(), "plan") != backends.end()))
     if (const std::string warning = run::openblas_core_warning(); !warning.empty()) std::printf("warning: %s\n", warning.c_str());

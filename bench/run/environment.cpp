@@ -41,12 +41,14 @@ Environment capture_environment() {
   }
   env.values["compiler"] = ABLATE_COMPILER;
   env.values["build_type"] = ABLATE_BUILD_TYPE;
-  env.values["compiled_for"] = ABLATE_COMPILED_FOR;
+  env.values["compiled_for"] = compiled_for();
   env.values["git_revision"] = ABLATE_GIT_REVISION;
   add_wait_policy(env.values);  // how the OpenMP threads wait, and why
   env.values["transparent_huge_pages"] = kernels::transparent_huge_pages_mode();  // the kernel's setting
   return env;
 }
+
+std::string compiled_for() { return ABLATE_COMPILED_FOR; }
 
 std::string openblas_core_warning(const std::string& version, bool avx512, bool avx2) {
   const auto at = version.find("; core ");  // "OpenBLAS 0.3.21 (...; core Prescott; ...)"

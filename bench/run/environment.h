@@ -19,6 +19,10 @@ struct Environment {
 // build's compiler, type and git revision.
 Environment capture_environment();
 
+// What -march=native resolved to at configure time ("-march=native: cooperlake, tuned generic"),
+// the record's compiled_for.
+std::string compiled_for();
+
 // "" unless OpenBLAS (where built) runs kernels older than this CPU can: its DYNAMIC_ARCH takes a
 // CPU it does not know for a Prescott (SSE3), as 0.3.21 does an Emerald Rapids Xeon. Then a
 // warning that names the core and the OPENBLAS_CORETYPE values that pick newer kernels;

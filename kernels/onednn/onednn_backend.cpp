@@ -117,27 +117,23 @@ CachedPrimitive& OnednnBackend::conv_primitive(CacheKey& key, const ConvBuilder&
   const ConvLayout layout = blocked_tensors ? ConvLayout::blocked : options_.conv_layout;
   key.add(threads_).add(static_cast<std::int64_t>(layout)).add(options_.conv_forward_training);
   return cache_.get(key, [&] {
-    if (layout != ConvLayout::autotune) {
+    auto built = [&](ConvLayout l) {  // one layout's primitive, labelled with its name
       auto entry = std::make_unique<CachedPrimitive>();
-      build(*entry, layout);
-      entry->label = conv_layout_name(layout);
+      build(*entry, l);
+      entry->label = conv_layout_name(l);
       return entry;
-    }
+    };
+    if (layout != ConvLayout::autotune) return built(layout);
     // A winner another backend timed for this key while a SharedTuning scope lives (the plan's
     // measurement): built alone, not timed again.
     const std::string shared_key = "onednn " + key.str();
-    if (const std::optional<std::string> winner = SharedTuning::winner(shared_key)) {
-      auto entry = std::make_unique<CachedPrimitive>();
-      build(*entry, parse_conv_layout(*winner));
-      entry->label = *winner;
-      return entry;
-    }
+    if (const std::optional<std::string> winner = SharedTuning::winner(shared_key))
+      return built(parse_conv_layout(*winner));
     std::vector<std::unique_ptr<CachedPrimitive>> candidates;
     std::vector<std::string> names;
-    for (ConvLayout layout : {ConvLayout::plain, ConvLayout::nhwc, ConvLayout::blocked}) {
-      candidates.push_back(std::make_unique<CachedPrimitive>());
-      build(*candidates.back(), layout);
-      names.push_back(conv_layout_name(layout));
+    for (ConvLayout l : {ConvLayout::plain, ConvLayout::nhwc, ConvLayout::blocked}) {
+      candidates.push_back(built(l));
+      names.push_back(conv_layout_name(l));
     }
     std::unique_ptr<CachedPrimitive> best = fastest(std::move(candidates), names, stream_, bindings);
     SharedTuning::record(shared_key, best->label);
