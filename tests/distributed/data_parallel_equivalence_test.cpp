@@ -11,11 +11,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
+#include <unistd.h>
 
 #include "bench/run/training_loop.h"
 #include "datasets/loader.h"
@@ -257,7 +259,10 @@ TEST(DistributedLoader, SlicesMakeTheGlobalBatch) {
 // rank's all-reduce figures. `random_draws`: with dropout and random crops and flips. The test
 // passes are sharded (each rank tests every other batch of the 200 images): same accuracy.
 void check_train_and_test(bool random_draws, const std::string& strategy = "layerwise") {
-  const std::string model = "/tmp/ablate_tiny_dp_" + std::to_string(rank()) + ".model";
+  // One file per process: ctest runs this suite twice at once (two ranks, and two "hosts").
+  const std::string model = (std::filesystem::temp_directory_path() /
+                             ("ablate_tiny_dp_" + std::to_string(::getpid()) + "_" + std::to_string(rank()) + ".model"))
+                                .string();
   std::ofstream(model) << (random_draws ? kDropoutModel : kTinyModel);
   bench::run::RunConfig c;
   c.model = model;
