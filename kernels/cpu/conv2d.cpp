@@ -8,8 +8,11 @@
 // G = 1 is Caffe's per-image loop (y, dy are used in place: no permutation); conv_lowering.h
 // lists the lowerings and threadings and conv_plan.h how images are split between OpenMP
 // workers and groups. Layers of few input channels take direct loops instead when the setup
-// says so (ConvSetup::few_channels, conv_few_channels.h), over the same image chunks.
+// says so (ConvSetup::few_channels, conv_few_channels.h), over the same image chunks. The
+// tiled_gemm lowering runs the same loops on ablate's own GEMM (tiled_gemm.h), which takes no
+// B^T: its weight gradient is the transpose, dW^T [R, K] = sum of col [R, P] x dY^T [P, K].
 #include <algorithm>
+#include <stdexcept>
 
 #include "kernels/cpu/bias_loops.h"
 #include "kernels/cpu/conv_epilogue.h"
@@ -21,6 +24,7 @@
 #include "kernels/cpu/im2col.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/scratch.h"
+#include "kernels/cpu/tiled_gemm.h"
 
 namespace ablate::kernels::cpu {
 namespace {
@@ -129,6 +133,48 @@ void backward_weights_images(const ConvGeometry& g, const Gemm& gemm, int thread
   }
 }
 
+// tiled_gemm's weight gradient over images [begin, end) into dw_acc [K, R]: dY^T [P, Kv] (K
+// padded with zero columns to whole vectors) per image, dW^T [R, Kv] summed in the tiles, then
+// transposed.
+template <class T>
+void tiled_backward_weights_images(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                                   std::int64_t end) {
+  const std::int64_t p = g.pixels(), rows = g.col_rows(), lanes = tiled_gemm_lanes<T>();
+  const std::int64_t kv = (g.k + lanes - 1) / lanes * lanes;
+  if (begin >= end) {
+    std::fill(dw_acc, dw_acc + g.k * rows, T(0));
+    return;
+  }
+  T* dyt = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(p * kv));
+  T* sums = scratch_of<T>(ScratchSlot::tile_sums, static_cast<std::size_t>(rows * kv));
+  std::fill(dyt, dyt + p * kv, T(0));
+  for (std::int64_t n = begin; n < end; ++n) {
+    const T* col = group_columns(g, 1, x, n, 1);
+    // dyt [P, Kv] = dy [K, P]^T, 16 pixels at a time (the 16 rows of dyt being written stay in L1).
+    const T* dyn = dy + n * g.out_size();
+    for (std::int64_t i0 = 0; i0 < p; i0 += 16)
+      for (std::int64_t k = 0; k < g.k; ++k)
+        for (std::int64_t i = i0; i < std::min(p, i0 + 16); ++i) dyt[i * kv + k] = dyn[k * p + i];
+    tiled_gemm(false, static_cast<int>(rows), static_cast<int>(kv), static_cast<int>(p), T(1), col,
+               static_cast<int>(p), dyt, static_cast<int>(kv), n == begin ? T(0) : T(1), sums, static_cast<int>(kv));
+  }
+  for (std::int64_t k = 0; k < g.k; ++k)
+    for (std::int64_t r = 0; r < rows; ++r) dw_acc[k * rows + r] = sums[r * kv + k];
+}
+
+// f(gemm) with the GEMM the loops call: the backend's library, or ablate's tiles.
+template <class T, class Hook, class F> void with_loops_gemm(bool tiled, Hook&& library, F&& f) {
+  if (!tiled) {
+    f(library);
+    return;
+  }
+  f([](bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c,
+       int ldc) {
+    if (tb) throw std::logic_error("tiled_gemm takes no transposed B");
+    tiled_gemm(ta, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  });
+}
+
 }  // namespace
 
 // Torch7's openmp_frames: OpenMP over the frames with the BLAS single-threaded inside, while the
@@ -158,12 +204,13 @@ void CpuBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Ten
     const ConvPlan plan = plan_conv(g, setup_.loops, ConvPass::forward, threads_, sizeof(T));
     const LibraryHeldToOne held(*this, plan);
     const T* b = bias.empty() ? nullptr : bias.data<T>();
-    auto gemm = gemm_hook<T>();
     const bool direct = setup_.few_channels && few_channels_fit(g);
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
       if (!direct) {
-        forward_images(g, gemm, loop_threads_, plan.group, x.data<T>(), w.data<T>(), b, p.activation, y.data<T>(), begin,
-                       end);
+        with_loops_gemm<T>(tiled(), gemm_hook<T>(), [&](const auto& gemm) {
+          forward_images(g, gemm, loop_threads_, plan.group, x.data<T>(), w.data<T>(), b, p.activation, y.data<T>(),
+                         begin, end);
+        });
         return;
       }
       // The direct loops add the bias as they store; the activation follows over the chunk's
@@ -181,11 +228,15 @@ void CpuBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Te
     using T = decltype(tag);
     const ConvPlan plan = plan_conv(g, setup_.loops, ConvPass::backward_data, threads_, sizeof(T));
     const LibraryHeldToOne held(*this, plan);
-    auto gemm = gemm_hook<T>();
     const bool direct = setup_.few_channels && few_channels_fit(g);
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
-      if (direct) few_channels_backward_data(g, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
-      else backward_data_images(g, gemm, loop_threads_, plan.group, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
+      if (direct) {
+        few_channels_backward_data(g, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
+        return;
+      }
+      with_loops_gemm<T>(tiled(), gemm_hook<T>(), [&](const auto& gemm) {
+        backward_data_images(g, gemm, loop_threads_, plan.group, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
+      });
     });
   });
 }
@@ -203,6 +254,7 @@ void CpuBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy,
     const bool direct = setup_.few_channels && few_channels_fit(g);
     auto images = [&](T* dw_acc, std::int64_t begin, std::int64_t end) {
       if (direct) few_channels_backward_weights(g, x.data<T>(), dy.data<T>(), dw_acc, begin, end);
+      else if (tiled()) tiled_backward_weights_images(g, x.data<T>(), dy.data<T>(), dw_acc, begin, end);
       else backward_weights_images(g, gemm, loop_threads_, plan.group, x.data<T>(), dy.data<T>(), dw_acc, begin, end);
     };
     if (plan.chunks <= 1) {

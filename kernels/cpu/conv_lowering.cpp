@@ -21,7 +21,8 @@ E parse_name(const std::string& text, const std::vector<E>& values, Name name, c
 }
 
 bool is_gemm(ConvLowering l) {
-  return l == ConvLowering::per_image_gemm || l == ConvLowering::batched_gemm || l == ConvLowering::omp_per_image;
+  return l == ConvLowering::per_image_gemm || l == ConvLowering::batched_gemm || l == ConvLowering::omp_per_image ||
+         l == ConvLowering::tiled_gemm;
 }
 
 }  // namespace
@@ -33,6 +34,7 @@ const char* conv_lowering_name(ConvLowering lowering) {
     case ConvLowering::eigen_spatial: return "eigen_spatial";
     case ConvLowering::direct: return "direct";
     case ConvLowering::omp_per_image: return "omp_per_image";
+    case ConvLowering::tiled_gemm: return "tiled_gemm";
   }
   return "?";
 }
@@ -49,7 +51,7 @@ const char* threading_name(Threading threading) {
 
 std::vector<ConvLowering> all_conv_lowerings() {
   return {ConvLowering::per_image_gemm, ConvLowering::batched_gemm, ConvLowering::eigen_spatial, ConvLowering::direct,
-          ConvLowering::omp_per_image};
+          ConvLowering::omp_per_image, ConvLowering::tiled_gemm};
 }
 
 std::vector<Threading> all_threadings() {
@@ -71,6 +73,7 @@ std::vector<Threading> threadings_of(ConvLowering lowering) {
     case ConvLowering::eigen_spatial: return {Threading::intra_inter};
     case ConvLowering::direct: return {Threading::library};
     case ConvLowering::omp_per_image: return {Threading::openmp_images};
+    case ConvLowering::tiled_gemm: return {Threading::openmp_images};
   }
   return {};
 }

@@ -12,6 +12,10 @@
 //  omp_per_image   ablate's own and the fastest measured on 2 cores (conv_mode.h): per_image_gemm
 //                  under openmp_images threading, with direct loops for layers of few input
 //                  channels (ConvSetup::few_channels, conv_few_channels.h).
+//  tiled_gemm      per_image_gemm under openmp_images with ablate's own register-tiled GEMM
+//                  (tiled_gemm.h) in place of the library's, for every layer; the weight
+//                  gradient as its transpose, col x dy^T. No framework ran this: a candidate of
+//                  the per-layer plan (docs/plan.md).
 // Threading (BackendOptions::threading, `--threading`):
 //  library         the library's own pool inside each GEMM or primitive (OpenBLAS's pthreads,
 //                  Eigen's OpenMP GEMM, oneDNN's OpenMP): Caffe, Theano. Images run in sequence.
@@ -36,7 +40,7 @@
 
 namespace ablate::kernels::cpu {
 
-enum class ConvLowering { per_image_gemm, batched_gemm, eigen_spatial, direct, omp_per_image };
+enum class ConvLowering { per_image_gemm, batched_gemm, eigen_spatial, direct, omp_per_image, tiled_gemm };
 enum class Threading { library, openmp_images, openmp_frames, intra_inter };
 
 const char* conv_lowering_name(ConvLowering lowering);

@@ -129,6 +129,8 @@ class CpuBackend : public Backend {
   bool openmp_owns_threads() const {
     return setup_.lowering != ConvLowering::eigen_spatial && setup_.loops.threading == Threading::openmp_images;
   }
+  // Whether the convolution loops run on ablate's own GEMM (ConvLowering::tiled_gemm).
+  bool tiled() const { return setup_.lowering == ConvLowering::tiled_gemm; }
   // The library's pool size that the setup gives: 1 when OpenMP owns the threads.
   int library_threads() const { return openmp_owns_threads() ? 1 : threads_; }
   // A GEMM of the ops (linear layers, the public gemm): the library's threads, or split_gemm.

@@ -12,8 +12,19 @@ namespace ablate::kernels::cpu {
 
 // Independent buffers that one op may hold at the same time (layout_*: the NHWC / HWIO copies
 // of the eigen_spatial lowering's operands, kernels/eigen/eigen_spatial_conv.h; lane_sums: the
-// vector partial sums of the few-channel weight gradient, conv_few_channels.cpp).
-enum class ScratchSlot { columns, gemm_out, weight_partial, layout_in, layout_out, layout_filters, lane_sums, count };
+// vector partial sums of the few-channel weight gradient, conv_few_channels.cpp; tile_sums: the
+// tiled_gemm lowering's transposed weight gradient, conv2d.cpp).
+enum class ScratchSlot {
+  columns,
+  gemm_out,
+  weight_partial,
+  layout_in,
+  layout_out,
+  layout_filters,
+  lane_sums,
+  tile_sums,
+  count
+};
 
 // At least `bytes` of 64-byte aligned memory for `slot` on the calling thread; contents are
 // unspecified and stay valid until the next call for the same slot on this thread.

@@ -3,7 +3,9 @@
 // built with -fopenmp, threads set by Eigen::setNbThreads); every other op is the shared
 // OpenMP loops of kernels/cpu. Convolution is im2col + Eigen GEMM on NCHW (the per_image_gemm,
 // batched_gemm and omp_per_image lowerings), or TensorFlow's own way, Eigen tensor
-// contractions over NHWC patches on an intra-op pool (eigen_spatial: eigen_spatial_conv.h).
+// contractions over NHWC patches on an intra-op pool (eigen_spatial: eigen_spatial_conv.h). It
+// also carries tiled_gemm, the same loops on ablate's own register tiles (kernels/cpu/tiled_gemm.h):
+// that lowering uses no library, so one backend offers it, the one whose GEMM is compiled here too.
 #include "kernels/eigen/eigen_backend.h"
 
 // GCC 12 reports "may be used uninitialized" inside Eigen's AVX-512 packet code: a false positive.
@@ -115,7 +117,7 @@ class EigenBackend final : public cpu::CpuBackend {
 
 std::vector<cpu::ConvLowering> eigen_conv_lowerings() {
   using L = cpu::ConvLowering;
-  return {L::omp_per_image, L::per_image_gemm, L::batched_gemm, L::eigen_spatial};
+  return {L::omp_per_image, L::per_image_gemm, L::batched_gemm, L::eigen_spatial, L::tiled_gemm};
 }
 
 std::unique_ptr<Backend> make_eigen_backend(const BackendOptions& options) {

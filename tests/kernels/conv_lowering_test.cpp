@@ -37,7 +37,7 @@ TEST(ConvLowering, ParsersRoundTripAndNameTheKnownValues) {
   for (Threading t : cpu::all_threadings()) EXPECT_EQ(parse_threading(cpu::threading_name(t)), t);
   EXPECT_EQ(invalid_argument_of([] { parse_conv_lowering("im2col"); }),
             "convolution lowering 'im2col' is not known; expected one of per_image_gemm, batched_gemm, eigen_spatial, "
-            "direct, omp_per_image");
+            "direct, omp_per_image, tiled_gemm");
   EXPECT_EQ(invalid_argument_of([] { parse_threading("tbb"); }),
             "threading model 'tbb' is not known; expected one of library, openmp_images, openmp_frames, intra_inter");
   EXPECT_EQ(parse_pool_gradient("all"), PoolGradient::all);
@@ -56,7 +56,7 @@ TEST(ConvLowering, TheTableSaysWhichBackendLowersHow) {
             "per_image_gemm, batched_gemm; eigen_spatial runs on eigen)");
   EXPECT_EQ(invalid_argument_of([] { make_backend("eigen", lowered(ConvLowering::direct)); }),
             "conv_lowering 'direct' is not a lowering of the 'eigen' backend (it takes omp_per_image, per_image_gemm, "
-            "batched_gemm, eigen_spatial; direct runs on onednn)");
+            "batched_gemm, eigen_spatial, tiled_gemm; direct runs on onednn)");
   EXPECT_EQ(invalid_argument_of([] { make_backend("reference", lowered(ConvLowering::per_image_gemm)); }),
             "conv_lowering 'per_image_gemm' is an option of the eigen, openblas, onednn backends, not of 'reference'");
 }

@@ -1,0 +1,32 @@
+// ablate's own GEMM for the convolution loops (ConvLowering::tiled_gemm, conv_lowering.h): no
+// library, register tiles written for one image's product, as ggml's and llm.c's CPU matmuls are
+// written for theirs.
+//   C [m, n] = alpha * op(A) [m, k] x B [k, n] + beta * C      (row-major; op(A) = A or A^T)
+// B is read as it lies, never packed: in the convolution it is one image's im2col columns or
+// output gradient (at most a few hundred KiB, just written, in L2), and a block of kDepth of its
+// rows stays in L1 while a column of tiles passes over it. A tile is R rows of C by V vectors
+// along a row (5 x 4 with AVX-512; taller and narrower where C has few columns); each step of k
+// broadcasts R elements of op(A) (one load each, folded into the broadcast) and loads V vectors
+// of B's row k for R * V FMAs. Columns
+// past the last whole vector run as scalar loops. Single-threaded: the loops run it inside
+// their OpenMP workers, one image each.
+#pragma once
+
+namespace ablate::kernels::cpu {
+
+// beta == 0 does not read C (it may hold NaN); B is never transposed (the weight gradient, which
+// would need B^T, is computed as its transpose instead: conv2d.cpp).
+template <class T>
+void tiled_gemm(bool trans_a, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c,
+                int ldc);
+
+// Lanes of the tiles' vectors: 64-byte vectors in an AVX-512 build, 32-byte otherwise.
+template <class T> constexpr int tiled_gemm_lanes() {
+#ifdef __AVX512F__
+  return 64 / sizeof(T);
+#else
+  return 32 / sizeof(T);
+#endif
+}
+
+}  // namespace ablate::kernels::cpu
