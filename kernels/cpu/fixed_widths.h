@@ -33,4 +33,30 @@ template <class F> void in_fixed_widths(std::int64_t n, F&& body) {
   one(std::integral_constant<int, 1>{});
 }
 
+// As in_fixed_widths, for a body whose items may run twice (each writes what it computes, the
+// same both times): chunks of 16, then the rest as one chunk of the widest width that fits
+// ending at n, overlapping the chunk before; a run shorter than 16 as two chunks of the widest
+// width that fits, the second ending at n. 15 items: 8 + 8 (one twice) instead of 8, 4, 2, 1.
+template <class F> void in_overlapping_widths(std::int64_t n, F&& body) {
+  if (n <= 0) return;
+  auto twice = [&](auto width) {  // n in [W, 2W): items [0, W) and [n - W, n)
+    constexpr int W = decltype(width)::value;
+    body(width, std::int64_t{0});
+    if (n > W) body(width, n - W);
+  };
+  if (n >= 16) {
+    std::int64_t first = 0;
+    for (; n - first >= 16; first += 16) body(std::integral_constant<int, 16>{}, first);
+    if (first < n) body(std::integral_constant<int, 16>{}, n - 16);
+  } else if (n >= 8) {
+    twice(std::integral_constant<int, 8>{});
+  } else if (n >= 4) {
+    twice(std::integral_constant<int, 4>{});
+  } else if (n >= 2) {
+    twice(std::integral_constant<int, 2>{});
+  } else {
+    body(std::integral_constant<int, 1>{}, std::int64_t{0});
+  }
+}
+
 }  // namespace ablate::kernels::cpu

@@ -8,8 +8,8 @@
 // Average: the sum over the clipped window divided by the window clipped to
 // [-pad_top, H + pad_bottom_limit) x [-pad_left, W + pad_right_limit) when avg_count_padding
 // (Caffe, Torch), or by the number of real cells otherwise (TF SAME); backward spreads
-// dy / divisor over the real cells. Forward runs 16 output cells at a time as vector code
-// where their windows lie wholly inside the image (PlaneLayout below); 2x2 windows at stride 2
+// dy / divisor over the real cells. Forward runs the cells whose windows lie wholly inside the
+// image as vector code, a row's run at a time (each_output_row below); 2x2 windows at stride 2
 // (LeNet's) have loops of their own (max_forward_2x2, max_backward_2x2).
 #include <algorithm>
 #include <vector>
@@ -19,6 +19,7 @@
 #include "kernels/cpu/dtype_dispatch.h"
 #include "kernels/cpu/fixed_widths.h"
 #include "kernels/cpu/parallel_for.h"
+#include "kernels/cpu/pool_cells.h"
 #include "kernels/cpu/pool_windows.h"
 
 namespace ablate::kernels::cpu {
@@ -27,38 +28,54 @@ namespace {
 // Planes per parallel chunk: enough cells to be worth a region.
 std::int64_t plane_grain(const PoolGeometry& g) { return row_grain(g.h * g.w); }
 
-// The outputs of one plane in chunks of kChunk consecutive cells. A chunk whose windows all lie
-// wholly inside the image (the common case) runs as vector code: for each tap of the window,
-// in row-major order, one gathered read per cell at start[o] + tap. Other cells take the
-// per-cell path over their clipped window. Computed once per call.
-constexpr std::int64_t kChunk = 16;
-
-struct PlaneLayout {
-  std::vector<std::int32_t> start;  // first input index of each output's unclipped window
-  std::vector<std::int32_t> taps;   // offsets i * W + j of a window, row-major
-  std::vector<bool> full_chunk;     // chunk c: all kChunk windows wholly inside the image
+// The columns where the windows lie wholly inside the image, [cols.lo, cols.hi) (windows move
+// monotonically, so the full ones are one run). Those cells of a row run as vector code
+// (pool_cells.h) in chunks of compile-time width, the last overlapping the one before
+// (fixed_widths.h): for each tap, one strided read per cell. A row whose windows are clipped in
+// height (Caffe's ceil rounding and TF's SAME padding clip the last) does the same over the
+// rows inside the image. The other cells (clipped in width, or wholly in the padding) take the
+// per-cell path over their clipped window.
+struct Span {
+  std::int64_t lo, hi;
 };
+Span full_span(const AxisWindows& a, int kernel) {
+  std::int64_t lo = 0, hi = static_cast<std::int64_t>(a.lo.size());
+  while (lo < hi && a.hi[static_cast<std::size_t>(lo)] - a.lo[static_cast<std::size_t>(lo)] < kernel) ++lo;
+  while (hi > lo && a.hi[static_cast<std::size_t>(hi - 1)] - a.lo[static_cast<std::size_t>(hi - 1)] < kernel) --hi;
+  return {lo, hi};
+}
 
-PlaneLayout plane_layout(const PoolGeometry& g, const Pool2dParams& p) {
-  PlaneLayout layout;
-  const std::int64_t cells = g.oh * g.ow;
-  layout.start.resize(static_cast<std::size_t>(cells));
-  std::vector<bool> full(static_cast<std::size_t>(cells));
+// Per output row, its windows' taps as offsets i * W + j from their first cell inside the image,
+// row-major over the rows [lo, hi) inside it and every column (empty: no row inside).
+std::vector<std::vector<std::int32_t>> row_taps(const PoolGeometry& g, const Pool2dParams& p, const Windows& win) {
+  std::vector<std::vector<std::int32_t>> out(static_cast<std::size_t>(g.oh));
   for (std::int64_t oh = 0; oh < g.oh; ++oh)
-    for (std::int64_t ow = 0; ow < g.ow; ++ow) {
-      const std::int64_t hs = oh * p.stride_h - p.pad_top, ws = ow * p.stride_w - p.pad_left;
-      const auto o = static_cast<std::size_t>(oh * g.ow + ow);
-      full[o] = hs >= 0 && ws >= 0 && hs + p.kernel_h <= g.h && ws + p.kernel_w <= g.w;
-      layout.start[o] = full[o] ? static_cast<std::int32_t>(hs * g.w + ws) : 0;
+    for (std::int64_t i = 0; i < win.h.hi[oh] - win.h.lo[oh]; ++i)
+      for (std::int64_t j = 0; j < p.kernel_w; ++j) out[static_cast<std::size_t>(oh)].push_back(static_cast<std::int32_t>(i * g.w + j));
+  return out;
+}
+
+// For each output row oh of one plane: full(width, oh, ow0, at, taps) over the row's cells of
+// full width in chunks of compile-time width (at = the plane index of cell ow0's first cell
+// inside the image, taps = the row's), and clipped(oh, ow) for each other cell.
+template <class Full, class Clipped>
+void each_output_row(const PoolGeometry& g, const Pool2dParams& p, const Windows& win,
+                     const std::vector<std::vector<std::int32_t>>& taps, Full&& full, Clipped&& clipped) {
+  const Span cols = full_span(win.w, p.kernel_w);
+  for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+    const std::vector<std::int32_t>& row = taps[static_cast<std::size_t>(oh)];
+    if (row.empty() || cols.lo >= cols.hi) {
+      for (std::int64_t ow = 0; ow < g.ow; ++ow) clipped(oh, ow);
+      continue;
     }
-  for (std::int64_t i = 0; i < p.kernel_h; ++i)
-    for (std::int64_t j = 0; j < p.kernel_w; ++j) layout.taps.push_back(static_cast<std::int32_t>(i * g.w + j));
-  for (std::int64_t c0 = 0; c0 + kChunk <= cells; c0 += kChunk) {
-    bool all = true;
-    for (std::int64_t o = c0; o < c0 + kChunk; ++o) all = all && full[static_cast<std::size_t>(o)];
-    layout.full_chunk.push_back(all);
+    for (std::int64_t ow = 0; ow < cols.lo; ++ow) clipped(oh, ow);
+    const std::int64_t row_start = win.h.lo[oh] * g.w - p.pad_left;
+    in_overlapping_widths(cols.hi - cols.lo, [&](auto width, std::int64_t first) {
+      const std::int64_t ow0 = cols.lo + first;
+      full(width, oh, ow0, static_cast<std::int32_t>(row_start + ow0 * p.stride_w), row);
+    });
+    for (std::int64_t ow = cols.hi; ow < g.ow; ++ow) clipped(oh, ow);
   }
-  return layout;
 }
 
 // Max of one output cell over its clipped window: the first largest value in row-major order.
@@ -82,51 +99,30 @@ void max_cell(const T* in, std::int64_t width, std::int64_t h0, std::int64_t h1,
   idx = static_cast<std::int32_t>(where);
 }
 
-// kChunk cells of full windows: strict > over the taps in order keeps the first largest.
-template <class T>
-void max_chunk(const T* __restrict in, const std::int32_t* __restrict start, const std::int32_t* taps, std::size_t ntaps,
-               T* __restrict out, std::int32_t* __restrict idx) {
-  T best[kChunk];
-  std::int32_t where[kChunk];
-  for (std::int64_t l = 0; l < kChunk; ++l) {
-    best[l] = in[start[l]];
-    where[l] = start[l];
-  }
-  for (std::size_t t = 1; t < ntaps; ++t)
-    for (std::int64_t l = 0; l < kChunk; ++l) {
-      const std::int32_t at = start[l] + taps[t];
-      const T v = in[at];
-      const bool larger = v > best[l];
-      best[l] = larger ? v : best[l];
-      where[l] = larger ? at : where[l];
-    }
-  for (std::int64_t l = 0; l < kChunk; ++l) {
-    out[l] = best[l];
-    idx[l] = where[l];
-  }
-}
-
 template <class T>
 void max_forward(int threads, const PoolGeometry& g, const Pool2dParams& p, const Windows& win, const T* x, T* y,
                  std::int32_t* arg) {
-  const PlaneLayout layout = plane_layout(g, p);
+  const auto taps = row_taps(g, p, win);
   const std::int64_t cells = g.oh * g.ow;
+  const auto stride = static_cast<std::int32_t>(p.stride_w);
   parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t plane = b; plane < e; ++plane) {
       const T* in = x + plane * g.h * g.w;
       T* out = y + plane * cells;
       std::int32_t* idx = arg + plane * cells;
-      for (std::int64_t c0 = 0; c0 < cells; c0 += kChunk) {
-        const std::size_t chunk = static_cast<std::size_t>(c0 / kChunk);
-        if (chunk < layout.full_chunk.size() && layout.full_chunk[chunk]) {
-          max_chunk(in, layout.start.data() + c0, layout.taps.data(), layout.taps.size(), out + c0, idx + c0);
-          continue;
-        }
-        for (std::int64_t o = c0; o < std::min(c0 + kChunk, cells); ++o) {
-          const std::int64_t oh = o / g.ow, ow = o % g.ow;
-          max_cell(in, g.w, win.h.lo[oh], win.h.hi[oh], win.w.lo[ow], win.w.hi[ow], out[o], idx[o]);
-        }
-      }
+      each_output_row(
+          g, p, win, taps,
+          [&](auto width, std::int64_t oh, std::int64_t ow0, std::int32_t at, const std::vector<std::int32_t>& taps) {
+            const std::int64_t o = oh * g.ow + ow0;
+            constexpr int L = decltype(width)::value;
+            if (stride == 1) pool_cells::max_cells<L, 1>(in, at, stride, taps, out + o, idx + o);
+            else if (stride == 2) pool_cells::max_cells<L, 2>(in, at, stride, taps, out + o, idx + o);
+            else pool_cells::max_cells<L, 0>(in, at, stride, taps, out + o, idx + o);
+          },
+          [&](std::int64_t oh, std::int64_t ow) {
+            const std::int64_t o = oh * g.ow + ow;
+            max_cell(in, g.w, win.h.lo[oh], win.h.hi[oh], win.w.lo[ow], win.w.hi[ow], out[o], idx[o]);
+          });
     }
   });
 }
@@ -249,41 +245,32 @@ void max_backward_all(int threads, const PoolGeometry& g, const Windows& win, co
   });
 }
 
-// kChunk cells of full windows: the mean over the taps (a full window counts kh * kw cells
-// under either divisor rule).
-template <class T>
-void avg_chunk(const T* __restrict in, const std::int32_t* __restrict start, const std::int32_t* taps, std::size_t ntaps,
-               T* __restrict out) {
-  T sum[kChunk] = {};
-  for (std::size_t t = 0; t < ntaps; ++t)
-    for (std::int64_t l = 0; l < kChunk; ++l) sum[l] += in[start[l] + taps[t]];
-  const T divisor = static_cast<T>(ntaps);
-  for (std::int64_t l = 0; l < kChunk; ++l) out[l] = sum[l] / divisor;
-}
-
 template <class T>
 void avg_forward(int threads, const PoolGeometry& g, const Pool2dParams& p, const Windows& win, const T* x, T* y) {
-  const PlaneLayout layout = plane_layout(g, p);
+  const auto taps = row_taps(g, p, win);
   const std::int64_t cells = g.oh * g.ow;
+  const auto stride = static_cast<std::int32_t>(p.stride_w);
   parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t plane = b; plane < e; ++plane) {
       const T* in = x + plane * g.h * g.w;
       T* out = y + plane * cells;
-      for (std::int64_t c0 = 0; c0 < cells; c0 += kChunk) {
-        const std::size_t chunk = static_cast<std::size_t>(c0 / kChunk);
-        if (chunk < layout.full_chunk.size() && layout.full_chunk[chunk]) {
-          avg_chunk(in, layout.start.data() + c0, layout.taps.data(), layout.taps.size(), out + c0);
-          continue;
-        }
-        for (std::int64_t o = c0; o < std::min(c0 + kChunk, cells); ++o) {
-          const std::int64_t oh = o / g.ow, ow = o % g.ow;
-          T s = 0;
-          for (std::int64_t h = win.h.lo[oh]; h < win.h.hi[oh]; ++h)
-            for (std::int64_t w = win.w.lo[ow]; w < win.w.hi[ow]; ++w) s += in[h * g.w + w];
-          const std::int64_t divisor = win.h.count[oh] * win.w.count[ow];
-          out[o] = divisor > 0 ? s / static_cast<T>(divisor) : T(0);
-        }
-      }
+      each_output_row(
+          g, p, win, taps,
+          [&](auto width, std::int64_t oh, std::int64_t ow0, std::int32_t at, const std::vector<std::int32_t>& taps) {
+            constexpr int L = decltype(width)::value;
+            T* o = out + oh * g.ow + ow0;
+            const T divisor = static_cast<T>(win.h.count[oh] * p.kernel_w);  // a full width counts kernel_w
+            if (stride == 1) pool_cells::avg_cells<L, 1>(in, at, stride, taps, divisor, o);
+            else if (stride == 2) pool_cells::avg_cells<L, 2>(in, at, stride, taps, divisor, o);
+            else pool_cells::avg_cells<L, 0>(in, at, stride, taps, divisor, o);
+          },
+          [&](std::int64_t oh, std::int64_t ow) {
+            T s = 0;
+            for (std::int64_t h = win.h.lo[oh]; h < win.h.hi[oh]; ++h)
+              for (std::int64_t w = win.w.lo[ow]; w < win.w.hi[ow]; ++w) s += in[h * g.w + w];
+            const std::int64_t divisor = win.h.count[oh] * win.w.count[ow];
+            out[oh * g.ow + ow] = divisor > 0 ? s / static_cast<T>(divisor) : T(0);
+          });
     }
   });
 }

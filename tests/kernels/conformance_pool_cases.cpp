@@ -98,6 +98,7 @@ std::vector<Case> pool_tie_cases() {
     add_tie_cases(cases, pool_shape(PoolKind::max, padding, 2, 3, 12, 12, 2, 2, 0), seed += 10);  // LeNet 2/2
     add_tie_cases(cases, pool_shape(PoolKind::max, padding, 2, 2, 9, 9, 3, 2, 0), seed += 10);    // overlapping 3/2
     add_tie_cases(cases, pool_shape(PoolKind::max, padding, 1, 2, 4, 62, 2, 2, 0), seed += 10);   // rows of 31 = 16+8+4+2+1
+    add_tie_cases(cases, pool_shape(PoolKind::max, padding, 1, 2, 5, 70, 3, 2, 0), seed += 10);   // 16+16+16 overlapping
   }
   return cases;
 }
@@ -117,6 +118,9 @@ std::vector<Case> pool_cases() {
       if (padding != PoolPadding::tf_same)
         add_pool_cases(cases, pool_shape(kind, padding, 2, 2, 10, 11, 3, 3, 1), seed += 10);  // Torch 3/3 pad 1
       add_pool_cases(cases, pool_shape(kind, padding, 2, 32, 8, 9, 3, 2, 0), seed += 10);  // 32 channels
+      // Rows of 34 and 38 full windows (3/2, 3/1): chunks of 16 and a last one overlapping.
+      add_pool_cases(cases, pool_shape(kind, padding, 1, 2, 5, 70, 3, 2, 0), seed += 10);
+      add_pool_cases(cases, pool_shape(kind, padding, 1, 2, 5, 40, 3, 1, 0), seed += 10);
       // Caffe's dropped last window: 3/2 pad 2 over 4 gives 3, not 4.
       if (padding == PoolPadding::caffe_ceil)
         add_pool_cases(cases, pool_shape(kind, padding, 1, 2, 4, 6, 3, 2, 2), seed += 10);
