@@ -275,20 +275,49 @@ void avg_forward(int threads, const PoolGeometry& g, const Pool2dParams& p, cons
   });
 }
 
-template <class T> void avg_backward(int threads, const PoolGeometry& g, const Windows& win, const T* dy, T* dx) {
+// din[l * stride] += share[l] for l < count: one tap of a row's cells of full width, whose
+// targets lie `stride` apart (S: the stride when known at compile time, else 0).
+template <int S, class T>
+void add_shares(T* __restrict din, const T* __restrict share, std::int64_t count, std::int64_t runtime_stride) {
+  const std::int64_t stride = S > 0 ? S : runtime_stride;
+  for (std::int64_t l = 0; l < count; ++l) din[l * stride] += share[l];
+}
+
+// Each output cell spreads dy / divisor over the real cells of its window. A row's cells of full
+// width go tap by tap, a pass over the row per tap (as the forward's vector cells); the cells
+// clipped in width one at a time.
+template <class T>
+void avg_backward(int threads, const PoolGeometry& g, const Pool2dParams& p, const Windows& win, const T* dy, T* dx) {
+  const Span cols = full_span(win.w, p.kernel_w);
   parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
+    std::vector<T> share(static_cast<std::size_t>(g.ow));
     for (std::int64_t pl = b; pl < e; ++pl) {
       T* din = dx + pl * g.h * g.w;
       const T* dout = dy + pl * g.oh * g.ow;
       std::fill(din, din + g.h * g.w, T(0));
-      for (std::int64_t oh = 0; oh < g.oh; ++oh)
+      for (std::int64_t oh = 0; oh < g.oh; ++oh) {
         for (std::int64_t ow = 0; ow < g.ow; ++ow) {
           const std::int64_t divisor = win.h.count[oh] * win.w.count[ow];
-          if (divisor <= 0) continue;
-          const T share = dout[oh * g.ow + ow] / static_cast<T>(divisor);
-          for (std::int64_t h = win.h.lo[oh]; h < win.h.hi[oh]; ++h)
-            for (std::int64_t w = win.w.lo[ow]; w < win.w.hi[ow]; ++w) din[h * g.w + w] += share;
+          share[static_cast<std::size_t>(ow)] = divisor > 0 ? dout[oh * g.ow + ow] / static_cast<T>(divisor) : T(0);
         }
+        for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+          if (ow == cols.lo && cols.lo < cols.hi) {  // the row's cells of full width, tap by tap
+            for (std::int64_t h = win.h.lo[oh]; h < win.h.hi[oh]; ++h)
+              for (std::int64_t j = 0; j < p.kernel_w; ++j) {
+                T* to = din + h * g.w + win.w.lo[ow] + j;
+                const T* from = share.data() + ow;
+                if (p.stride_w == 1) add_shares<1>(to, from, cols.hi - cols.lo, 1);
+                else if (p.stride_w == 2) add_shares<2>(to, from, cols.hi - cols.lo, 2);
+                else add_shares<0>(to, from, cols.hi - cols.lo, p.stride_w);
+              }
+            ow = cols.hi - 1;
+            continue;
+          }
+          const T s = share[static_cast<std::size_t>(ow)];
+          for (std::int64_t h = win.h.lo[oh]; h < win.h.hi[oh]; ++h)
+            for (std::int64_t w = win.w.lo[ow]; w < win.w.hi[ow]; ++w) din[h * g.w + w] += s;
+        }
+      }
     }
   });
 }
@@ -319,7 +348,7 @@ void CpuBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, const Te
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (p.kind == PoolKind::avg) {
-      avg_backward(loop_threads_, g, windows_of(g, p), dy.data<T>(), dx.data<T>());
+      avg_backward(loop_threads_, g, p, windows_of(g, p), dy.data<T>(), dx.data<T>());
       return;
     }
     if (pool_gradient() == PoolGradient::all) {
