@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/held_in_register.h"
 #include "kernels/cpu/scratch.h"
 
 namespace ablate::kernels::cpu {
@@ -33,17 +34,6 @@ template <class T, int Bytes> inline void store(T* p, Vec<T, Bytes> v) { std::me
 template <class T, int Bytes> inline Vec<T, Bytes> splat(T c) {
   Vec<T, Bytes> v;
   for (std::int64_t lane = 0; lane < kLanes<T, Bytes>; ++lane) v[lane] = c;
-  return v;
-}
-
-// Keeps a loaded vector in a register: without it GCC folds the load into every FMA that uses
-// it (memory operands), and the tiles, which reuse each load 2-4 times, become load-bound.
-template <class T, int Bytes> inline Vec<T, Bytes> held(Vec<T, Bytes> v) {
-#if defined(__GNUC__) && defined(__AVX512VL__)
-  asm("" : "+v"(v));
-#elif defined(__GNUC__) && defined(__AVX__)
-  asm("" : "+x"(v));
-#endif
   return v;
 }
 
@@ -144,7 +134,7 @@ template <class T, int Bytes, int A, int NV> struct RowTile {
     for (std::int64_t r = 0; r < count; ++r) {
       const T* row = base + offsets[r];
       Vec<T, Bytes> in[NV];
-      for (int v = 0; v < NV; ++v) in[v] = held<T, Bytes>(load<T, Bytes>(row + v * kLanes<T, Bytes>));
+      for (int v = 0; v < NV; ++v) in[v] = held_in_register(load<T, Bytes>(row + v * kLanes<T, Bytes>));
       for (int a = 0; a < A; ++a) {
         const T c = coef[a][r * cr];
         for (int v = 0; v < NV; ++v) acc[a][v] += c * in[v];
@@ -249,8 +239,8 @@ void weight_tile(const ConvGeometry& g, const Layout& l, const T* xp, const T* d
     const T* dycol = dyp + k0 * channel + q;
     for (std::int64_t oh = 0; oh < g.oh; ++oh, xcol += row_step, dycol += l.owv) {
       Vec<T, Bytes> d[A], in[B];
-      for (int a = 0; a < A; ++a) d[a] = held<T, Bytes>(load<T, Bytes>(dycol + a * channel));
-      for (int b = 0; b < B; ++b) in[b] = held<T, Bytes>(load<T, Bytes>(xcol + off[b]));
+      for (int a = 0; a < A; ++a) d[a] = held_in_register(load<T, Bytes>(dycol + a * channel));
+      for (int b = 0; b < B; ++b) in[b] = held_in_register(load<T, Bytes>(xcol + off[b]));
       for (int a = 0; a < A; ++a)
         for (int b = 0; b < B; ++b) acc[a][b] += d[a] * in[b];
     }

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/cpu/held_in_register.h"
+
 namespace ablate::kernels::cpu {
 namespace {
 
@@ -30,17 +32,6 @@ template <class T> inline Vec<T> load(const T* p) {
 }
 template <class T> inline void store(T* p, Vec<T> v) { std::memcpy(p, &v, sizeof v); }
 
-// Keeps a loaded row of B in a register (otherwise GCC folds the load into each of the R
-// FMAs that use it, and the tile becomes load-bound).
-template <class T> inline Vec<T> held(Vec<T> v) {
-#if defined(__GNUC__) && defined(__AVX512F__)
-  asm("" : "+v"(v));
-#elif defined(__GNUC__) && defined(__AVX__)
-  asm("" : "+x"(v));
-#endif
-  return v;
-}
-
 struct OperandA {
   std::int64_t row, col;  // element (i, j) at i * row + j * col
 };
@@ -53,7 +44,7 @@ void tile(int depth, T alpha, const T* a, OperandA sa, const T* b, int ldb, T be
     for (int v = 0; v < V; ++v) acc[r][v] = Vec<T>{};
   for (int p = 0; p < depth; ++p) {
     Vec<T> row[V];
-    for (int v = 0; v < V; ++v) row[v] = held<T>(load(b + std::int64_t{p} * ldb + v * kLanes<T>));
+    for (int v = 0; v < V; ++v) row[v] = held_in_register(load(b + std::int64_t{p} * ldb + v * kLanes<T>));
     for (int r = 0; r < R; ++r) {
       const Vec<T> ar = a[r * sa.row + p * sa.col] - Vec<T>{};  // a broadcast straight from memory
       for (int v = 0; v < V; ++v) acc[r][v] += ar * row[v];
