@@ -4,7 +4,8 @@
 // W(c) = channels [c - (size-1)/2, c - (size-1)/2 + size - 1] clipped to [0, C) (Caffe's pre_pad).
 // Backward (Caffe's CrossChannelBackward):
 //   dx[c] = dy[c] scale[c]^-beta - 2 alpha beta / size * x[c] * sum_{c': c in W(c')} dy[c'] y[c'] / scale[c'].
-// The workspace holds scale (x's shape and dtype) from forward to backward.
+// The workspace holds scale (x's shape and dtype) from forward to backward. scale^-beta is
+// lrn_math.h's (square roots for beta = 0.75).
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "kernels/contract/op_check.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/lrn_math.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/scratch.h"
 
@@ -46,10 +48,10 @@ void CpuBackend::lrn_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace,
                      T* sc = scale + r * plane;
                      window_sum(channels, plane, c - pre, c - pre + p.size, sc,
                                 [&](std::int64_t cc, std::int64_t s) { return xi[cc * plane + s] * xi[cc * plane + s]; });
-                     for (std::int64_t s = 0; s < plane; ++s) {
-                       sc[s] = k + a * sc[s];
-                       out[r * plane + s] = in[r * plane + s] * std::pow(sc[s], -beta);
-                     }
+                     for (std::int64_t s = 0; s < plane; ++s) sc[s] = k + a * sc[s];
+                     T* yr = out + r * plane;
+                     pow_minus_beta(plane, sc, beta, yr);
+                     for (std::int64_t s = 0; s < plane; ++s) yr[s] *= in[r * plane + s];
                    }
                  });
   });
@@ -77,8 +79,8 @@ void CpuBackend::lrn_backward_impl(const Tensor& x, const Tensor& y, const Tenso
           window_sum(channels, plane, c + pre - p.size + 1, c + pre + 1, acc,
                      [&](std::int64_t cc, std::int64_t s) { return ratio[cc * plane + s]; });
           const std::int64_t at = base + c * plane;
-          for (std::int64_t s = 0; s < plane; ++s)
-            d[at + s] = g[at + s] * std::pow(scale[at + s], -beta) - coeff * in[at + s] * acc[s];
+          pow_minus_beta(plane, scale + at, beta, d + at);
+          for (std::int64_t s = 0; s < plane; ++s) d[at + s] = g[at + s] * d[at + s] - coeff * in[at + s] * acc[s];
         }
       }
     });

@@ -1,13 +1,14 @@
 // LRN across channels of channel-blocked tensors, a pixel's channels at a time (lrn_blocked.h).
 // The window sums add the same terms in the same order as the NCHW loops (lrn.cpp; the zero
 // padding adds exact zeros); the results differ from theirs by rounding: k + a * sum may be
-// one fused multiply-add in the vector loop, and beta = 0.75 takes square roots, not std::pow.
+// one fused multiply-add in the vector loop.
 #include "kernels/cpu/lrn_blocked.h"
 
 #include <cmath>
 #include <stdexcept>
 
 #include "kernels/cpu/dtype_dispatch.h"
+#include "kernels/cpu/lrn_math.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/scratch.h"
 
@@ -62,19 +63,6 @@ template <class T> void window_sums(std::int64_t channels, int size, const T* pa
 #pragma omp simd
     for (std::int64_t c = 0; c < channels; ++c) out[c] += from[c];
   }
-}
-
-// out[c] = scale[c]^-beta.
-template <class T> void pow_minus_beta(std::int64_t channels, const T* scale, T beta, T* out) {
-  if (beta == T(0.75)) {
-#pragma omp simd
-    for (std::int64_t c = 0; c < channels; ++c) {
-      const T root = std::sqrt(scale[c]);
-      out[c] = T(1) / (root * std::sqrt(root));
-    }
-    return;
-  }
-  for (std::int64_t c = 0; c < channels; ++c) out[c] = std::pow(scale[c], -beta);
 }
 
 // A thread's rows: `count` rows of C + size - 1 elements (room for a padded row).
