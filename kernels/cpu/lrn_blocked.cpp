@@ -4,6 +4,7 @@
 // one fused multiply-add in the vector loop.
 #include "kernels/cpu/lrn_blocked.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -65,6 +66,10 @@ template <class T> void window_sums(std::int64_t channels, int size, const T* pa
   }
 }
 
+// Pixels whose rows are gathered before any is summed: the window sums read a row at 'size'
+// unaligned offsets, which, right after the row's stores, wait for them (store forwarding).
+constexpr std::int64_t kPixelTile = 8;
+
 // A thread's rows: `count` rows of C + size - 1 elements (room for a padded row).
 template <class T> T* rows(const Geometry& g, int count) {
   return scratch_of<T>(ScratchSlot::layout_in, static_cast<std::size_t>(count * (g.c + g.size - 1)));
@@ -84,22 +89,32 @@ void lrn_blocked_forward(int threads, const Tensor& x, Tensor& y, Tensor& worksp
     T *out = y.data<T>(), *scale_out = workspace.data<T>();
     const std::int64_t width = g.c + g.size - 1;
     parallel_for(threads, g.pixels(), row_grain(g.c * g.size), [&](std::int64_t begin, std::int64_t end) {
-      T* const base = rows<T>(g, 4);
-      T *xr = base, *squares = base + width, *scale = base + 2 * width, *factor = base + 3 * width;
-      for (std::int64_t i = 0; i < width; ++i) squares[i] = T(0);  // the padding stays zero
-      for (std::int64_t px = begin; px < end; ++px) {
-        const std::int64_t at = g.start(px);
-        gather(g, in, at, xr);
+      // Rows of kPixelTile pixels: xr and squares (zero padding kept) for each, then scale and
+      // factor, one pixel at a time.
+      T* const base = rows<T>(g, 2 * kPixelTile + 2);
+      T *xr = base, *squares = base + kPixelTile * width, *scale = base + 2 * kPixelTile * width,
+        *factor = scale + width;
+      for (std::int64_t i = 0; i < kPixelTile * width; ++i) squares[i] = T(0);  // the padding stays zero
+      for (std::int64_t px0 = begin; px0 < end; px0 += kPixelTile) {
+        const std::int64_t tile = std::min<std::int64_t>(kPixelTile, end - px0);
+        for (std::int64_t t = 0; t < tile; ++t) {
+          T *x_t = xr + t * width, *sq = squares + t * width + g.pre;
+          gather(g, in, g.start(px0 + t), x_t);
 #pragma omp simd
-        for (std::int64_t c = 0; c < g.c; ++c) squares[g.pre + c] = xr[c] * xr[c];
-        window_sums(g.c, g.size, squares, scale);
+          for (std::int64_t c = 0; c < g.c; ++c) sq[c] = x_t[c] * x_t[c];
+        }
+        for (std::int64_t t = 0; t < tile; ++t) {
+          const T* x_t = xr + t * width;
+          window_sums(g.c, g.size, squares + t * width, scale);
 #pragma omp simd
-        for (std::int64_t c = 0; c < g.c; ++c) scale[c] = k + a * scale[c];
-        pow_minus_beta(g.c, scale, beta, factor);
+          for (std::int64_t c = 0; c < g.c; ++c) scale[c] = k + a * scale[c];
+          pow_minus_beta(g.c, scale, beta, factor);
 #pragma omp simd
-        for (std::int64_t c = 0; c < g.c; ++c) factor[c] *= xr[c];
-        scatter(g, factor, at, out);
-        scatter(g, scale, at, scale_out);
+          for (std::int64_t c = 0; c < g.c; ++c) factor[c] *= x_t[c];
+          const std::int64_t at = g.start(px0 + t);
+          scatter(g, factor, at, out);
+          scatter(g, scale, at, scale_out);
+        }
       }
     });
   });
@@ -118,24 +133,34 @@ void lrn_blocked_backward(int threads, const Tensor& x, const Tensor& y, const T
     T* d = dx.data<T>();
     const std::int64_t width = g.c + g.size - 1, left = g.size - 1 - g.pre;  // ratio's padding before channel 0
     parallel_for(threads, g.pixels(), row_grain(g.c * g.size), [&](std::int64_t begin, std::int64_t end) {
-      T* const base = rows<T>(g, 6);
-      T *xr = base, *yr = base + width, *gr = base + 2 * width, *scale = base + 3 * width;
-      T *ratio = base + 4 * width, *acc = base + 5 * width;
-      for (std::int64_t i = 0; i < width; ++i) ratio[i] = T(0);
-      for (std::int64_t px = begin; px < end; ++px) {
-        const std::int64_t at = g.start(px);
-        gather(g, in, at, xr);
-        gather(g, out, at, yr);
-        gather(g, grad, at, gr);
-        gather(g, scale_in, at, scale);
+      // Rows of kPixelTile pixels: x, y, dy, scale and the padded ratio for each, then the
+      // window sums one pixel at a time.
+      T* const base = rows<T>(g, 5 * kPixelTile + 1);
+      T *xr = base, *yr = base + kPixelTile * width, *gr = base + 2 * kPixelTile * width;
+      T *scale = base + 3 * kPixelTile * width, *ratio = base + 4 * kPixelTile * width, *acc = base + 5 * kPixelTile * width;
+      for (std::int64_t i = 0; i < kPixelTile * width; ++i) ratio[i] = T(0);
+      for (std::int64_t px0 = begin; px0 < end; px0 += kPixelTile) {
+        const std::int64_t tile = std::min<std::int64_t>(kPixelTile, end - px0);
+        for (std::int64_t t = 0; t < tile; ++t) {
+          const std::int64_t at = g.start(px0 + t), row = t * width;
+          gather(g, in, at, xr + row);
+          gather(g, out, at, yr + row);
+          gather(g, grad, at, gr + row);
+          gather(g, scale_in, at, scale + row);
+          T* r = ratio + row + left;
 #pragma omp simd
-        for (std::int64_t c = 0; c < g.c; ++c) ratio[left + c] = gr[c] * yr[c] / scale[c];
-        // c is in W(c') for c' in [c + pre - size + 1, c + pre]: padded indices [c, c + size)
-        window_sums(g.c, g.size, ratio, acc);
-        pow_minus_beta(g.c, scale, beta, yr);  // y's row is not read again
+          for (std::int64_t c = 0; c < g.c; ++c) r[c] = gr[row + c] * yr[row + c] / scale[row + c];
+        }
+        for (std::int64_t t = 0; t < tile; ++t) {
+          const std::int64_t row = t * width;
+          // c is in W(c') for c' in [c + pre - size + 1, c + pre]: padded indices [c, c + size)
+          window_sums(g.c, g.size, ratio + row, acc);
+          T* f = yr + row;  // y's row is not read again: scale^-beta
+          pow_minus_beta(g.c, scale + row, beta, f);
 #pragma omp simd
-        for (std::int64_t c = 0; c < g.c; ++c) acc[c] = gr[c] * yr[c] - coeff * xr[c] * acc[c];
-        scatter(g, acc, at, d);
+          for (std::int64_t c = 0; c < g.c; ++c) acc[c] = gr[row + c] * f[c] - coeff * xr[row + c] * acc[c];
+          scatter(g, acc, g.start(px0 + t), d);
+        }
       }
     });
   });
