@@ -1,9 +1,9 @@
 // L consecutive output cells of one row whose pooling windows lie wholly inside the image, as
 // vectors of L lanes (GCC vector extensions; L = 16, 8, 4, 2 from fixed_widths.h, 1 scalar).
 // Cell l's window (its part inside the image) starts at plane index at + l * stride; tap t adds
-// taps[t] (i * W + j, in row-major order). For each tap the L values are one load (stride 1), two loads and an
-// even-lane shuffle (stride 2: the pools of LeNet, cifar10_quick and the TF CNN), or L scalar
-// reads (other strides). Written as vectors because the plain loop over L cells, unrolled by
+// taps[t] (i * W + j, in row-major order). For each tap the L values are one load (stride 1),
+// two loads and an even-lane shuffle (stride 2: cifar10_quick's and the TF CNN's 3x3 pools), or
+// L scalar reads (other strides). Written as vectors because the plain loop over L cells, unrolled by
 // the compiler, left its max selects as compare-and-branch per cell (ablate_micro
 // pool/cifar_pool1 forward, 3x3 windows at stride 2: 14 ms on 2 threads). Never reads past the
 // last window's last cell.
