@@ -64,7 +64,7 @@ const std::vector<FlagSpec>& run_flags() {
       {"profile", "FILE", "write a Chrome trace (Perfetto, chrome://tracing) of every op and step to FILE"},
       {"no-memory-check", "", "train even if the memory estimate exceeds the available memory"},
       {"conv-mode", "NAME", "eigen, openblas, onednn: convolution as per_image, batched, omp_per_image (default) or omp_batched im2col + GEMM"},
-      {"conv-lowering", "NAME", "eigen, openblas, onednn: per_image_gemm, batched_gemm, eigen_spatial (eigen), direct (onednn) or omp_per_image (default; onednn: direct)"},
+      {"conv-lowering", "NAME", "eigen, openblas, onednn: per_image_gemm, batched_gemm, eigen_spatial (eigen), direct (onednn), tiled_gemm (eigen: ablate's own GEMM) or omp_per_image (default; onednn: direct)"},
       {"threading", "NAME", "eigen, openblas, onednn: who owns the threads: library, openmp_images, openmp_frames (Torch7) or intra_inter (TensorFlow)"},
       {"onednn-conv-layout", "NAME", "onednn: convolution layout autotune (default), plain, nhwc or blocked"},
       {"pool-gradient", "first|all", "max pooling's gradient to the first maximum (default) or to every tied maximum (Theano)"},
