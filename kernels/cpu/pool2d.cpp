@@ -300,23 +300,22 @@ void avg_backward(int threads, const PoolGeometry& g, const Pool2dParams& p, con
           const std::int64_t divisor = win.h.count[oh] * win.w.count[ow];
           share[static_cast<std::size_t>(ow)] = divisor > 0 ? dout[oh * g.ow + ow] / static_cast<T>(divisor) : T(0);
         }
-        for (std::int64_t ow = 0; ow < g.ow; ++ow) {
-          if (ow == cols.lo && cols.lo < cols.hi) {  // the row's cells of full width, tap by tap
-            for (std::int64_t h = win.h.lo[oh]; h < win.h.hi[oh]; ++h)
-              for (std::int64_t j = 0; j < p.kernel_w; ++j) {
-                T* to = din + h * g.w + win.w.lo[ow] + j;
-                const T* from = share.data() + ow;
-                if (p.stride_w == 1) add_shares<1>(to, from, cols.hi - cols.lo, 1);
-                else if (p.stride_w == 2) add_shares<2>(to, from, cols.hi - cols.lo, 2);
-                else add_shares<0>(to, from, cols.hi - cols.lo, p.stride_w);
-              }
-            ow = cols.hi - 1;
-            continue;
-          }
+        auto clipped = [&](std::int64_t ow) {
           const T s = share[static_cast<std::size_t>(ow)];
           for (std::int64_t h = win.h.lo[oh]; h < win.h.hi[oh]; ++h)
             for (std::int64_t w = win.w.lo[ow]; w < win.w.hi[ow]; ++w) din[h * g.w + w] += s;
-        }
+        };
+        for (std::int64_t ow = 0; ow < std::min(cols.lo, cols.hi); ++ow) clipped(ow);
+        // The row's cells of full width, tap by tap.
+        for (std::int64_t h = win.h.lo[oh]; h < win.h.hi[oh] && cols.lo < cols.hi; ++h)
+          for (std::int64_t j = 0; j < p.kernel_w; ++j) {
+            T* to = din + h * g.w + win.w.lo[cols.lo] + j;
+            const T* from = share.data() + cols.lo;
+            if (p.stride_w == 1) add_shares<1>(to, from, cols.hi - cols.lo, 1);
+            else if (p.stride_w == 2) add_shares<2>(to, from, cols.hi - cols.lo, 2);
+            else add_shares<0>(to, from, cols.hi - cols.lo, p.stride_w);
+          }
+        for (std::int64_t ow = std::max(cols.lo, cols.hi); ow < g.ow; ++ow) clipped(ow);
       }
     }
   });
