@@ -10,7 +10,8 @@
 // workers and groups. Layers of few input channels take direct loops instead when the setup
 // says so (ConvSetup::few_channels, conv_few_channels.h), over the same image chunks. The
 // tiled_gemm lowering runs the same loops on ablate's own GEMM (tiled_gemm.h), which takes no
-// B^T: its weight gradient is the transpose, dW^T [R, K] = sum of col [R, P] x dY^T [P, K].
+// B^T: its weight gradient reads each image's im2row instead (im2col.h: the taps along a row),
+// dW [K, R] += dY [K, P] x rows [P, R].
 #include <algorithm>
 #include <stdexcept>
 
@@ -133,33 +134,30 @@ void backward_weights_images(const ConvGeometry& g, const Gemm& gemm, int thread
   }
 }
 
-// tiled_gemm's weight gradient over images [begin, end) into dw_acc [K, R]: dY^T [P, Kv] (K
-// padded with zero columns to whole vectors) per image, dW^T [R, Kv] summed in the tiles, then
-// transposed.
+// tiled_gemm's weight gradient over images [begin, end) into dw_acc [K, R]: per image
+// dW [K, Rv] += dY [K, P] x rows [P, Rv], rows the image's im2row (R taps padded with zero
+// columns to whole vectors, Rv), so that the taps lie along the tiles' vectors and K along their
+// rows; the padded columns of the sums are dropped at the end.
 template <class T>
 void tiled_backward_weights_images(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
                                    std::int64_t end) {
   const std::int64_t p = g.pixels(), rows = g.col_rows(), lanes = tiled_gemm_lanes<T>();
-  const std::int64_t kv = (g.k + lanes - 1) / lanes * lanes;
+  // One vector more where a row is a whole number of KiB (LeNet's conv2: 512 floats, 2 KiB):
+  // there the rows of a tile's column share a few L1 sets and evict each other.
+  std::int64_t rv = (rows + lanes - 1) / lanes * lanes;
+  if (rv * static_cast<std::int64_t>(sizeof(T)) % 1024 == 0) rv += lanes;
   if (begin >= end) {
     std::fill(dw_acc, dw_acc + g.k * rows, T(0));
     return;
   }
-  T* dyt = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(p * kv));
-  T* sums = scratch_of<T>(ScratchSlot::tile_sums, static_cast<std::size_t>(rows * kv));
-  std::fill(dyt, dyt + p * kv, T(0));
+  T* taps = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(p * rv));
+  T* sums = scratch_of<T>(ScratchSlot::tile_sums, static_cast<std::size_t>(g.k * rv));
   for (std::int64_t n = begin; n < end; ++n) {
-    const T* col = group_columns(g, 1, x, n, 1);
-    // dyt [P, Kv] = dy [K, P]^T, 16 pixels at a time (the 16 rows of dyt being written stay in L1).
-    const T* dyn = dy + n * g.out_size();
-    for (std::int64_t i0 = 0; i0 < p; i0 += 16)
-      for (std::int64_t k = 0; k < g.k; ++k)
-        for (std::int64_t i = i0; i < std::min(p, i0 + 16); ++i) dyt[i * kv + k] = dyn[k * p + i];
-    tiled_gemm(false, static_cast<int>(rows), static_cast<int>(kv), static_cast<int>(p), T(1), col,
-               static_cast<int>(p), dyt, static_cast<int>(kv), n == begin ? T(0) : T(1), sums, static_cast<int>(kv));
+    im2row(g, x + n * g.in_size(), taps, rv);
+    tiled_gemm(false, static_cast<int>(g.k), static_cast<int>(rv), static_cast<int>(p), T(1), dy + n * g.out_size(),
+               static_cast<int>(p), taps, static_cast<int>(rv), n == begin ? T(0) : T(1), sums, static_cast<int>(rv));
   }
-  for (std::int64_t k = 0; k < g.k; ++k)
-    for (std::int64_t r = 0; r < rows; ++r) dw_acc[k * rows + r] = sums[r * kv + k];
+  for (std::int64_t k = 0; k < g.k; ++k) std::copy_n(sums + k * rv, rows, dw_acc + k * rows);
 }
 
 // f(gemm) with the GEMM the loops call: the backend's library, or ablate's tiles.

@@ -6,6 +6,7 @@
 #include "kernels/cpu/im2col.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace ablate::kernels::cpu {
@@ -90,6 +91,40 @@ template <class T> void im2col(const ConvGeometry& g, const T* x, T* col, std::i
   }
 }
 
+// A row of im2row is, per (c, i), the KW taps of one input row: a contiguous run whatever the
+// stride (the stride moves the run from pixel to pixel), clipped where it leaves the image.
+// A pixel whose window lies inside the image copies each run of up to 8 taps as one block of 8
+// (one vector move): the extra elements land where the next run or the zeroed tail is written
+// after them, and the block is read only where it stays inside x.
+template <class T> void im2row(const ConvGeometry& g, const T* x, T* row, std::int64_t ld) {
+  const std::int64_t sh = g.p.stride_h, sw = g.p.stride_w, pt = g.p.pad_top, pl = g.p.pad_left;
+  const std::int64_t taps = g.col_rows(), kw = g.kw, kh = g.kh, plane = g.h * g.w;
+  for (std::int64_t oh = 0; oh < g.oh; ++oh)
+    for (std::int64_t ow = 0; ow < g.ow; ++ow, row += ld) {
+      const std::int64_t top = oh * sh - pt, left = ow * sw - pl;  // input row of i = 0, column of j = 0
+      const std::int64_t last = (g.c - 1) * plane + (top + kh - 1) * g.w + left;  // the last run's start
+      T* dst = row;
+      if (kw <= 8 && top >= 0 && top + kh <= g.h && left >= 0 && left + kw <= g.w && last + 8 <= g.in_size() &&
+          taps - kw + 8 <= ld) {
+        for (std::int64_t c = 0; c < g.c; ++c) {
+          const T* src = x + c * plane + top * g.w + left;
+          for (std::int64_t i = 0; i < kh; ++i, src += g.w, dst += kw) std::memcpy(dst, src, 8 * sizeof(T));
+        }
+      } else {
+        const std::int64_t j_lo = std::clamp<std::int64_t>(-left, 0, kw), j_hi = std::clamp<std::int64_t>(g.w - left, j_lo, kw);
+        for (std::int64_t c = 0; c < g.c; ++c)
+          for (std::int64_t i = 0; i < kh; ++i, dst += kw) {
+            const std::int64_t ih = top + i;
+            std::fill(dst, dst + kw, T(0));
+            if (ih < 0 || ih >= g.h) continue;
+            const T* src = x + c * plane + ih * g.w;
+            std::copy(src + (left + j_lo), src + (left + j_hi), dst + j_lo);
+          }
+      }
+      std::fill(row + taps, row + ld, T(0));
+    }
+}
+
 template <class T> void col2im(const ConvGeometry& g, const T* col, std::int64_t ld, T* dx) {
   const std::int64_t sh = g.p.stride_h, sw = g.p.stride_w, pt = g.p.pad_top, pl = g.p.pad_left;
   const Runs runs = runs_of(g);
@@ -111,6 +146,8 @@ template <class T> void col2im(const ConvGeometry& g, const T* col, std::int64_t
 
 template void im2col<float>(const ConvGeometry&, const float*, float*, std::int64_t);
 template void im2col<double>(const ConvGeometry&, const double*, double*, std::int64_t);
+template void im2row<float>(const ConvGeometry&, const float*, float*, std::int64_t);
+template void im2row<double>(const ConvGeometry&, const double*, double*, std::int64_t);
 template void col2im<float>(const ConvGeometry&, const float*, std::int64_t, float*);
 template void col2im<double>(const ConvGeometry&, const double*, std::int64_t, double*);
 
