@@ -26,14 +26,20 @@ const PlannedBackend::Owned& PlannedBackend::owned_of(const Backend& backend) co
   throw std::invalid_argument("planned backend: '" + backend.name() + "' was not added to this plan");
 }
 
+std::string_view PlannedBackend::weights_layer(std::string_view row) {
+  if (row.size() <= kWeightsSuffix.size() || row.substr(row.size() - kWeightsSuffix.size()) != kWeightsSuffix) return {};
+  return row.substr(0, row.size() - kWeightsSuffix.size());
+}
+
 void PlannedBackend::route(const std::string& layer, Backend& backend, bool blocked) {
   owned_of(backend);
+
   for (const auto& [name, b] : routes_)
     if (name == layer)
       throw std::invalid_argument("planned backend: layer '" + layer + "' is routed twice (to " + owned_of(*b).label +
                                   " and " + owned_of(backend).label + ")");
   routes_.emplace_back(layer, &backend);
-  if (blocked) blocked_.push_back(layer);
+  if (blocked && weights_layer(layer).empty()) blocked_.push_back(layer);  // a weights row takes its layer's layout
 }
 
 void PlannedBackend::route_all(Backend* backend, std::vector<std::pair<std::string, Backend*>> except, bool blocked) {
@@ -55,9 +61,19 @@ Backend& PlannedBackend::backend_of(std::string_view layer) const {
   return *backends_.front().backend;
 }
 
+Backend& PlannedBackend::weights_backend_of(std::string_view layer) const {
+  if (blocked(layer)) return backend_of(layer);
+  for (const auto& [name, b] : all_ ? all_except_ : routes_)
+    if (!layer.empty() && weights_layer(name) == layer) return *b;
+  return backend_of(layer);
+}
+
+bool PlannedBackend::blocked(std::string_view layer) const {
+  return all_ ? all_blocked_ : std::find(blocked_.begin(), blocked_.end(), layer) != blocked_.end();
+}
+
 int PlannedBackend::channel_block_for(DType dtype, std::string_view layer) const {
-  const bool blocked = all_ ? all_blocked_ : std::find(blocked_.begin(), blocked_.end(), layer) != blocked_.end();
-  return blocked ? backend_of(layer).channel_block(dtype) : 0;
+  return blocked(layer) ? backend_of(layer).channel_block(dtype) : 0;
 }
 
 std::string PlannedBackend::library_version() const {

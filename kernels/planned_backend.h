@@ -12,6 +12,13 @@
 // fills and backward reads (pooling's argmax, oneDNN's workspace) stay with one backend.
 // Device backends (cuda) are refused: their tensors live elsewhere.
 //
+// A plan may also give a convolution's weight gradient a backend of its own: the row
+// "<layer>:weights" (weights_row) routes the layer's conv2d_backward_weights, which reads only
+// x and dy, so that the forward, the data gradient and the weight gradient each take their
+// fastest (they differ: on LeNet's conv2 oneDNN's direct weight gradient beside ablate's tiles
+// for the other two). It reads them in its layer's layout; where the layer runs blocked the
+// gradient stays with the layer's backend.
+//
 // The chosen backend's public op runs (its contract checks the arguments a second time: a few
 // comparisons, nothing next to a convolution). For measuring a plan, route_all sends every op
 // to one backend whatever the layer.
@@ -47,6 +54,13 @@ class PlannedBackend final : public Backend {
   void route_all(Backend* backend, std::vector<std::pair<std::string, Backend*>> except = {}, bool blocked = false);
   // The backend that runs the ops of `layer` now.
   Backend& backend_of(std::string_view layer) const;
+  // The backend that runs the convolution weight gradient of `layer` now: its weights row's
+  // where one is routed and the layer is not blocked, otherwise the layer's.
+  Backend& weights_backend_of(std::string_view layer) const;
+  // "conv2:weights": the plan row of a layer's weight gradient; "" when `row` names none,
+  // otherwise the layer it names (weights_layer).
+  static std::string weights_row(std::string_view layer) { return std::string(layer) + std::string(kWeightsSuffix); }
+  static std::string_view weights_layer(std::string_view row);
   Backend& fallback() { return *backends_.front().backend; }
   // The block of the backend that runs `layer` now where that layer is routed blocked (route,
   // route_all), otherwise 0: by default a plan keeps every layer's edges in NCHW.
@@ -84,7 +98,7 @@ class PlannedBackend final : public Backend {
   }
   void conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias,
                                     const Conv2dParams& p) override {
-    pick().conv2d_backward_weights(x, dy, dw, dbias, p);
+    switched(weights_backend_of(current_op_label().layer)).conv2d_backward_weights(x, dy, dw, dbias, p);
   }
   void conv2d_map_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& table, Tensor& y,
                                const Conv2dParams& p) override {
@@ -230,8 +244,10 @@ class PlannedBackend final : public Backend {
     std::unique_ptr<Backend> backend;
     std::string label;
   };
-  Backend& pick() {
-    Backend& b = backend_of(current_op_label().layer);
+  static constexpr std::string_view kWeightsSuffix = ":weights";
+  Backend& pick() { return switched(backend_of(current_op_label().layer)); }
+  // `b`, after releasing the threads of the backend of the op before (release_on_switch_).
+  Backend& switched(Backend& b) {
     if (release_on_switch_ && last_ != &b) {
       if (last_) last_->release_threads();
       last_ = &b;
@@ -239,6 +255,7 @@ class PlannedBackend final : public Backend {
     return b;
   }
   const Owned& owned_of(const Backend& backend) const;
+  bool blocked(std::string_view layer) const;
 
   std::vector<Owned> backends_;                           // [0]: the fallback
   std::vector<std::pair<std::string, Backend*>> routes_;  // few layers: a linear search

@@ -36,7 +36,10 @@ class LayerTimer final : public kernels::OpObserver {
   void begin(kernels::OpCall& call) override { call.started = clock(); }
   void end(const kernels::OpCall& call, bool) override {
     const double elapsed = clock() - call.started;
-    const std::string layer(kernels::current_op_label().layer);
+    std::string layer(kernels::current_op_label().layer);
+    // A convolution's weight gradient is a row of its own (planned_backend.h).
+    if (call.op == kernels::Op::conv2d_backward_weights && !layer.empty())
+      layer = kernels::PlannedBackend::weights_row(layer);
     const std::lock_guard<std::mutex> lock(mutex_);
     totals_[layer] += std::max(0.0, elapsed);
     ops_[layer].insert(call.op);
@@ -272,6 +275,25 @@ PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec) {
   return k;
 }
 
+void plain_weights_rows(LayerPlan& plan, std::size_t plain_count) {
+  for (LayerPlan::Row& row : plan.rows)
+    if (!kernels::PlannedBackend::weights_layer(row.layer).empty() && row.choice.blocked &&
+        row.seconds.size() == plan.candidates.size() && plain_count > 0) {
+      std::size_t best = 0;
+      for (std::size_t i = 1; i < plain_count; ++i)
+        if (row.seconds[i] < row.seconds[best]) best = i;
+      row.choice = plan.candidates[best];
+    }
+  const LayerPlan all = plan;
+  plan.rows.clear();
+  for (const LayerPlan::Row& row : all.rows) {
+    const std::string_view layer = kernels::PlannedBackend::weights_layer(row.layer);
+    const LayerPlan::Row* own = layer.empty() ? nullptr : all.row(std::string(layer));
+    if (!layer.empty() && (row.choice.blocked || (own && own->choice == row.choice))) continue;
+    plan.rows.push_back(row);
+  }
+}
+
 bool ops_one_at_a_time(const RunConfig& config) {
   return config.strategy != "static" || config.switches.executor != graph::ExecutorKind::parallel;
 }
@@ -280,7 +302,9 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
                                                               const BackendSettings& run, bool one_at_a_time) {
   for (const LayerPlan::Row& row : plan.rows) {  // every layer and choice checked before any backend is made
     bool in_model = false;
-    for (const models::LayerSpec& layer : spec.layers) in_model = in_model || layer.name == row.layer;
+    const std::string_view named = kernels::PlannedBackend::weights_layer(row.layer);
+    const std::string layer_name = named.empty() ? row.layer : std::string(named);
+    for (const models::LayerSpec& layer : spec.layers) in_model = in_model || layer.name == layer_name;
     if (!in_model)
       throw std::invalid_argument("plan: layer '" + row.layer + "' is not a layer of model " + spec.name +
                                   " (a plan of another model?)");
@@ -344,7 +368,10 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   planned->set_observer(&timer);
   std::int64_t iteration = 0;
   std::vector<std::string> layers;
-  for (const models::LayerSpec& layer : spec.layers) layers.push_back(layer.name);
+  for (const models::LayerSpec& layer : spec.layers) {
+    layers.push_back(layer.name);
+    if (layer.type == "convolution") layers.push_back(kernels::PlannedBackend::weights_row(layer.name));
+  }
   // One training step of candidate `index` on `engines` (a blocked candidate on the blocked
   // engine, every layer on it; a plain one with its stand-ins): each layer's seconds.
   auto step = [&](StepEngines& engines, std::size_t index, const StandIns& stand_ins) {
@@ -422,6 +449,7 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
     if (total > 0) timed.push_back(std::move(row));
   }
   plan.rows = std::move(timed);
+  plain_weights_rows(plan, plain_count);
   plan.key = plan_key(config, spec);
   plan.fallback = PlanChoice{config.backend.name,
                              config.backend.options.conv_lowering

@@ -75,6 +75,65 @@ TEST(PlannedBackend, RunsEachLayerOnItsRoutedBackend) {
   }
 }
 
+// The ops that reached one backend of a plan.
+class OpsSeen final : public OpObserver {
+ public:
+  void begin(OpCall&) override {}
+  void end(const OpCall& call, bool) override { ops.push_back(call.op); }
+  std::vector<Op> ops;
+};
+
+// One convolution's three passes under layer conv1's label.
+void convolution_passes(Backend& backend) {
+  Tensor x({1, 1, 4, 4}), w({1, 1, 3, 3}), bias({1}), y({1, 1, 2, 2}), dy({1, 1, 2, 2}), dx({1, 1, 4, 4}),
+      dw({1, 1, 3, 3}), dbias({1});
+  backend.fill(x, 1.0);
+  backend.fill(w, 0.5);
+  backend.fill(bias, 0.0);
+  backend.fill(dy, 1.0);
+  const OpLabelScope label({"backward", "conv1", "convolution"});
+  backend.conv2d_forward(x, w, bias, y, Conv2dParams{});
+  backend.conv2d_backward_data(dy, w, dx, Conv2dParams{});
+  backend.conv2d_backward_weights(x, dy, dw, dbias, Conv2dParams{});
+}
+
+TEST(PlannedBackend, AWeightsRowRunsTheLayersWeightGradientUnlessTheLayerIsBlocked) {
+  EXPECT_EQ(PlannedBackend::weights_row("conv1"), "conv1:weights");
+  EXPECT_EQ(PlannedBackend::weights_layer("conv1:weights"), "conv1");
+  EXPECT_EQ(PlannedBackend::weights_layer("conv1"), "");
+  EXPECT_EQ(PlannedBackend::weights_layer(":weights"), "");
+  for (const bool blocked : {false, true}) {
+    PlannedBackend planned(make_backend("reference"), "reference");
+    Backend& layer = planned.add(make_backend("reference"), "layer");
+    Backend& gradient = planned.add(make_backend("reference"), "gradient");
+    OpsSeen on_layer, on_gradient;
+    layer.set_observer(&on_layer);
+    gradient.set_observer(&on_gradient);
+    planned.route("conv1", layer, blocked);
+    planned.route("conv1:weights", gradient, true);  // a weights row takes its layer's layout, whatever it asks
+    convolution_passes(planned);
+    const std::vector<Op> both = {Op::conv2d_forward, Op::conv2d_backward_data};
+    if (blocked) {
+      EXPECT_TRUE(on_gradient.ops.empty()) << "a blocked layer keeps its weight gradient";
+      EXPECT_EQ(on_layer.ops.size(), 3u);
+    } else {
+      EXPECT_EQ(on_layer.ops, both);
+      EXPECT_EQ(on_gradient.ops, std::vector<Op>{Op::conv2d_backward_weights});
+      EXPECT_EQ(planned.channel_block_for(DType::f32, "conv1:weights"), 0);
+    }
+  }
+  // route_all with a weights row among the stand-ins: the gradient there, the rest on route_all's.
+  PlannedBackend planned(make_backend("reference"), "reference");
+  Backend& gradient = planned.add(make_backend("reference"), "gradient");
+  OpsSeen on_fallback, on_gradient;
+  planned.fallback().set_observer(&on_fallback);
+  gradient.set_observer(&on_gradient);
+  planned.route_all(&planned.fallback(), {{"conv1:weights", &gradient}});
+  convolution_passes(planned);
+  EXPECT_EQ(on_gradient.ops, std::vector<Op>{Op::conv2d_backward_weights});
+  EXPECT_EQ(on_fallback.ops.size(), 6u);  // the four fills (no layer), the forward and the data gradient
+}
+
 TEST(PlannedBackend, RefusesBadRoutes) {
   PlannedBackend planned(make_backend("reference"), "reference");
   auto stranger = make_backend("reference");

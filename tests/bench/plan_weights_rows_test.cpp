@@ -1,0 +1,70 @@
+// A convolution's weight gradient timed and chosen apart from its layer (the "<layer>:weights"
+// rows, kernels/planned_backend.h): plain_weights_rows (bench/run/plan_measure.h) keeps a row
+// only where it differs from its layer's choice, and in NCHW; a measured plan of a real network
+// names no row but its layers and their weights rows.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "bench/run/layer_plan.h"
+#include "bench/run/plan_measure.h"
+#include "bench/run/training_loop.h"
+#include "kernels/planned_backend.h"
+#include "models/model_spec.h"
+#include "tiny_run.h"
+
+namespace ablate::bench::run {
+namespace {
+
+using kernels::cpu::ConvLowering;
+using kernels::cpu::Threading;
+
+TEST(PlanWeightsRows, ARowOnItsLayersChoiceIsDroppedAndABlockedOneTakesItsFastestPlainChoice) {
+  LayerPlan plan;
+  const PlanChoice tiles{"eigen", ConvLowering::tiled_gemm, Threading::openmp_images};
+  const PlanChoice direct{"onednn", ConvLowering::direct, Threading::library};
+  PlanChoice blocked = direct;
+  blocked.blocked = true;
+  plan.candidates = {tiles, direct, blocked};
+  plan.rows = {{"conv1", tiles, {1, 2, 3}},
+               {"conv1:weights", blocked, {3, 2, 1}},  // blocked fastest: its fastest plain, direct
+               {"conv2", tiles, {1, 2, 3}},
+               {"conv2:weights", tiles, {1, 2, 3}},  // its layer's choice: dropped
+               {"conv3", blocked, {3, 2, 1}},
+               {"conv3:weights", blocked, {3, 1, 2}}};  // its fastest plain is its layer's backend, unblocked
+  plain_weights_rows(plan, 2);
+  ASSERT_EQ(plan.rows.size(), 5u) << plan.summary();
+  EXPECT_EQ(plan.summary(), "conv1=eigen/tiled_gemm,conv1:weights=onednn/direct,conv2=eigen/tiled_gemm,"
+                            "conv3=onednn/direct+blocked,conv3:weights=onednn/direct");
+}
+
+TEST(PlanWeightsRows, AMeasuredPlanNamesLayersAndTheirConvolutionsWeightsRowsOnly) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ablate_weights_rows_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  RunConfig c = tiny::tiny_config();
+  c.iterations = 1;
+  c.plan = "auto";
+  c.plan_cache = dir.string();
+  train_and_test(c, tiny::tiny_data());
+  const LayerPlan plan = read_plan_file((dir / "tiny.plan").string());
+  const models::ModelSpec spec = models::load_model(c.model);
+  for (const LayerPlan::Row& row : plan.rows) {
+    const std::string_view weights_of = kernels::PlannedBackend::weights_layer(row.layer);
+    const std::string layer = weights_of.empty() ? row.layer : std::string(weights_of);
+    const models::LayerSpec* found = nullptr;
+    for (const models::LayerSpec& l : spec.layers)
+      if (l.name == layer) found = &l;
+    ASSERT_NE(found, nullptr) << "row " << row.layer << " names no layer";
+    if (!weights_of.empty()) {
+      EXPECT_EQ(found->type, "convolution") << row.layer;
+      EXPECT_FALSE(row.choice.blocked) << row.layer;
+      EXPECT_NE(row.choice, plan.row(layer)->choice) << row.layer << " is on its layer's choice";
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ablate::bench::run
