@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "kernels/cpu/held_in_register.h"
 
@@ -36,15 +39,63 @@ struct OperandA {
   std::int64_t row, col;  // element (i, j) at i * row + j * col
 };
 
+// B as it lies in memory: row p at b + p * ldb.
+template <class T> struct DenseB {
+  const T* b;
+  std::int64_t ldb;
+  Vec<T> vector(int p, int v) const { return load(b + p * ldb + v * kLanes<T>); }
+  T at(int p, int j) const { return b[p * ldb + j]; }
+  DenseB column(int j) const { return {b + j, ldb}; }
+  DenseB depth(int p0) const { return {b + p0 * ldb, ldb}; }
+};
+
+// B as one image's im2col columns, never written (stride 1, no padding; tiled_gemm.h): row p
+// (tap c, i, j) of B starts at x + taps[p], and pixel q = (oh, ow) lies oh * in_w + ow past it.
+// A vector holds kLanes consecutive pixels: inside one output row (out_w a multiple of kLanes),
+// or (TwoRows) the out_w = kLanes / 2 pixels of two rows, two half loads joined.
+template <class T, bool TwoRows> struct ColumnsB {
+  const T* x;
+  const std::int64_t* taps;
+  std::int64_t out_w, in_w;
+  std::int64_t pixel[kWidest] = {};  // offset of the v-th vector's first pixel from the column block
+
+  Vec<T> vector(int p, int v) const {
+    const T* at = x + taps[p] + pixel[v];
+    if constexpr (TwoRows) return joined(at, at + in_w, std::make_index_sequence<kLanes<T>>());
+    else return load(at);
+  }
+  T at(int p, int q) const { return x[taps[p] + offset(q)]; }
+  ColumnsB column(int j) const {
+    ColumnsB c = *this;
+    for (int v = 0; v < kWidest; ++v) c.pixel[v] = offset(j + v * kLanes<T>);
+    return c;
+  }
+  ColumnsB depth(int p0) const {
+    ColumnsB c = *this;
+    c.taps += p0;
+    return c;
+  }
+
+ private:
+  std::int64_t offset(std::int64_t q) const { return q / out_w * in_w + q % out_w; }
+  template <std::size_t... I> static Vec<T> joined(const T* low, const T* high, std::index_sequence<I...>) {
+    typedef T Half __attribute__((vector_size(kBytes / 2)));
+    Half lo, hi;
+    std::memcpy(&lo, low, sizeof lo);
+    std::memcpy(&hi, high, sizeof hi);
+    return __builtin_shufflevector(lo, hi, I...);
+  }
+};
+
 // C tile [R, V vectors] at c: = alpha * op(A)[R, depth] x B[depth, V vectors] + beta * C.
-template <class T, int R, int V>
-void tile(int depth, T alpha, const T* a, OperandA sa, const T* b, int ldb, T beta, T* c, int ldc) {
+template <class T, int R, int V, class B>
+void tile(int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, T* c, int ldc) {
   Vec<T> acc[R][V];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < V; ++v) acc[r][v] = Vec<T>{};
   for (int p = 0; p < depth; ++p) {
     Vec<T> row[V];
-    for (int v = 0; v < V; ++v) row[v] = held_in_register(load(b + std::int64_t{p} * ldb + v * kLanes<T>));
+    for (int v = 0; v < V; ++v) row[v] = held_in_register(b.vector(p, v));
     for (int r = 0; r < R; ++r) {
       const Vec<T> ar = a[r * sa.row + p * sa.col] - Vec<T>{};  // a broadcast straight from memory
       for (int v = 0; v < V; ++v) acc[r][v] += ar * row[v];
@@ -58,48 +109,56 @@ void tile(int depth, T alpha, const T* a, OperandA sa, const T* b, int ldb, T be
 }
 
 // The last `rows` (< R) rows of a column of tiles, as one tile of that height.
-template <class T, int R, int V>
-void last_rows(int rows, int depth, T alpha, const T* a, OperandA sa, const T* b, int ldb, T beta, T* c, int ldc) {
+template <class T, int R, int V, class B>
+void last_rows(int rows, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, T* c, int ldc) {
   if constexpr (R > 1) {
-    if (rows == R) tile<T, R, V>(depth, alpha, a, sa, b, ldb, beta, c, ldc);
-    else last_rows<T, R - 1, V>(rows, depth, alpha, a, sa, b, ldb, beta, c, ldc);
+    if (rows == R) tile<T, R, V>(depth, alpha, a, sa, b, beta, c, ldc);
+    else last_rows<T, R - 1, V>(rows, depth, alpha, a, sa, b, beta, c, ldc);
   } else {
-    tile<T, 1, V>(depth, alpha, a, sa, b, ldb, beta, c, ldc);
+    tile<T, 1, V>(depth, alpha, a, sa, b, beta, c, ldc);
   }
 }
 
-// The tiles of the V vectors of columns at b and c, for every row.
-template <class T, int V>
-void tile_column(int m, int depth, T alpha, const T* a, OperandA sa, const T* b, int ldb, T beta, T* c, int ldc) {
+// The tiles of the V vectors of columns of b and c, for every row.
+template <class T, int V, class B>
+void tile_column(int m, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, T* c, int ldc) {
   constexpr int R = kAccumulators / V;
   int i = 0;
-  for (; i + R <= m; i += R) tile<T, R, V>(depth, alpha, a + i * sa.row, sa, b, ldb, beta, c + std::int64_t{i} * ldc, ldc);
+  for (; i + R <= m; i += R) tile<T, R, V>(depth, alpha, a + i * sa.row, sa, b, beta, c + std::int64_t{i} * ldc, ldc);
   if (i < m)
-    last_rows<T, R - 1, V>(m - i, depth, alpha, a + i * sa.row, sa, b, ldb, beta, c + std::int64_t{i} * ldc, ldc);
+    last_rows<T, R - 1, V>(m - i, depth, alpha, a + i * sa.row, sa, b, beta, c + std::int64_t{i} * ldc, ldc);
 }
 
 // One block of rows of B, [depth, n].
-template <class T>
-void block(int m, int n, int depth, T alpha, const T* a, OperandA sa, const T* b, int ldb, T beta, T* c, int ldc) {
+template <class T, class B>
+void block(int m, int n, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, T* c, int ldc) {
   constexpr int lanes = kLanes<T>;
   int j = 0;
   for (; j + kWidest * lanes <= n; j += kWidest * lanes)
-    tile_column<T, kWidest>(m, depth, alpha, a, sa, b + j, ldb, beta, c + j, ldc);
+    tile_column<T, kWidest>(m, depth, alpha, a, sa, b.column(j), beta, c + j, ldc);
   if (j + 2 * lanes <= n) {
-    tile_column<T, 2>(m, depth, alpha, a, sa, b + j, ldb, beta, c + j, ldc);
+    tile_column<T, 2>(m, depth, alpha, a, sa, b.column(j), beta, c + j, ldc);
     j += 2 * lanes;
   }
   if (j + lanes <= n) {
-    tile_column<T, 1>(m, depth, alpha, a, sa, b + j, ldb, beta, c + j, ldc);
+    tile_column<T, 1>(m, depth, alpha, a, sa, b.column(j), beta, c + j, ldc);
     j += lanes;
   }
   for (; j < n; ++j)  // columns past the last whole vector
     for (int i = 0; i < m; ++i) {
       T s = 0;
-      for (int p = 0; p < depth; ++p) s += a[i * sa.row + p * sa.col] * b[std::int64_t{p} * ldb + j];
+      for (int p = 0; p < depth; ++p) s += a[i * sa.row + p * sa.col] * b.at(p, j);
       T& out = c[std::int64_t{i} * ldc + j];
       out = beta == T(0) ? alpha * s : alpha * s + beta * out;
     }
+}
+
+// The blocks of kDepth rows of B; each block after the first adds to what the ones before it
+// stored.
+template <class T, class B>
+void blocks(int m, int n, int k, T alpha, const T* a, OperandA sa, const B& b, T beta, T* c, int ldc) {
+  for (int p0 = 0; p0 < k; p0 += kDepth)
+    block(m, n, std::min(kDepth, k - p0), alpha, a + p0 * sa.col, sa, b.depth(p0), p0 == 0 ? beta : T(1), c, ldc);
 }
 
 }  // namespace
@@ -114,14 +173,35 @@ void tiled_gemm(bool trans_a, int m, int n, int k, T alpha, const T* a, int lda,
     return;
   }
   const OperandA sa = trans_a ? OperandA{1, lda} : OperandA{lda, 1};
-  // Each block after the first adds to what the ones before it stored.
-  for (int p0 = 0; p0 < k; p0 += kDepth)
-    block(m, n, std::min(kDepth, k - p0), alpha, a + p0 * sa.col, sa, b + std::int64_t{p0} * ldb, ldb, p0 == 0 ? beta : T(1),
-          c, ldc);
+  blocks(m, n, k, alpha, a, sa, DenseB<T>{b, ldb}, beta, c, ldc);
+}
+
+template <class T> bool implicit_columns_fit(std::int64_t out_h, std::int64_t out_w) {
+  constexpr int lanes = kLanes<T>;
+  return out_w % lanes == 0 || (2 * out_w == lanes && out_h % 2 == 0);
+}
+
+template <class T>
+void tiled_gemm_columns(int m, int k, const T* a, int lda, const T* x, const std::int64_t* taps, std::int64_t out_h,
+                        std::int64_t out_w, std::int64_t in_w, T* c) {
+  const int n = static_cast<int>(out_h * out_w);
+  if (m <= 0 || n <= 0 || k <= 0 || !implicit_columns_fit<T>(out_h, out_w))
+    throw std::logic_error("tiled_gemm_columns: no vectors of whole pixels in rows of " + std::to_string(out_w));
+  const OperandA sa{lda, 1};
+  if (out_w % kLanes<T> == 0)
+    blocks(m, n, k, T(1), a, sa, ColumnsB<T, false>{x, taps, out_w, in_w}, T(0), c, n);
+  else
+    blocks(m, n, k, T(1), a, sa, ColumnsB<T, true>{x, taps, out_w, in_w}, T(0), c, n);
 }
 
 template void tiled_gemm<float>(bool, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 template void tiled_gemm<double>(bool, int, int, int, double, const double*, int, const double*, int, double, double*,
                                  int);
+template bool implicit_columns_fit<float>(std::int64_t, std::int64_t);
+template bool implicit_columns_fit<double>(std::int64_t, std::int64_t);
+template void tiled_gemm_columns<float>(int, int, const float*, int, const float*, const std::int64_t*, std::int64_t,
+                                        std::int64_t, std::int64_t, float*);
+template void tiled_gemm_columns<double>(int, int, const double*, int, const double*, const std::int64_t*, std::int64_t,
+                                         std::int64_t, std::int64_t, double*);
 
 }  // namespace ablate::kernels::cpu

@@ -12,6 +12,8 @@
 // their OpenMP workers, one image each.
 #pragma once
 
+#include <cstdint>
+
 namespace ablate::kernels::cpu {
 
 // beta == 0 does not read C (it may hold NaN); B is never transposed (the weight gradient, which
@@ -19,6 +21,17 @@ namespace ablate::kernels::cpu {
 template <class T>
 void tiled_gemm(bool trans_a, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c,
                 int ldc);
+
+// The same tiles over one image's im2col columns read straight from the image (an implicit
+// GEMM: no column matrix written), for a convolution of stride 1 and no padding:
+//   C [m, OH*OW] = A [m, k] x B,  B [r, (oh, ow)] = x[taps[r] + oh * in_w + ow]
+// with taps[r] the offset of tap r = (c, i, j) in the image, c * H * W + i * in_w + j. A vector
+// of B is kLanes consecutive output pixels: inside one output row, or two rows of half a vector
+// each; implicit_columns_fit says whether OH x OW splits so. C is written (no alpha, beta).
+template <class T> bool implicit_columns_fit(std::int64_t out_h, std::int64_t out_w);
+template <class T>
+void tiled_gemm_columns(int m, int k, const T* a, int lda, const T* x, const std::int64_t* taps, std::int64_t out_h,
+                        std::int64_t out_w, std::int64_t in_w, T* c);
 
 // Lanes of the tiles' vectors: 64-byte vectors in an AVX-512 build, 32-byte otherwise.
 template <class T> constexpr int tiled_gemm_lanes() {

@@ -1,6 +1,7 @@
 // tiled_gemm (kernels/cpu/tiled_gemm.h) against a plain triple loop: every tile shape and its
 // last rows, columns past the last whole vector, depth blocks after the first (k > 128), op(A)
-// transposed, alpha and beta, and beta = 0 not reading C (NaN there must not reach the result).
+// transposed, alpha and beta, and beta = 0 not reading C (NaN there must not reach the result);
+// tiled_gemm_columns against the product over im2col's columns.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/cpu/im2col.h"
 #include "kernels/cpu/tiled_gemm.h"
 
 namespace ablate::kernels::cpu {
@@ -67,6 +69,42 @@ TEST(TiledGemm, AnEmptyProductScalesC) {
   c = {std::numeric_limits<float>::quiet_NaN(), 1, 1, 1};
   tiled_gemm<float>(false, 2, 2, 0, 1.0f, nullptr, 1, nullptr, 2, 0.0f, c.data(), 2);
   EXPECT_EQ(c, (std::vector<float>{0, 0, 0, 0}));
+}
+
+// tiled_gemm_columns reads a convolution's im2col columns in place: against the triple loop
+// over the columns im2col writes, for vectors inside an output row and across two rows, with
+// depth blocks after the first (C x 5 x 5 > 128 taps), in both precisions.
+template <class T> void check_columns(std::int64_t c, std::int64_t h, std::int64_t w, int m) {
+  ConvGeometry g;
+  g.n = 1, g.c = c, g.h = h, g.w = w, g.k = m, g.kh = 5, g.kw = 5, g.oh = h - 4, g.ow = w - 4;
+  ASSERT_TRUE(implicit_columns_fit<T>(g.oh, g.ow)) << g.oh << "x" << g.ow;
+  std::mt19937 rng(static_cast<unsigned>(c * 7 + h + m));
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<T> x(static_cast<std::size_t>(g.in_size())), a(static_cast<std::size_t>(m * g.col_rows()));
+  for (T& v : x) v = static_cast<T>(u(rng));
+  for (T& v : a) v = static_cast<T>(u(rng));
+  const int k = static_cast<int>(g.col_rows()), n = static_cast<int>(g.pixels());
+  std::vector<T> col(static_cast<std::size_t>(k * n));
+  im2col(g, x.data(), col.data(), n);
+  const std::vector<T> want = naive(false, m, n, k, T(1), a, k, col, n, T(0), std::vector<T>(m * n), n);
+  std::vector<std::int64_t> taps;
+  for (std::int64_t ch = 0; ch < c; ++ch)
+    for (std::int64_t i = 0; i < 5; ++i)
+      for (std::int64_t j = 0; j < 5; ++j) taps.push_back((ch * h + i) * w + j);
+  std::vector<T> got(static_cast<std::size_t>(m * n), std::numeric_limits<T>::quiet_NaN());
+  tiled_gemm_columns(m, k, a.data(), k, x.data(), taps.data(), g.oh, g.ow, g.w, got.data());
+  const double tolerance = (sizeof(T) == 4 ? 1e-5 : 1e-12) * std::sqrt(double(k) + 1);
+  for (int i = 0; i < m * n; ++i) ASSERT_NEAR(got[i], want[i], tolerance) << "element " << i << " of " << h << "x" << w;
+}
+
+TEST(TiledGemm, ColumnsReadInPlaceMatchTheIm2colProduct) {
+  const std::int64_t lanes = tiled_gemm_lanes<float>();
+  check_columns<float>(20, lanes / 2 + 4, lanes / 2 + 4, 50);  // LeNet's conv2: two rows a vector
+  check_columns<float>(3, 6, 2 * lanes + 4, 7);                // two vectors a row
+  check_columns<double>(6, tiled_gemm_lanes<double>() + 4, tiled_gemm_lanes<double>() / 2 + 4, 13);
+  check_columns<double>(2, 5, tiled_gemm_lanes<double>() + 4, 3);
+  EXPECT_FALSE(implicit_columns_fit<float>(8, lanes + 1));
+  EXPECT_FALSE(implicit_columns_fit<float>(7, lanes / 2)) << "an odd row count leaves half a vector";
 }
 
 }  // namespace
