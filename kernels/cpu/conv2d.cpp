@@ -10,8 +10,8 @@
 // workers and groups. Layers of few input channels take direct loops instead when the setup
 // says so (ConvSetup::few_channels, conv_few_channels.h), over the same image chunks. The
 // tiled_gemm lowering runs the same loops on ablate's own GEMM (tiled_gemm.h), which takes no
-// B^T: its forward reads the image in place where the geometry lets it (tiled_gemm_columns), and
-// its weight gradient reads each image's im2row instead (im2col.h: the taps along a row),
+// B^T: its forward reads the image in place where the geometry lets it (tiled_gemm_columns), its
+// data gradient adds its columns onto dx there (tiled_gemm_add_columns), and its weight gradient reads each image's im2row instead (im2col.h: the taps along a row),
 // dW [K, R] += dY [K, P] x rows [P, R].
 #include <algorithm>
 #include <stdexcept>
@@ -163,9 +163,18 @@ void tiled_backward_weights_images(const ConvGeometry& g, const T* x, const T* d
 }
 
 // Whether tiled_gemm's forward reads the image in place of its im2col columns (tiled_gemm.h).
-template <class T> bool implicit_forward_fits(const ConvGeometry& g) {
+template <class T> bool in_place_columns_fit(const ConvGeometry& g) {
   return g.p.stride_h == 1 && g.p.stride_w == 1 && g.p.pad_top == 0 && g.p.pad_left == 0 && g.p.pad_bottom == 0 &&
          g.p.pad_right == 0 && implicit_columns_fit<T>(g.oh, g.ow);
+}
+
+// The offset in an image of each tap (c, i, j) of its im2col rows: (c * H + i) * W + j.
+std::vector<std::int64_t> image_taps(const ConvGeometry& g) {
+  std::vector<std::int64_t> taps;
+  for (std::int64_t c = 0; c < g.c; ++c)
+    for (std::int64_t i = 0; i < g.kh; ++i)
+      for (std::int64_t j = 0; j < g.kw; ++j) taps.push_back((c * g.h + i) * g.w + j);
+  return taps;
 }
 
 // tiled_gemm's forward over images [begin, end) without a column matrix: per image
@@ -173,15 +182,26 @@ template <class T> bool implicit_forward_fits(const ConvGeometry& g) {
 template <class T>
 void tiled_forward_images(const ConvGeometry& g, int threads, const T* x, const T* w, const T* bias,
                           std::optional<Activation> activation, T* y, std::int64_t begin, std::int64_t end) {
-  std::vector<std::int64_t> taps(static_cast<std::size_t>(g.col_rows()));
-  for (std::int64_t c = 0, r = 0; c < g.c; ++c)
-    for (std::int64_t i = 0; i < g.kh; ++i)
-      for (std::int64_t j = 0; j < g.kw; ++j) taps[static_cast<std::size_t>(r++)] = (c * g.h + i) * g.w + j;
+  const std::vector<std::int64_t> taps = image_taps(g);
   for (std::int64_t n = begin; n < end; ++n) {
     T* yn = y + n * g.out_size();
     tiled_gemm_columns(static_cast<int>(g.k), static_cast<int>(g.col_rows()), w, static_cast<int>(g.col_rows()),
                        x + n * g.in_size(), taps.data(), g.oh, g.ow, g.w, yn);
     conv_epilogue_in_place(threads, activation, bias, yn, 1, g.k, g.pixels());
+  }
+}
+
+// Its data gradient: per image dx = the columns W^T [R, K] x dY [K, P] added where the
+// forward read them (col2im folded into the tiles' stores).
+template <class T>
+void tiled_backward_data_images(const ConvGeometry& g, const T* dy, const T* w, T* dx, std::int64_t begin,
+                                std::int64_t end) {
+  const std::vector<std::int64_t> taps = image_taps(g);
+  for (std::int64_t n = begin; n < end; ++n) {
+    T* dxn = dx + n * g.in_size();
+    std::fill(dxn, dxn + g.in_size(), T(0));
+    tiled_gemm_add_columns(static_cast<int>(g.col_rows()), static_cast<int>(g.k), w, static_cast<int>(g.col_rows()),
+                           dy + n * g.out_size(), taps.data(), g.oh, g.ow, g.w, dxn);
   }
 }
 
@@ -229,7 +249,7 @@ void CpuBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Ten
     const T* b = bias.empty() ? nullptr : bias.data<T>();
     const bool direct = setup_.few_channels && few_channels_fit(g);
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
-      if (!direct && tiled() && implicit_forward_fits<T>(g)) {
+      if (!direct && tiled() && in_place_columns_fit<T>(g)) {
         tiled_forward_images(g, loop_threads_, x.data<T>(), w.data<T>(), b, p.activation, y.data<T>(), begin, end);
         return;
       }
@@ -259,6 +279,10 @@ void CpuBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Te
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
       if (direct) {
         few_channels_backward_data(g, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
+        return;
+      }
+      if (tiled() && in_place_columns_fit<T>(g)) {
+        tiled_backward_data_images(g, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
         return;
       }
       with_loops_gemm<T>(tiled(), gemm_hook<T>(), [&](const auto& gemm) {

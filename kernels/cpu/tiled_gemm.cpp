@@ -49,47 +49,95 @@ template <class T> struct DenseB {
   DenseB depth(int p0) const { return {b + p0 * ldb, ldb}; }
 };
 
-// B as one image's im2col columns, never written (stride 1, no padding; tiled_gemm.h): row p
-// (tap c, i, j) of B starts at x + taps[p], and pixel q = (oh, ow) lies oh * in_w + ow past it.
-// A vector holds kLanes consecutive pixels: inside one output row (out_w a multiple of kLanes),
-// or (TwoRows) the out_w = kLanes / 2 pixels of two rows, two half loads joined.
-template <class T, bool TwoRows> struct ColumnsB {
-  const T* x;
+// C as it lies in memory: C = alpha * product + beta * C (beta = 0: C not read).
+template <class T> struct DenseC {
+  T* c;
+  std::int64_t ldc;
+  void update(int r, int v, Vec<T> product, T beta) const {
+    T* out = c + r * ldc + v * kLanes<T>;
+    store(out, beta == T(0) ? product : product + beta * load(out));
+  }
+  T& at(int i, int j) const { return c[i * ldc + j]; }
+  DenseC column(int j) const { return {c + j, ldc}; }
+  DenseC rows(int i) const { return {c + i * ldc, ldc}; }
+};
+
+// One image's im2col matrix [taps, OH*OW] never written (stride 1, no padding; tiled_gemm.h):
+// row r (tap c, i, j) starts at image + taps[r], and pixel q = (oh, ow) lies oh * in_w + ow past
+// it. A vector holds kLanes consecutive pixels: inside one output row (out_w a multiple of
+// kLanes), or (TwoRows) the out_w = kLanes / 2 pixels of two rows, as two halves in_w apart.
+template <class T, bool TwoRows> struct ImageColumns {
   const std::int64_t* taps;
   std::int64_t out_w, in_w;
-  std::int64_t pixel[kWidest] = {};  // offset of the v-th vector's first pixel from the column block
+  std::int64_t pixel[kWidest] = {};  // offset of the v-th vector's first pixel in a column block
 
-  Vec<T> vector(int p, int v) const {
-    const T* at = x + taps[p] + pixel[v];
-    if constexpr (TwoRows) return joined(at, at + in_w, std::make_index_sequence<kLanes<T>>());
-    else return load(at);
-  }
-  T at(int p, int q) const { return x[taps[p] + offset(q)]; }
-  ColumnsB column(int j) const {
-    ColumnsB c = *this;
+  std::int64_t offset(std::int64_t q) const { return q / out_w * in_w + q % out_w; }
+  ImageColumns column(int j) const {
+    ImageColumns c = *this;
     for (int v = 0; v < kWidest; ++v) c.pixel[v] = offset(j + v * kLanes<T>);
     return c;
   }
-  ColumnsB depth(int p0) const {
-    ColumnsB c = *this;
-    c.taps += p0;
+  ImageColumns rows(int r0) const {
+    ImageColumns c = *this;
+    c.taps += r0;
     return c;
+  }
+  std::int64_t vector_at(int r, int v) const { return taps[r] + pixel[v]; }
+
+  typedef T Half __attribute__((vector_size(kBytes / 2)));
+  Vec<T> gather(const T* at) const {
+    if constexpr (TwoRows) return joined(at, at + in_w, std::make_index_sequence<kLanes<T>>());
+    else return load(at);
+  }
+  void add(T* at, Vec<T> v) const {
+    if constexpr (TwoRows) {
+      constexpr int h = kLanes<T> / 2;
+      const Half lo = half(v, std::make_index_sequence<h>()), hi = half(v, offset_by<h>(std::make_index_sequence<h>()));
+      Half low, high;
+      std::memcpy(&low, at, sizeof low);
+      std::memcpy(&high, at + in_w, sizeof high);
+      low += lo, high += hi;
+      std::memcpy(at, &low, sizeof low);
+      std::memcpy(at + in_w, &high, sizeof high);
+    } else {
+      store(at, load(at) + v);
+    }
   }
 
  private:
-  std::int64_t offset(std::int64_t q) const { return q / out_w * in_w + q % out_w; }
   template <std::size_t... I> static Vec<T> joined(const T* low, const T* high, std::index_sequence<I...>) {
-    typedef T Half __attribute__((vector_size(kBytes / 2)));
     Half lo, hi;
     std::memcpy(&lo, low, sizeof lo);
     std::memcpy(&hi, high, sizeof hi);
     return __builtin_shufflevector(lo, hi, I...);
   }
+  template <std::size_t... I> static Half half(Vec<T> v, std::index_sequence<I...>) { return __builtin_shufflevector(v, v, I...); }
+  template <std::size_t N, std::size_t... I> static std::index_sequence<(I + N)...> offset_by(std::index_sequence<I...>) { return {}; }
+};
+
+// B as an image's columns read in place (the forward).
+template <class T, bool TwoRows> struct ColumnsB {
+  const T* x;
+  ImageColumns<T, TwoRows> columns;
+  Vec<T> vector(int p, int v) const { return columns.gather(x + columns.vector_at(p, v)); }
+  T at(int p, int q) const { return x[columns.taps[p] + columns.offset(q)]; }
+  ColumnsB column(int j) const { return {x, columns.column(j)}; }
+  ColumnsB depth(int p0) const { return {x, columns.rows(p0)}; }
+};
+
+// C as an image's columns added in place (the data gradient: col2im folded into the store).
+template <class T, bool TwoRows> struct ColumnsC {
+  T* dx;
+  ImageColumns<T, TwoRows> columns;
+  void update(int r, int v, Vec<T> product, T) const { columns.add(dx + columns.vector_at(r, v), product); }
+  T& at(int i, int q) const { return dx[columns.taps[i] + columns.offset(q)]; }
+  ColumnsC column(int j) const { return {dx, columns.column(j)}; }
+  ColumnsC rows(int i) const { return {dx, columns.rows(i)}; }
 };
 
 // C tile [R, V vectors] at c: = alpha * op(A)[R, depth] x B[depth, V vectors] + beta * C.
-template <class T, int R, int V, class B>
-void tile(int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, T* c, int ldc) {
+template <class T, int R, int V, class B, class C>
+void tile(int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, const C& c) {
   Vec<T> acc[R][V];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < V; ++v) acc[r][v] = Vec<T>{};
@@ -102,63 +150,59 @@ void tile(int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, T* c,
     }
   }
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < V; ++v) {
-      T* out = c + std::int64_t{r} * ldc + v * kLanes<T>;
-      store(out, beta == T(0) ? alpha * acc[r][v] : alpha * acc[r][v] + beta * load(out));
-    }
+    for (int v = 0; v < V; ++v) c.update(r, v, alpha * acc[r][v], beta);
 }
 
 // The last `rows` (< R) rows of a column of tiles, as one tile of that height.
-template <class T, int R, int V, class B>
-void last_rows(int rows, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, T* c, int ldc) {
+template <class T, int R, int V, class B, class C>
+void last_rows(int rows, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, const C& c) {
   if constexpr (R > 1) {
-    if (rows == R) tile<T, R, V>(depth, alpha, a, sa, b, beta, c, ldc);
-    else last_rows<T, R - 1, V>(rows, depth, alpha, a, sa, b, beta, c, ldc);
+    if (rows == R) tile<T, R, V>(depth, alpha, a, sa, b, beta, c);
+    else last_rows<T, R - 1, V>(rows, depth, alpha, a, sa, b, beta, c);
   } else {
-    tile<T, 1, V>(depth, alpha, a, sa, b, beta, c, ldc);
+    tile<T, 1, V>(depth, alpha, a, sa, b, beta, c);
   }
 }
 
 // The tiles of the V vectors of columns of b and c, for every row.
-template <class T, int V, class B>
-void tile_column(int m, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, T* c, int ldc) {
+template <class T, int V, class B, class C>
+void tile_column(int m, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, const C& c) {
   constexpr int R = kAccumulators / V;
   int i = 0;
-  for (; i + R <= m; i += R) tile<T, R, V>(depth, alpha, a + i * sa.row, sa, b, beta, c + std::int64_t{i} * ldc, ldc);
-  if (i < m)
-    last_rows<T, R - 1, V>(m - i, depth, alpha, a + i * sa.row, sa, b, beta, c + std::int64_t{i} * ldc, ldc);
+  for (; i + R <= m; i += R) tile<T, R, V>(depth, alpha, a + i * sa.row, sa, b, beta, c.rows(i));
+  if (i < m) last_rows<T, R - 1, V>(m - i, depth, alpha, a + i * sa.row, sa, b, beta, c.rows(i));
 }
 
 // One block of rows of B, [depth, n].
-template <class T, class B>
-void block(int m, int n, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, T* c, int ldc) {
+template <class T, class B, class C>
+void block(int m, int n, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, const C& c) {
   constexpr int lanes = kLanes<T>;
   int j = 0;
   for (; j + kWidest * lanes <= n; j += kWidest * lanes)
-    tile_column<T, kWidest>(m, depth, alpha, a, sa, b.column(j), beta, c + j, ldc);
+    tile_column<T, kWidest>(m, depth, alpha, a, sa, b.column(j), beta, c.column(j));
   if (j + 2 * lanes <= n) {
-    tile_column<T, 2>(m, depth, alpha, a, sa, b.column(j), beta, c + j, ldc);
+    tile_column<T, 2>(m, depth, alpha, a, sa, b.column(j), beta, c.column(j));
     j += 2 * lanes;
   }
   if (j + lanes <= n) {
-    tile_column<T, 1>(m, depth, alpha, a, sa, b.column(j), beta, c + j, ldc);
+    tile_column<T, 1>(m, depth, alpha, a, sa, b.column(j), beta, c.column(j));
     j += lanes;
   }
   for (; j < n; ++j)  // columns past the last whole vector
     for (int i = 0; i < m; ++i) {
       T s = 0;
       for (int p = 0; p < depth; ++p) s += a[i * sa.row + p * sa.col] * b.at(p, j);
-      T& out = c[std::int64_t{i} * ldc + j];
+      T& out = c.at(i, j);
       out = beta == T(0) ? alpha * s : alpha * s + beta * out;
     }
 }
 
 // The blocks of kDepth rows of B; each block after the first adds to what the ones before it
 // stored.
-template <class T, class B>
-void blocks(int m, int n, int k, T alpha, const T* a, OperandA sa, const B& b, T beta, T* c, int ldc) {
+template <class T, class B, class C>
+void blocks(int m, int n, int k, T alpha, const T* a, OperandA sa, const B& b, T beta, const C& c) {
   for (int p0 = 0; p0 < k; p0 += kDepth)
-    block(m, n, std::min(kDepth, k - p0), alpha, a + p0 * sa.col, sa, b.depth(p0), p0 == 0 ? beta : T(1), c, ldc);
+    block(m, n, std::min(kDepth, k - p0), alpha, a + p0 * sa.col, sa, b.depth(p0), p0 == 0 ? beta : T(1), c);
 }
 
 }  // namespace
@@ -173,7 +217,7 @@ void tiled_gemm(bool trans_a, int m, int n, int k, T alpha, const T* a, int lda,
     return;
   }
   const OperandA sa = trans_a ? OperandA{1, lda} : OperandA{lda, 1};
-  blocks(m, n, k, alpha, a, sa, DenseB<T>{b, ldb}, beta, c, ldc);
+  blocks(m, n, k, alpha, a, sa, DenseB<T>{b, ldb}, beta, DenseC<T>{c, ldc});
 }
 
 template <class T> bool implicit_columns_fit(std::int64_t out_h, std::int64_t out_w) {
@@ -188,10 +232,25 @@ void tiled_gemm_columns(int m, int k, const T* a, int lda, const T* x, const std
   if (m <= 0 || n <= 0 || k <= 0 || !implicit_columns_fit<T>(out_h, out_w))
     throw std::logic_error("tiled_gemm_columns: no vectors of whole pixels in rows of " + std::to_string(out_w));
   const OperandA sa{lda, 1};
+  const DenseC<T> out{c, n};
   if (out_w % kLanes<T> == 0)
-    blocks(m, n, k, T(1), a, sa, ColumnsB<T, false>{x, taps, out_w, in_w}, T(0), c, n);
+    blocks(m, n, k, T(1), a, sa, ColumnsB<T, false>{x, {taps, out_w, in_w}}, T(0), out);
   else
-    blocks(m, n, k, T(1), a, sa, ColumnsB<T, true>{x, taps, out_w, in_w}, T(0), c, n);
+    blocks(m, n, k, T(1), a, sa, ColumnsB<T, true>{x, {taps, out_w, in_w}}, T(0), out);
+}
+
+template <class T>
+void tiled_gemm_add_columns(int m, int k, const T* a, int lda, const T* b, const std::int64_t* taps, std::int64_t out_h,
+                            std::int64_t out_w, std::int64_t in_w, T* dx) {
+  const int n = static_cast<int>(out_h * out_w);
+  if (m <= 0 || n <= 0 || k <= 0 || !implicit_columns_fit<T>(out_h, out_w))
+    throw std::logic_error("tiled_gemm_add_columns: no vectors of whole pixels in rows of " + std::to_string(out_w));
+  const OperandA sa{1, lda};  // A^T
+  const DenseB<T> in{b, n};
+  if (out_w % kLanes<T> == 0)
+    blocks(m, n, k, T(1), a, sa, in, T(1), ColumnsC<T, false>{dx, {taps, out_w, in_w}});
+  else
+    blocks(m, n, k, T(1), a, sa, in, T(1), ColumnsC<T, true>{dx, {taps, out_w, in_w}});
 }
 
 template void tiled_gemm<float>(bool, int, int, int, float, const float*, int, const float*, int, float, float*, int);
@@ -203,5 +262,9 @@ template void tiled_gemm_columns<float>(int, int, const float*, int, const float
                                         std::int64_t, std::int64_t, float*);
 template void tiled_gemm_columns<double>(int, int, const double*, int, const double*, const std::int64_t*, std::int64_t,
                                          std::int64_t, std::int64_t, double*);
+template void tiled_gemm_add_columns<float>(int, int, const float*, int, const float*, const std::int64_t*, std::int64_t,
+                                            std::int64_t, std::int64_t, float*);
+template void tiled_gemm_add_columns<double>(int, int, const double*, int, const double*, const std::int64_t*,
+                                             std::int64_t, std::int64_t, std::int64_t, double*);
 
 }  // namespace ablate::kernels::cpu

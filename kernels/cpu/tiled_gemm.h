@@ -33,6 +33,14 @@ template <class T>
 void tiled_gemm_columns(int m, int k, const T* a, int lda, const T* x, const std::int64_t* taps, std::int64_t out_h,
                         std::int64_t out_w, std::int64_t in_w, T* c);
 
+// Its adjoint, col2im folded into the tiles' stores (the data gradient): the columns
+// C [m, OH*OW] = A^T x B, A [k, m] (lda), B [k, OH*OW] dense, are added onto the image dx
+// where the forward read them, dx[taps[r] + oh * in_w + ow] += C [r, (oh, ow)]. dx is not
+// cleared first.
+template <class T>
+void tiled_gemm_add_columns(int m, int k, const T* a, int lda, const T* b, const std::int64_t* taps, std::int64_t out_h,
+                            std::int64_t out_w, std::int64_t in_w, T* dx);
+
 // Lanes of the tiles' vectors: 64-byte vectors in an AVX-512 build, 32-byte otherwise.
 template <class T> constexpr int tiled_gemm_lanes() {
 #ifdef __AVX512F__

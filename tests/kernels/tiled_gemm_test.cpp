@@ -1,7 +1,8 @@
 // tiled_gemm (kernels/cpu/tiled_gemm.h) against a plain triple loop: every tile shape and its
 // last rows, columns past the last whole vector, depth blocks after the first (k > 128), op(A)
 // transposed, alpha and beta, and beta = 0 not reading C (NaN there must not reach the result);
-// tiled_gemm_columns against the product over im2col's columns.
+// tiled_gemm_columns against the product over im2col's columns, tiled_gemm_add_columns against
+// col2im of the transposed product.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -71,8 +72,8 @@ TEST(TiledGemm, AnEmptyProductScalesC) {
   EXPECT_EQ(c, (std::vector<float>{0, 0, 0, 0}));
 }
 
-// tiled_gemm_columns reads a convolution's im2col columns in place: against the triple loop
-// over the columns im2col writes, for vectors inside an output row and across two rows, with
+// tiled_gemm_columns reads a convolution's im2col columns in place, tiled_gemm_add_columns adds
+// them back: against the triple loop over the columns im2col writes (and col2im), for vectors inside an output row and across two rows, with
 // depth blocks after the first (C x 5 x 5 > 128 taps), in both precisions.
 template <class T> void check_columns(std::int64_t c, std::int64_t h, std::int64_t w, int m) {
   ConvGeometry g;
@@ -95,9 +96,18 @@ template <class T> void check_columns(std::int64_t c, std::int64_t h, std::int64
   tiled_gemm_columns(m, k, a.data(), k, x.data(), taps.data(), g.oh, g.ow, g.w, got.data());
   const double tolerance = (sizeof(T) == 4 ? 1e-5 : 1e-12) * std::sqrt(double(k) + 1);
   for (int i = 0; i < m * n; ++i) ASSERT_NEAR(got[i], want[i], tolerance) << "element " << i << " of " << h << "x" << w;
+  // The adjoint: the columns W^T x dY added onto a zeroed image, against col2im of them.
+  std::vector<T> dy(static_cast<std::size_t>(m * n));
+  for (T& v : dy) v = static_cast<T>(u(rng));
+  const std::vector<T> columns = naive(true, k, n, m, T(1), a, k, dy, n, T(0), std::vector<T>(k * n), n);
+  std::vector<T> want_dx(x.size()), got_dx(x.size(), T(0));
+  col2im(g, columns.data(), n, want_dx.data());
+  tiled_gemm_add_columns(k, m, a.data(), k, dy.data(), taps.data(), g.oh, g.ow, g.w, got_dx.data());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    ASSERT_NEAR(got_dx[i], want_dx[i], 25 * tolerance) << "image element " << i << " of " << h << "x" << w;
 }
 
-TEST(TiledGemm, ColumnsReadInPlaceMatchTheIm2colProduct) {
+TEST(TiledGemm, ColumnsReadAndAddedInPlaceMatchIm2colAndCol2im) {
   const std::int64_t lanes = tiled_gemm_lanes<float>();
   check_columns<float>(20, lanes / 2 + 4, lanes / 2 + 4, 50);  // LeNet's conv2: two rows a vector
   check_columns<float>(3, 6, 2 * lanes + 4, 7);                // two vectors a row
