@@ -141,7 +141,7 @@ void backward_weights_images(const ConvGeometry& g, const Gemm& gemm, int thread
 // columns to whole vectors, Rv), so that the taps lie along the tiles' vectors and K along their
 // rows; the padded columns of the sums are dropped at the end.
 template <class T>
-void tiled_backward_weights_images(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+void tiled_backward_weights_rows(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
                                    std::int64_t end) {
   const std::int64_t p = g.pixels(), rows = g.col_rows(), lanes = tiled_gemm_lanes<T>();
   // One vector more where a row is a whole number of KiB (LeNet's conv2: 512 floats, 2 KiB):
@@ -203,6 +203,51 @@ void tiled_backward_data_images(const ConvGeometry& g, const T* dy, const T* w, 
     tiled_gemm_add_columns(static_cast<int>(g.col_rows()), static_cast<int>(g.k), w, static_cast<int>(g.col_rows()),
                            dy + n * g.out_size(), taps.data(), g.oh, g.ow, g.w, dxn);
   }
+}
+
+// Its weight gradient where the convolution has no padding: per image
+// dW^T [R, Kv] += the image's columns [R, P] read in place x dY^T [P, Kv] (K padded with zero
+// columns to whole vectors, Kv), transposed into dw_acc [K, R] at the end. Without padding every
+// window lies inside the image, whatever the stride.
+template <class T>
+void tiled_backward_weights_image(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                                  std::int64_t end) {
+  const std::int64_t p = g.pixels(), rows = g.col_rows(), lanes = tiled_gemm_lanes<T>();
+  const std::int64_t kv = (g.k + lanes - 1) / lanes * lanes;
+  if (begin >= end) {
+    std::fill(dw_acc, dw_acc + g.k * rows, T(0));
+    return;
+  }
+  const std::vector<std::int64_t> taps = image_taps(g);
+  std::vector<std::int64_t> pixels;
+  for (std::int64_t oh = 0; oh < g.oh; ++oh)
+    for (std::int64_t ow = 0; ow < g.ow; ++ow) pixels.push_back(oh * g.p.stride_h * g.w + ow * g.p.stride_w);
+  T* dyt = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(p * kv));
+  T* sums = scratch_of<T>(ScratchSlot::tile_sums, static_cast<std::size_t>(rows * kv));
+  std::fill(dyt, dyt + p * kv, T(0));
+  for (std::int64_t n = begin; n < end; ++n) {
+    // dyt [P, Kv] = dy [K, P]^T, 16 pixels at a time (the 16 rows of dyt being written stay in L1).
+    const T* dyn = dy + n * g.out_size();
+    for (std::int64_t i0 = 0; i0 < p; i0 += 16)
+      for (std::int64_t k = 0; k < g.k; ++k)
+        for (std::int64_t i = i0; i < std::min(p, i0 + 16); ++i) dyt[i * kv + k] = dyn[k * p + i];
+    tiled_gemm_image_a(static_cast<int>(rows), static_cast<int>(kv), static_cast<int>(p), x + n * g.in_size(),
+                       taps.data(), pixels.data(), dyt, static_cast<int>(kv), n == begin ? T(0) : T(1), sums,
+                       static_cast<int>(kv));
+  }
+  for (std::int64_t k = 0; k < g.k; ++k)
+    for (std::int64_t r = 0; r < rows; ++r) dw_acc[k * rows + r] = sums[r * kv + k];
+}
+
+// tiled_gemm's weight gradient: the image read in place where nothing is padded, its im2row
+// otherwise.
+template <class T>
+void tiled_backward_weights_images(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                                   std::int64_t end) {
+  if (g.p.pad_top == 0 && g.p.pad_left == 0 && g.p.pad_bottom == 0 && g.p.pad_right == 0)
+    tiled_backward_weights_image(g, x, dy, dw_acc, begin, end);
+  else
+    tiled_backward_weights_rows(g, x, dy, dw_acc, begin, end);
 }
 
 // f(gemm) with the GEMM the loops call: the backend's library, or ablate's tiles.

@@ -1,5 +1,6 @@
-// Register-tiled GEMM (see tiled_gemm.h). Element (i, j) of op(A) is a[i * row + j * col]:
-// row = lda, col = 1 for A, and row = 1, col = lda for A^T, so one tile serves both.
+// Register-tiled GEMM (see tiled_gemm.h). One tile loop over operands of several kinds: op(A)
+// dense (A or A^T) or an image's im2col matrix read in place; B dense or an image's columns
+// read in place; C dense or an image's columns added in place.
 #include "kernels/cpu/tiled_gemm.h"
 
 #include <algorithm>
@@ -35,8 +36,25 @@ template <class T> inline Vec<T> load(const T* p) {
 }
 template <class T> inline void store(T* p, Vec<T> v) { std::memcpy(p, &v, sizeof v); }
 
-struct OperandA {
-  std::int64_t row, col;  // element (i, j) at i * row + j * col
+// op(A) as it lies in memory: element (i, p) at a[i * lda + p], or at a[i + p * lda] for A^T
+// (Transposed: a compile-time stride of 1 along the depth or the rows keeps the tile's five
+// broadcast addresses to one register each).
+template <class T, bool Transposed> struct DenseA {
+  const T* a;
+  std::int64_t lda;
+  T at(int i, int p) const { return Transposed ? a[i + p * lda] : a[i * lda + p]; }
+  DenseA rows(int i) const { return {Transposed ? a + i : a + i * lda, lda}; }
+  DenseA depth(int p0) const { return {Transposed ? a + p0 * lda : a + p0, lda}; }
+};
+
+// A as an image's im2col matrix read in place (the weight gradient): element (r, q) at
+// x[taps[r] + pixels[q]], the offsets of tap r and of output pixel q's window in the image.
+template <class T> struct ImageA {
+  const T* x;
+  const std::int64_t *taps, *pixels;
+  T at(int i, int q) const { return x[taps[i] + pixels[q]]; }
+  ImageA rows(int i) const { return {x, taps + i, pixels}; }
+  ImageA depth(int q0) const { return {x, taps, pixels + q0}; }
 };
 
 // B as it lies in memory: row p at b + p * ldb.
@@ -82,7 +100,9 @@ template <class T, bool TwoRows> struct ImageColumns {
     c.taps += r0;
     return c;
   }
-  std::int64_t vector_at(int r, int v) const { return taps[r] + pixel[v]; }
+  // The v-th vector of row r of the image at x (the row's start first: one address a row,
+  // shared by its vectors).
+  template <class P> P* vector_at(P* x, int r, int v) const { return x + taps[r] + pixel[v]; }
 
   typedef T Half __attribute__((vector_size(kBytes / 2)));
   Vec<T> gather(const T* at) const {
@@ -119,7 +139,7 @@ template <class T, bool TwoRows> struct ImageColumns {
 template <class T, bool TwoRows> struct ColumnsB {
   const T* x;
   ImageColumns<T, TwoRows> columns;
-  Vec<T> vector(int p, int v) const { return columns.gather(x + columns.vector_at(p, v)); }
+  Vec<T> vector(int p, int v) const { return columns.gather(columns.vector_at(x, p, v)); }
   T at(int p, int q) const { return x[columns.taps[p] + columns.offset(q)]; }
   ColumnsB column(int j) const { return {x, columns.column(j)}; }
   ColumnsB depth(int p0) const { return {x, columns.rows(p0)}; }
@@ -129,15 +149,15 @@ template <class T, bool TwoRows> struct ColumnsB {
 template <class T, bool TwoRows> struct ColumnsC {
   T* dx;
   ImageColumns<T, TwoRows> columns;
-  void update(int r, int v, Vec<T> product, T) const { columns.add(dx + columns.vector_at(r, v), product); }
+  void update(int r, int v, Vec<T> product, T) const { columns.add(columns.vector_at(dx, r, v), product); }
   T& at(int i, int q) const { return dx[columns.taps[i] + columns.offset(q)]; }
   ColumnsC column(int j) const { return {dx, columns.column(j)}; }
   ColumnsC rows(int i) const { return {dx, columns.rows(i)}; }
 };
 
 // C tile [R, V vectors] at c: = alpha * op(A)[R, depth] x B[depth, V vectors] + beta * C.
-template <class T, int R, int V, class B, class C>
-void tile(int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, const C& c) {
+template <class T, int R, int V, class A, class B, class C>
+void tile(int depth, T alpha, const A& a, const B& b, T beta, const C& c) {
   Vec<T> acc[R][V];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < V; ++v) acc[r][v] = Vec<T>{};
@@ -145,7 +165,7 @@ void tile(int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, const
     Vec<T> row[V];
     for (int v = 0; v < V; ++v) row[v] = held_in_register(b.vector(p, v));
     for (int r = 0; r < R; ++r) {
-      const Vec<T> ar = a[r * sa.row + p * sa.col] - Vec<T>{};  // a broadcast straight from memory
+      const Vec<T> ar = a.at(r, p) - Vec<T>{};  // a broadcast straight from memory
       for (int v = 0; v < V; ++v) acc[r][v] += ar * row[v];
     }
   }
@@ -154,55 +174,57 @@ void tile(int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, const
 }
 
 // The last `rows` (< R) rows of a column of tiles, as one tile of that height.
-template <class T, int R, int V, class B, class C>
-void last_rows(int rows, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, const C& c) {
+template <class T, int R, int V, class A, class B, class C>
+void last_rows(int rows, int depth, T alpha, const A& a, const B& b, T beta, const C& c) {
   if constexpr (R > 1) {
-    if (rows == R) tile<T, R, V>(depth, alpha, a, sa, b, beta, c);
-    else last_rows<T, R - 1, V>(rows, depth, alpha, a, sa, b, beta, c);
+    if (rows == R) tile<T, R, V>(depth, alpha, a, b, beta, c);
+    else last_rows<T, R - 1, V>(rows, depth, alpha, a, b, beta, c);
   } else {
-    tile<T, 1, V>(depth, alpha, a, sa, b, beta, c);
+    tile<T, 1, V>(depth, alpha, a, b, beta, c);
   }
 }
 
 // The tiles of the V vectors of columns of b and c, for every row.
-template <class T, int V, class B, class C>
-void tile_column(int m, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, const C& c) {
+template <class T, int V, class A, class B, class C>
+void tile_column(int m, int depth, T alpha, const A& a, const B& b, T beta, const C& c) {
   constexpr int R = kAccumulators / V;
   int i = 0;
-  for (; i + R <= m; i += R) tile<T, R, V>(depth, alpha, a + i * sa.row, sa, b, beta, c.rows(i));
-  if (i < m) last_rows<T, R - 1, V>(m - i, depth, alpha, a + i * sa.row, sa, b, beta, c.rows(i));
+  for (; i + R <= m; i += R) tile<T, R, V>(depth, alpha, a.rows(i), b, beta, c.rows(i));
+  if (i < m) last_rows<T, R - 1, V>(m - i, depth, alpha, a.rows(i), b, beta, c.rows(i));
 }
 
 // One block of rows of B, [depth, n].
-template <class T, class B, class C>
-void block(int m, int n, int depth, T alpha, const T* a, OperandA sa, const B& b, T beta, const C& c) {
+template <class T, class A, class B, class C>
+void block(int m, int n, int depth, T alpha, const A& a, const B& b, T beta, const C& c) {
   constexpr int lanes = kLanes<T>;
   int j = 0;
   for (; j + kWidest * lanes <= n; j += kWidest * lanes)
-    tile_column<T, kWidest>(m, depth, alpha, a, sa, b.column(j), beta, c.column(j));
+    tile_column<T, kWidest>(m, depth, alpha, a, b.column(j), beta, c.column(j));
   if (j + 2 * lanes <= n) {
-    tile_column<T, 2>(m, depth, alpha, a, sa, b.column(j), beta, c.column(j));
+    tile_column<T, 2>(m, depth, alpha, a, b.column(j), beta, c.column(j));
     j += 2 * lanes;
   }
   if (j + lanes <= n) {
-    tile_column<T, 1>(m, depth, alpha, a, sa, b.column(j), beta, c.column(j));
+    tile_column<T, 1>(m, depth, alpha, a, b.column(j), beta, c.column(j));
     j += lanes;
   }
   for (; j < n; ++j)  // columns past the last whole vector
     for (int i = 0; i < m; ++i) {
       T s = 0;
-      for (int p = 0; p < depth; ++p) s += a[i * sa.row + p * sa.col] * b.at(p, j);
+      for (int p = 0; p < depth; ++p) s += a.at(i, p) * b.at(p, j);
       T& out = c.at(i, j);
       out = beta == T(0) ? alpha * s : alpha * s + beta * out;
     }
 }
 
 // The blocks of kDepth rows of B; each block after the first adds to what the ones before it
-// stored.
-template <class T, class B, class C>
-void blocks(int m, int n, int k, T alpha, const T* a, OperandA sa, const B& b, T beta, const C& c) {
+// stored. Kept out of line: inlined into its caller, GCC ran out of general registers in the
+// implicit columns' tile (the broadcast and half-row addresses moved through vector registers:
+// 22 -> 38 us for one image of LeNet's conv2).
+template <class T, class A, class B, class C>
+__attribute__((noinline)) void blocks(int m, int n, int k, T alpha, const A& a, const B& b, T beta, const C& c) {
   for (int p0 = 0; p0 < k; p0 += kDepth)
-    block(m, n, std::min(kDepth, k - p0), alpha, a + p0 * sa.col, sa, b.depth(p0), p0 == 0 ? beta : T(1), c);
+    block(m, n, std::min(kDepth, k - p0), alpha, a.depth(p0), b.depth(p0), p0 == 0 ? beta : T(1), c);
 }
 
 }  // namespace
@@ -216,8 +238,8 @@ void tiled_gemm(bool trans_a, int m, int n, int k, T alpha, const T* a, int lda,
       for (int j = 0; j < n; ++j) c[std::int64_t{i} * ldc + j] = beta == T(0) ? T(0) : beta * c[std::int64_t{i} * ldc + j];
     return;
   }
-  const OperandA sa = trans_a ? OperandA{1, lda} : OperandA{lda, 1};
-  blocks(m, n, k, alpha, a, sa, DenseB<T>{b, ldb}, beta, DenseC<T>{c, ldc});
+  if (trans_a) blocks(m, n, k, alpha, DenseA<T, true>{a, lda}, DenseB<T>{b, ldb}, beta, DenseC<T>{c, ldc});
+  else blocks(m, n, k, alpha, DenseA<T, false>{a, lda}, DenseB<T>{b, ldb}, beta, DenseC<T>{c, ldc});
 }
 
 template <class T> bool implicit_columns_fit(std::int64_t out_h, std::int64_t out_w) {
@@ -231,12 +253,12 @@ void tiled_gemm_columns(int m, int k, const T* a, int lda, const T* x, const std
   const int n = static_cast<int>(out_h * out_w);
   if (m <= 0 || n <= 0 || k <= 0 || !implicit_columns_fit<T>(out_h, out_w))
     throw std::logic_error("tiled_gemm_columns: no vectors of whole pixels in rows of " + std::to_string(out_w));
-  const OperandA sa{lda, 1};
+  const DenseA<T, false> sa{a, lda};
   const DenseC<T> out{c, n};
   if (out_w % kLanes<T> == 0)
-    blocks(m, n, k, T(1), a, sa, ColumnsB<T, false>{x, {taps, out_w, in_w}}, T(0), out);
+    blocks(m, n, k, T(1), sa, ColumnsB<T, false>{x, {taps, out_w, in_w}}, T(0), out);
   else
-    blocks(m, n, k, T(1), a, sa, ColumnsB<T, true>{x, {taps, out_w, in_w}}, T(0), out);
+    blocks(m, n, k, T(1), sa, ColumnsB<T, true>{x, {taps, out_w, in_w}}, T(0), out);
 }
 
 template <class T>
@@ -245,12 +267,19 @@ void tiled_gemm_add_columns(int m, int k, const T* a, int lda, const T* b, const
   const int n = static_cast<int>(out_h * out_w);
   if (m <= 0 || n <= 0 || k <= 0 || !implicit_columns_fit<T>(out_h, out_w))
     throw std::logic_error("tiled_gemm_add_columns: no vectors of whole pixels in rows of " + std::to_string(out_w));
-  const OperandA sa{1, lda};  // A^T
+  const DenseA<T, true> sa{a, lda};  // A^T
   const DenseB<T> in{b, n};
   if (out_w % kLanes<T> == 0)
-    blocks(m, n, k, T(1), a, sa, in, T(1), ColumnsC<T, false>{dx, {taps, out_w, in_w}});
+    blocks(m, n, k, T(1), sa, in, T(1), ColumnsC<T, false>{dx, {taps, out_w, in_w}});
   else
-    blocks(m, n, k, T(1), a, sa, in, T(1), ColumnsC<T, true>{dx, {taps, out_w, in_w}});
+    blocks(m, n, k, T(1), sa, in, T(1), ColumnsC<T, true>{dx, {taps, out_w, in_w}});
+}
+
+template <class T>
+void tiled_gemm_image_a(int m, int n, int k, const T* x, const std::int64_t* taps, const std::int64_t* pixels, const T* b,
+                        int ldb, T beta, T* c, int ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) throw std::logic_error("tiled_gemm_image_a: an empty product");
+  blocks(m, n, k, T(1), ImageA<T>{x, taps, pixels}, DenseB<T>{b, ldb}, beta, DenseC<T>{c, ldc});
 }
 
 template void tiled_gemm<float>(bool, int, int, int, float, const float*, int, const float*, int, float, float*, int);
@@ -262,6 +291,10 @@ template void tiled_gemm_columns<float>(int, int, const float*, int, const float
                                         std::int64_t, std::int64_t, float*);
 template void tiled_gemm_columns<double>(int, int, const double*, int, const double*, const std::int64_t*, std::int64_t,
                                          std::int64_t, std::int64_t, double*);
+template void tiled_gemm_image_a<float>(int, int, int, const float*, const std::int64_t*, const std::int64_t*,
+                                        const float*, int, float, float*, int);
+template void tiled_gemm_image_a<double>(int, int, int, const double*, const std::int64_t*, const std::int64_t*,
+                                         const double*, int, double, double*, int);
 template void tiled_gemm_add_columns<float>(int, int, const float*, int, const float*, const std::int64_t*, std::int64_t,
                                             std::int64_t, std::int64_t, float*);
 template void tiled_gemm_add_columns<double>(int, int, const double*, int, const double*, const std::int64_t*,

@@ -41,6 +41,13 @@ template <class T>
 void tiled_gemm_add_columns(int m, int k, const T* a, int lda, const T* b, const std::int64_t* taps, std::int64_t out_h,
                             std::int64_t out_w, std::int64_t in_w, T* dx);
 
+// The weight gradient's product, with an image's im2col matrix read in place as A (any stride,
+// no padding): C [m, n] = A [m, k] x B [k, n] + beta * C, A [r, q] = x[taps[r] + pixels[q]],
+// pixels[q] the offset of output pixel q's window, oh * stride_h * W + ow * stride_w.
+template <class T>
+void tiled_gemm_image_a(int m, int n, int k, const T* x, const std::int64_t* taps, const std::int64_t* pixels, const T* b,
+                        int ldb, T beta, T* c, int ldc);
+
 // Lanes of the tiles' vectors: 64-byte vectors in an AVX-512 build, 32-byte otherwise.
 template <class T> constexpr int tiled_gemm_lanes() {
 #ifdef __AVX512F__
