@@ -9,10 +9,12 @@
 // lists the lowerings and threadings and conv_plan.h how images are split between OpenMP
 // workers and groups. Layers of few input channels take direct loops instead when the setup
 // says so (ConvSetup::few_channels, conv_few_channels.h), over the same image chunks. The
-// tiled_gemm lowering runs the same loops on ablate's own GEMM (tiled_gemm.h), which takes no
-// B^T: its forward reads the image in place where the geometry lets it (tiled_gemm_columns), its
-// data gradient adds its columns onto dx there (tiled_gemm_add_columns), and its weight gradient reads each image's im2row instead (im2col.h: the taps along a row),
-// dW [K, R] += dY [K, P] x rows [P, R].
+// tiled_gemm lowering runs ablate's own GEMM (tiled_gemm.h), which takes no B^T but reads an
+// image's im2col matrix in place where the geometry lets it: its forward as B
+// (tiled_gemm_columns: stride 1, no padding, whole vectors of output pixels), its data gradient
+// adding the columns onto dx as C (tiled_gemm_add_columns, the same geometries), its weight
+// gradient as A, dW^T [R, K] = col [R, P] x dY^T [P, K] (tiled_gemm_image_a: no padding), and
+// with padding from each image's im2row, dW [K, R] += dY [K, P] x rows [P, R] (im2col.h).
 #include <algorithm>
 #include <stdexcept>
 #include <vector>

@@ -12,7 +12,7 @@ ConvPlan plan_conv(const ConvGeometry& g, const GemmLoops& loops, ConvPass pass,
   const bool batched = loops.batched;
   if (omp && threads > 1 && g.n > 1) {
     plan.workers = static_cast<int>(std::min<std::int64_t>(threads, g.n));
-    plan.chunks = std::min<std::int64_t>(g.n, plan.workers * kChunksPerWorker);
+    plan.chunks = std::min<std::int64_t>(g.n, plan.workers * (pass == ConvPass::backward_weights ? 1 : kChunksPerWorker));
   }
   if (!batched) return plan;
   const std::int64_t share = (g.n + plan.chunks - 1) / plan.chunks;

@@ -18,7 +18,9 @@ namespace ablate::kernels::cpu {
 
 constexpr std::size_t kColumnBudgetBytes = std::size_t{1} << 20;
 
-// Chunks per worker in the omp_* modes.
+// Chunks per worker in the omp_* modes; one for the weight gradient, where each chunk costs a
+// partial of the whole gradient (summed after) and, under tiled_gemm, its transpose (LeNet's
+// conv2 on 2 threads, tiled: 1,173-1,178 us with four a worker, 954-977 with one).
 constexpr std::int64_t kChunksPerWorker = 4;
 
 struct ConvPlan {

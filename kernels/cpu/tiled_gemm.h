@@ -17,7 +17,7 @@
 namespace ablate::kernels::cpu {
 
 // beta == 0 does not read C (it may hold NaN); B is never transposed (the weight gradient, which
-// would need B^T, is computed as its transpose instead: conv2d.cpp).
+// would need B^T, is computed as its transpose or from im2row instead: conv2d.cpp).
 template <class T>
 void tiled_gemm(bool trans_a, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c,
                 int ldc);
