@@ -276,21 +276,12 @@ PlanKey plan_key(const RunConfig& config, const models::ModelSpec& spec) {
 }
 
 void plain_weights_rows(LayerPlan& plan, std::size_t plain_count) {
-  for (LayerPlan::Row& row : plan.rows)
-    if (!kernels::PlannedBackend::weights_layer(row.layer).empty() && row.choice.blocked &&
-        row.seconds.size() == plan.candidates.size() && plain_count > 0) {
-      std::size_t best = 0;
-      for (std::size_t i = 1; i < plain_count; ++i)
-        if (row.seconds[i] < row.seconds[best]) best = i;
-      row.choice = plan.candidates[best];
-    }
-  const LayerPlan all = plan;
-  plan.rows.clear();
-  for (const LayerPlan::Row& row : all.rows) {
-    const std::string_view layer = kernels::PlannedBackend::weights_layer(row.layer);
-    const LayerPlan::Row* own = layer.empty() ? nullptr : all.row(std::string(layer));
-    if (!layer.empty() && (row.choice.blocked || (own && own->choice == row.choice))) continue;
-    plan.rows.push_back(row);
+  for (LayerPlan::Row& row : plan.rows) {
+    if (kernels::PlannedBackend::weights_layer(row.layer).empty() || !row.choice.blocked) continue;
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < plain_count && i < row.seconds.size(); ++i)
+      if (row.seconds[i] < row.seconds[best]) best = i;
+    row.choice = plan.candidates.at(best);
   }
 }
 

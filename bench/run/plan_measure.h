@@ -52,8 +52,9 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
                                                               const BackendSettings& run, bool one_at_a_time);
 // The weights rows of a measured plan (kernels/planned_backend.h: a convolution's weight
 // gradient timed and chosen apart from its layer) run in NCHW beside their layer: one whose
-// fastest was a blocked candidate takes its fastest of the first `plain_count` (the plain ones);
-// one on its layer's choice is dropped (the layer's route runs it).
+// fastest was a blocked candidate takes its fastest of the first `plain_count` (the plain ones).
+// A row on its layer's choice stays (the table shows its time; the layer's route would run it
+// alike).
 void plain_weights_rows(LayerPlan& plan, std::size_t plain_count);
 // Whether the run issues its ops one at a time (every strategy but the static one under the
 // parallel executor): then a planned backend releases a library's threads where the backend
