@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/cpu/held_in_register.h"
@@ -82,17 +83,24 @@ template <class T> struct DenseC {
 
 // One image's im2col matrix [taps, OH*OW] never written (stride 1, no padding; tiled_gemm.h):
 // row r (tap c, i, j) starts at image + taps[r], and pixel q = (oh, ow) lies oh * in_w + ow past
-// it. A vector holds kLanes consecutive pixels: inside one output row (out_w a multiple of
-// kLanes), or (TwoRows) the out_w = kLanes / 2 pixels of two rows, as two halves in_w apart.
-template <class T, bool TwoRows> struct ImageColumns {
+// it. A vector holds kLanes consecutive pixels (Vectors: how they lie): inside one output row
+// (out_w a multiple of kLanes: one load), or as two halves each inside a row (out_w a multiple
+// of kLanes / 2: two loads joined), in_w apart where a vector is two whole rows (LeNet's conv2,
+// out_w 8), otherwise where the second half's first pixel lies (LeNet's conv1, out_w 24).
+enum class Vectors { in_row, two_rows, halves };
+template <class T, Vectors Mode> struct ImageColumns {
   const std::int64_t* taps;
   std::int64_t out_w, in_w;
   std::int64_t pixel[kWidest] = {};  // offset of the v-th vector's first pixel in a column block
+  std::int64_t high[kWidest] = {};   // halves: offset of its second half's first pixel
 
   std::int64_t offset(std::int64_t q) const { return q / out_w * in_w + q % out_w; }
   ImageColumns column(int j) const {
     ImageColumns c = *this;
-    for (int v = 0; v < kWidest; ++v) c.pixel[v] = offset(j + v * kLanes<T>);
+    for (int v = 0; v < kWidest; ++v) {
+      c.pixel[v] = offset(j + v * kLanes<T>);
+      c.high[v] = offset(j + v * kLanes<T> + kLanes<T> / 2);
+    }
     return c;
   }
   ImageColumns rows(int r0) const {
@@ -103,24 +111,30 @@ template <class T, bool TwoRows> struct ImageColumns {
   // The v-th vector of row r of the image at x (the row's start first: one address a row,
   // shared by its vectors).
   template <class P> P* vector_at(P* x, int r, int v) const { return x + taps[r] + pixel[v]; }
+  // How far its second half lies past its first.
+  std::int64_t second_half(int v) const {
+    if constexpr (Mode == Vectors::two_rows) return in_w;
+    else return high[v] - pixel[v];
+  }
 
   typedef T Half __attribute__((vector_size(kBytes / 2)));
-  Vec<T> gather(const T* at) const {
-    if constexpr (TwoRows) return joined(at, at + in_w, std::make_index_sequence<kLanes<T>>());
-    else return load(at);
+  Vec<T> gather(const T* at, int v) const {
+    if constexpr (Mode == Vectors::in_row) return load(at);
+    else return joined(at, at + second_half(v), std::make_index_sequence<kLanes<T>>());
   }
-  void add(T* at, Vec<T> v) const {
-    if constexpr (TwoRows) {
+  void add(T* at, int v, Vec<T> sum) const {
+    if constexpr (Mode == Vectors::in_row) {
+      store(at, load(at) + sum);
+    } else {
       constexpr int h = kLanes<T> / 2;
-      const Half lo = half(v, std::make_index_sequence<h>()), hi = half(v, offset_by<h>(std::make_index_sequence<h>()));
+      T* second = at + second_half(v);
+      const Half lo = half(sum, std::make_index_sequence<h>()), hi = half(sum, offset_by<h>(std::make_index_sequence<h>()));
       Half low, high;
       std::memcpy(&low, at, sizeof low);
-      std::memcpy(&high, at + in_w, sizeof high);
+      std::memcpy(&high, second, sizeof high);
       low += lo, high += hi;
       std::memcpy(at, &low, sizeof low);
-      std::memcpy(at + in_w, &high, sizeof high);
-    } else {
-      store(at, load(at) + v);
+      std::memcpy(second, &high, sizeof high);
     }
   }
 
@@ -136,20 +150,20 @@ template <class T, bool TwoRows> struct ImageColumns {
 };
 
 // B as an image's columns read in place (the forward).
-template <class T, bool TwoRows> struct ColumnsB {
+template <class T, Vectors Mode> struct ColumnsB {
   const T* x;
-  ImageColumns<T, TwoRows> columns;
-  Vec<T> vector(int p, int v) const { return columns.gather(columns.vector_at(x, p, v)); }
+  ImageColumns<T, Mode> columns;
+  Vec<T> vector(int p, int v) const { return columns.gather(columns.vector_at(x, p, v), v); }
   T at(int p, int q) const { return x[columns.taps[p] + columns.offset(q)]; }
   ColumnsB column(int j) const { return {x, columns.column(j)}; }
   ColumnsB depth(int p0) const { return {x, columns.rows(p0)}; }
 };
 
 // C as an image's columns added in place (the data gradient: col2im folded into the store).
-template <class T, bool TwoRows> struct ColumnsC {
+template <class T, Vectors Mode> struct ColumnsC {
   T* dx;
-  ImageColumns<T, TwoRows> columns;
-  void update(int r, int v, Vec<T> product, T) const { columns.add(columns.vector_at(dx, r, v), product); }
+  ImageColumns<T, Mode> columns;
+  void update(int r, int v, Vec<T> product, T) const { columns.add(columns.vector_at(dx, r, v), v, product); }
   T& at(int i, int q) const { return dx[columns.taps[i] + columns.offset(q)]; }
   ColumnsC column(int j) const { return {dx, columns.column(j)}; }
   ColumnsC rows(int i) const { return {dx, columns.rows(i)}; }
@@ -244,8 +258,17 @@ void tiled_gemm(bool trans_a, int m, int n, int k, T alpha, const T* a, int lda,
 
 template <class T> bool implicit_columns_fit(std::int64_t out_h, std::int64_t out_w) {
   constexpr int lanes = kLanes<T>;
-  return out_w % lanes == 0 || (2 * out_w == lanes && out_h % 2 == 0);
+  return out_w % (lanes / 2) == 0 && out_h * out_w % lanes == 0;
 }
+
+namespace {
+// f(Mode) for the way the vectors of an OH x OW image lie (implicit_columns_fit holds).
+template <class T, class F> void with_vectors(std::int64_t out_w, F&& f) {
+  if (out_w % kLanes<T> == 0) f(std::integral_constant<Vectors, Vectors::in_row>());
+  else if (2 * out_w == kLanes<T>) f(std::integral_constant<Vectors, Vectors::two_rows>());
+  else f(std::integral_constant<Vectors, Vectors::halves>());
+}
+}  // namespace
 
 template <class T>
 void tiled_gemm_columns(int m, int k, const T* a, int lda, const T* x, const std::int64_t* taps, std::int64_t out_h,
@@ -255,10 +278,9 @@ void tiled_gemm_columns(int m, int k, const T* a, int lda, const T* x, const std
     throw std::logic_error("tiled_gemm_columns: no vectors of whole pixels in rows of " + std::to_string(out_w));
   const DenseA<T, false> sa{a, lda};
   const DenseC<T> out{c, n};
-  if (out_w % kLanes<T> == 0)
-    blocks(m, n, k, T(1), sa, ColumnsB<T, false>{x, {taps, out_w, in_w}}, T(0), out);
-  else
-    blocks(m, n, k, T(1), sa, ColumnsB<T, true>{x, {taps, out_w, in_w}}, T(0), out);
+  with_vectors<T>(out_w, [&](auto mode) {
+    blocks(m, n, k, T(1), sa, ColumnsB<T, decltype(mode)::value>{x, {taps, out_w, in_w}}, T(0), out);
+  });
 }
 
 template <class T>
@@ -269,10 +291,9 @@ void tiled_gemm_add_columns(int m, int k, const T* a, int lda, const T* b, const
     throw std::logic_error("tiled_gemm_add_columns: no vectors of whole pixels in rows of " + std::to_string(out_w));
   const DenseA<T, true> sa{a, lda};  // A^T
   const DenseB<T> in{b, n};
-  if (out_w % kLanes<T> == 0)
-    blocks(m, n, k, T(1), sa, in, T(1), ColumnsC<T, false>{dx, {taps, out_w, in_w}});
-  else
-    blocks(m, n, k, T(1), sa, in, T(1), ColumnsC<T, true>{dx, {taps, out_w, in_w}});
+  with_vectors<T>(out_w, [&](auto mode) {
+    blocks(m, n, k, T(1), sa, in, T(1), ColumnsC<T, decltype(mode)::value>{dx, {taps, out_w, in_w}});
+  });
 }
 
 template <class T>

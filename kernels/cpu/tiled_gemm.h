@@ -26,8 +26,9 @@ void tiled_gemm(bool trans_a, int m, int n, int k, T alpha, const T* a, int lda,
 // GEMM: no column matrix written), for a convolution of stride 1 and no padding:
 //   C [m, OH*OW] = A [m, k] x B,  B [r, (oh, ow)] = x[taps[r] + oh * in_w + ow]
 // with taps[r] the offset of tap r = (c, i, j) in the image, c * H * W + i * in_w + j. A vector
-// of B is kLanes consecutive output pixels: inside one output row, or two rows of half a vector
-// each; implicit_columns_fit says whether OH x OW splits so. C is written (no alpha, beta).
+// of B is kLanes consecutive output pixels, in halves each inside one output row:
+// implicit_columns_fit says whether OH x OW splits so (OW a multiple of half a vector, OH x OW of
+// a whole one). C is written (no alpha, beta).
 template <class T> bool implicit_columns_fit(std::int64_t out_h, std::int64_t out_w);
 template <class T>
 void tiled_gemm_columns(int m, int k, const T* a, int lda, const T* x, const std::int64_t* taps, std::int64_t out_h,

@@ -73,7 +73,8 @@ TEST(TiledGemm, AnEmptyProductScalesC) {
 }
 
 // tiled_gemm_columns reads a convolution's im2col columns in place, tiled_gemm_add_columns adds
-// them back: against the triple loop over the columns im2col writes (and col2im), for vectors inside an output row and across two rows, with
+// them back: against the triple loop over the columns im2col writes (and col2im), for vectors
+// inside an output row, across two rows and in halves (a row of one and a half), with
 // depth blocks after the first (C x 5 x 5 > 128 taps), in both precisions.
 template <class T> void check_columns(std::int64_t c, std::int64_t h, std::int64_t w, int m) {
   ConvGeometry g;
@@ -111,10 +112,13 @@ TEST(TiledGemm, ColumnsReadAndAddedInPlaceMatchIm2colAndCol2im) {
   const std::int64_t lanes = tiled_gemm_lanes<float>();
   check_columns<float>(20, lanes / 2 + 4, lanes / 2 + 4, 50);  // LeNet's conv2: two rows a vector
   check_columns<float>(3, 6, 2 * lanes + 4, 7);                // two vectors a row
+  check_columns<float>(1, 28, 3 * lanes / 2 + 4, 20);          // LeNet's conv1: a vector and a half a row
   check_columns<double>(6, tiled_gemm_lanes<double>() + 4, tiled_gemm_lanes<double>() / 2 + 4, 13);
   check_columns<double>(2, 5, tiled_gemm_lanes<double>() + 4, 3);
+  check_columns<double>(3, 6, 3 * tiled_gemm_lanes<double>() / 2 + 4, 5);  // halves
   EXPECT_FALSE(implicit_columns_fit<float>(8, lanes + 1));
   EXPECT_FALSE(implicit_columns_fit<float>(7, lanes / 2)) << "an odd row count leaves half a vector";
+  EXPECT_FALSE(implicit_columns_fit<float>(8, lanes / 2 + 1)) << "a half vector across two rows";
 }
 
 }  // namespace
