@@ -9,12 +9,8 @@
 // lists the lowerings and threadings and conv_plan.h how images are split between OpenMP
 // workers and groups. Layers of few input channels take direct loops instead when the setup
 // says so (ConvSetup::few_channels, conv_few_channels.h), over the same image chunks. The
-// tiled_gemm lowering runs ablate's own GEMM (tiled_gemm.h), which takes no B^T but reads an
-// image's im2col matrix in place where the geometry lets it: its forward as B
-// (tiled_gemm_columns: stride 1, no padding, whole vectors of output pixels), its data gradient
-// adding the columns onto dx as C (tiled_gemm_add_columns, the same geometries), its weight
-// gradient as A, dW^T [R, K] = col [R, P] x dY^T [P, K] (tiled_gemm_image_a: no padding), and
-// with padding from each image's im2row, dW [K, R] += dY [K, P] x rows [P, R] (im2col.h).
+// tiled_gemm lowering runs ablate's own GEMM over the same chunks, its im2col matrices read in
+// place where the geometry lets it (conv_tiled.h).
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
@@ -24,13 +20,13 @@
 #include "kernels/cpu/conv_few_channels.h"
 #include "kernels/cpu/conv_geometry.h"
 #include "kernels/cpu/conv_plan.h"
+#include "kernels/cpu/conv_tiled.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
 #include "kernels/cpu/im2col.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/scratch.h"
 #include "kernels/cpu/tiled_gemm.h"
-#include "kernels/cpu/transpose.h"
 
 namespace ablate::kernels::cpu {
 namespace {
@@ -137,122 +133,6 @@ void backward_weights_images(const ConvGeometry& g, const Gemm& gemm, int thread
     gemm(false, true, k, rows, static_cast<int>(ld), T(1), dyg, static_cast<int>(ld), col, static_cast<int>(ld),
          n0 == begin ? T(0) : T(1), dw_acc, rows);
   }
-}
-
-// tiled_gemm's weight gradient over images [begin, end) into dw_acc [K, R]: per image
-// dW [K, Rv] += dY [K, P] x rows [P, Rv], rows the image's im2row (R taps padded with zero
-// columns to whole vectors, Rv), so that the taps lie along the tiles' vectors and K along their
-// rows; the padded columns of the sums are dropped at the end.
-template <class T>
-void tiled_backward_weights_rows(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
-                                   std::int64_t end) {
-  const std::int64_t p = g.pixels(), rows = g.col_rows(), lanes = tiled_gemm_lanes<T>();
-  // One vector more where a row is a whole number of KiB (LeNet's conv2: 512 floats, 2 KiB):
-  // there the rows of a tile's column share a few L1 sets and evict each other.
-  std::int64_t rv = (rows + lanes - 1) / lanes * lanes;
-  if (rv * static_cast<std::int64_t>(sizeof(T)) % 1024 == 0) rv += lanes;
-  if (begin >= end) {
-    std::fill(dw_acc, dw_acc + g.k * rows, T(0));
-    return;
-  }
-  T* taps = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(p * rv));
-  T* sums = scratch_of<T>(ScratchSlot::tile_sums, static_cast<std::size_t>(g.k * rv));
-  for (std::int64_t n = begin; n < end; ++n) {
-    im2row(g, x + n * g.in_size(), taps, rv);
-    tiled_gemm(false, static_cast<int>(g.k), static_cast<int>(rv), static_cast<int>(p), T(1), dy + n * g.out_size(),
-               static_cast<int>(p), taps, static_cast<int>(rv), n == begin ? T(0) : T(1), sums, static_cast<int>(rv));
-  }
-  for (std::int64_t k = 0; k < g.k; ++k) std::copy_n(sums + k * rv, rows, dw_acc + k * rows);
-}
-
-// Whether tiled_gemm's forward reads the image in place of its im2col columns (tiled_gemm.h).
-template <class T> bool in_place_columns_fit(const ConvGeometry& g) {
-  return g.p.stride_h == 1 && g.p.stride_w == 1 && g.p.pad_top == 0 && g.p.pad_left == 0 && g.p.pad_bottom == 0 &&
-         g.p.pad_right == 0 && implicit_columns_fit<T>(g.oh, g.ow);
-}
-
-// The offset in an image of each tap (c, i, j) of its im2col rows: (c * H + i) * W + j.
-std::vector<std::int64_t> image_taps(const ConvGeometry& g) {
-  std::vector<std::int64_t> taps;
-  for (std::int64_t c = 0; c < g.c; ++c)
-    for (std::int64_t i = 0; i < g.kh; ++i)
-      for (std::int64_t j = 0; j < g.kw; ++j) taps.push_back((c * g.h + i) * g.w + j);
-  return taps;
-}
-
-// tiled_gemm's forward over images [begin, end) without a column matrix: per image
-// y [K, P] = W [K, R] x the image's columns read in place, then the epilogue.
-template <class T>
-void tiled_forward_images(const ConvGeometry& g, int threads, const T* x, const T* w, const T* bias,
-                          std::optional<Activation> activation, T* y, std::int64_t begin, std::int64_t end) {
-  const std::vector<std::int64_t> taps = image_taps(g);
-  for (std::int64_t n = begin; n < end; ++n) {
-    T* yn = y + n * g.out_size();
-    tiled_gemm_columns(static_cast<int>(g.k), static_cast<int>(g.col_rows()), w, static_cast<int>(g.col_rows()),
-                       x + n * g.in_size(), taps.data(), g.oh, g.ow, g.w, yn);
-    conv_epilogue_in_place(threads, activation, bias, yn, 1, g.k, g.pixels());
-  }
-}
-
-// Its data gradient: per image dx = the columns W^T [R, K] x dY [K, P] added where the
-// forward read them (col2im folded into the tiles' stores).
-template <class T>
-void tiled_backward_data_images(const ConvGeometry& g, const T* dy, const T* w, T* dx, std::int64_t begin,
-                                std::int64_t end) {
-  const std::vector<std::int64_t> taps = image_taps(g);
-  for (std::int64_t n = begin; n < end; ++n) {
-    T* dxn = dx + n * g.in_size();
-    std::fill(dxn, dxn + g.in_size(), T(0));
-    tiled_gemm_add_columns(static_cast<int>(g.col_rows()), static_cast<int>(g.k), w, static_cast<int>(g.col_rows()),
-                           dy + n * g.out_size(), taps.data(), g.oh, g.ow, g.w, dxn);
-  }
-}
-
-// Its weight gradient where the convolution has no padding: per image
-// dW^T [R, Kv] += the image's columns [R, P] read in place x dY^T [P, Kv] (K padded with zero
-// columns to whole vectors, Kv), transposed into dw_acc [K, R] at the end. Without padding every
-// window lies inside the image, whatever the stride.
-template <class T>
-void tiled_backward_weights_image(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
-                                  std::int64_t end) {
-  const std::int64_t p = g.pixels(), rows = g.col_rows(), lanes = tiled_gemm_lanes<T>();
-  const std::int64_t kv = (g.k + lanes - 1) / lanes * lanes;
-  if (begin >= end) {
-    std::fill(dw_acc, dw_acc + g.k * rows, T(0));
-    return;
-  }
-  const std::vector<std::int64_t> taps = image_taps(g);
-  std::vector<std::int64_t> pixels;
-  for (std::int64_t oh = 0; oh < g.oh; ++oh)
-    for (std::int64_t ow = 0; ow < g.ow; ++ow) pixels.push_back(oh * g.p.stride_h * g.w + ow * g.p.stride_w);
-  T* dyt = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(p * kv));
-  T* sums = scratch_of<T>(ScratchSlot::tile_sums, static_cast<std::size_t>(rows * kv));
-  std::fill(dyt, dyt + p * kv, T(0));
-  for (std::int64_t n = begin; n < end; ++n) {
-    transpose_into(dy + n * g.out_size(), g.k, p, p, dyt, kv);  // dyt [P, Kv] = dy [K, P]^T
-    tiled_gemm_image_a(static_cast<int>(rows), static_cast<int>(kv), static_cast<int>(p), x + n * g.in_size(),
-                       taps.data(), pixels.data(), dyt, static_cast<int>(kv), n == begin ? T(0) : T(1), sums,
-                       static_cast<int>(kv));
-  }
-  transpose_into(sums, rows, g.k, kv, dw_acc, rows);
-}
-
-// tiled_gemm's weight gradient: the image read in place where nothing is padded and that costs
-// less than im2row. The cost per output pixel in multiply-adds: the padded product (R x Kv
-// against K x Rv) and the copies, about 40 for an element transposed into dY^T and 20 for one
-// written into im2row (one image of LeNet on an Emerald Rapids Xeon, 1 thread: conv2 24 against
-// 31 us, the image read in place; conv1 11 against 9, im2row).
-template <class T>
-void tiled_backward_weights_images(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
-                                   std::int64_t end) {
-  const std::int64_t lanes = tiled_gemm_lanes<T>();
-  auto whole = [&](std::int64_t v) { return (v + lanes - 1) / lanes * lanes; };
-  const std::int64_t in_place = g.col_rows() * whole(g.k) + 40 * g.k, rows = g.k * whole(g.col_rows()) + 20 * whole(g.col_rows());
-  const bool padded = g.p.pad_top != 0 || g.p.pad_left != 0 || g.p.pad_bottom != 0 || g.p.pad_right != 0;
-  if (!padded && in_place <= rows)
-    tiled_backward_weights_image(g, x, dy, dw_acc, begin, end);
-  else
-    tiled_backward_weights_rows(g, x, dy, dw_acc, begin, end);
 }
 
 // f(gemm) with the GEMM the loops call: the backend's library, or ablate's tiles.

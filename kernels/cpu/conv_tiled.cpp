@@ -1,0 +1,174 @@
+// The tiled_gemm lowering's loops (see conv_tiled.h).
+#include "kernels/cpu/conv_tiled.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels/cpu/conv_epilogue.h"
+#include "kernels/cpu/im2col.h"
+#include "kernels/cpu/scratch.h"
+#include "kernels/cpu/tiled_gemm.h"
+#include "kernels/cpu/transpose.h"
+
+namespace ablate::kernels::cpu {
+namespace {
+
+bool padded(const ConvGeometry& g) {
+  return g.p.pad_top != 0 || g.p.pad_left != 0 || g.p.pad_bottom != 0 || g.p.pad_right != 0;
+}
+
+// The geometry of the image with its zero border as part of it: no padding left.
+ConvGeometry with_border(const ConvGeometry& g) {
+  ConvGeometry b = g;
+  b.h = g.h + g.p.pad_top + g.p.pad_bottom;
+  b.w = g.w + g.p.pad_left + g.p.pad_right;
+  b.p.pad_top = b.p.pad_left = b.p.pad_bottom = b.p.pad_right = 0;
+  return b;
+}
+
+// Image x [C, H, W] of geometry g inside its zero border (geometry b = with_border(g)), in the
+// columns slot; x itself when nothing is padded.
+template <class T> const T* bordered(const ConvGeometry& g, const ConvGeometry& b, const T* x) {
+  if (!padded(g)) return x;
+  T* out = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(b.in_size()));
+  std::fill(out, out + b.in_size(), T(0));
+  for (std::int64_t c = 0; c < g.c; ++c)
+    for (std::int64_t i = 0; i < g.h; ++i)
+      std::copy_n(x + (c * g.h + i) * g.w, g.w, out + (c * b.h + i + g.p.pad_top) * b.w + g.p.pad_left);
+  return out;
+}
+
+// The offset in an image of geometry g of each tap (c, i, j) of its im2col rows:
+// (c * H + i) * W + j.
+std::vector<std::int64_t> image_taps(const ConvGeometry& g) {
+  std::vector<std::int64_t> taps;
+  for (std::int64_t c = 0; c < g.c; ++c)
+    for (std::int64_t i = 0; i < g.kh; ++i)
+      for (std::int64_t j = 0; j < g.kw; ++j) taps.push_back((c * g.h + i) * g.w + j);
+  return taps;
+}
+
+// The weight gradient from im2row: per image
+// dW [K, Rv] += dY [K, P] x rows [P, Rv], rows the image's im2row (R taps padded with zero
+// columns to whole vectors, Rv), so that the taps lie along the tiles' vectors and K along their
+// rows; the padded columns of the sums are dropped at the end.
+template <class T>
+void backward_weights_from_rows(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                                   std::int64_t end) {
+  const std::int64_t p = g.pixels(), rows = g.col_rows(), lanes = tiled_gemm_lanes<T>();
+  // One vector more where a row is a whole number of KiB (LeNet's conv2: 512 floats, 2 KiB):
+  // there the rows of a tile's column share a few L1 sets and evict each other.
+  std::int64_t rv = (rows + lanes - 1) / lanes * lanes;
+  if (rv * static_cast<std::int64_t>(sizeof(T)) % 1024 == 0) rv += lanes;
+  if (begin >= end) {
+    std::fill(dw_acc, dw_acc + g.k * rows, T(0));
+    return;
+  }
+  T* taps = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(p * rv));
+  T* sums = scratch_of<T>(ScratchSlot::tile_sums, static_cast<std::size_t>(g.k * rv));
+  for (std::int64_t n = begin; n < end; ++n) {
+    im2row(g, x + n * g.in_size(), taps, rv);
+    tiled_gemm(false, static_cast<int>(g.k), static_cast<int>(rv), static_cast<int>(p), T(1), dy + n * g.out_size(),
+               static_cast<int>(p), taps, static_cast<int>(rv), n == begin ? T(0) : T(1), sums, static_cast<int>(rv));
+  }
+  for (std::int64_t k = 0; k < g.k; ++k) std::copy_n(sums + k * rv, rows, dw_acc + k * rows);
+}
+
+// The weight gradient with the image read in place: per image dW^T [R, Kv] += the image's
+// columns [R, P] x dY^T [P, Kv] (K padded with zero columns to whole vectors, Kv), transposed
+// into dw_acc [K, R] at the end. In the bordered image every window lies inside, whatever the
+// stride.
+template <class T>
+void backward_weights_in_place(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                                  std::int64_t end) {
+  const std::int64_t p = g.pixels(), rows = g.col_rows(), lanes = tiled_gemm_lanes<T>();
+  const std::int64_t kv = (g.k + lanes - 1) / lanes * lanes;
+  if (begin >= end) {
+    std::fill(dw_acc, dw_acc + g.k * rows, T(0));
+    return;
+  }
+  const ConvGeometry b = with_border(g);
+  const std::vector<std::int64_t> taps = image_taps(b);
+  std::vector<std::int64_t> pixels;
+  for (std::int64_t oh = 0; oh < g.oh; ++oh)
+    for (std::int64_t ow = 0; ow < g.ow; ++ow) pixels.push_back(oh * g.p.stride_h * b.w + ow * g.p.stride_w);
+  T* dyt = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(p * kv));
+  T* sums = scratch_of<T>(ScratchSlot::tile_sums, static_cast<std::size_t>(rows * kv));
+  std::fill(dyt, dyt + p * kv, T(0));
+  for (std::int64_t n = begin; n < end; ++n) {
+    transpose_into(dy + n * g.out_size(), g.k, p, p, dyt, kv);  // dyt [P, Kv] = dy [K, P]^T
+    tiled_gemm_image_a(static_cast<int>(rows), static_cast<int>(kv), static_cast<int>(p), bordered(g, b, x + n * g.in_size()),
+                       taps.data(), pixels.data(), dyt, static_cast<int>(kv), n == begin ? T(0) : T(1), sums,
+                       static_cast<int>(kv));
+  }
+  transpose_into(sums, rows, g.k, kv, dw_acc, rows);
+}
+
+}  // namespace
+
+template <class T> bool in_place_columns_fit(const ConvGeometry& g) {
+  return g.p.stride_h == 1 && g.p.stride_w == 1 && implicit_columns_fit<T>(g.oh, g.ow);
+}
+
+// Per image y [K, P] = W [K, R] x the image's columns read in place, then the epilogue.
+template <class T>
+void tiled_forward_images(const ConvGeometry& g, int threads, const T* x, const T* w, const T* bias,
+                          std::optional<Activation> activation, T* y, std::int64_t begin, std::int64_t end) {
+  const ConvGeometry b = with_border(g);
+  const std::vector<std::int64_t> taps = image_taps(b);
+  for (std::int64_t n = begin; n < end; ++n) {
+    T* yn = y + n * g.out_size();
+    tiled_gemm_columns(static_cast<int>(g.k), static_cast<int>(g.col_rows()), w, static_cast<int>(g.col_rows()),
+                       bordered(g, b, x + n * g.in_size()), taps.data(), g.oh, g.ow, b.w, yn);
+    conv_epilogue_in_place(threads, activation, bias, yn, 1, g.k, g.pixels());
+  }
+}
+
+// Per image the columns W^T [R, K] x dY [K, P] added onto dx where the forward read them (onto
+// the bordered image, its inside copied out after).
+template <class T>
+void tiled_backward_data_images(const ConvGeometry& g, const T* dy, const T* w, T* dx, std::int64_t begin,
+                                std::int64_t end) {
+  const ConvGeometry b = with_border(g);
+  const std::vector<std::int64_t> taps = image_taps(b);
+  for (std::int64_t n = begin; n < end; ++n) {
+    T* dxn = dx + n * g.in_size();
+    T* onto = padded(g) ? scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(b.in_size())) : dxn;
+    std::fill(onto, onto + b.in_size(), T(0));
+    tiled_gemm_add_columns(static_cast<int>(g.col_rows()), static_cast<int>(g.k), w, static_cast<int>(g.col_rows()),
+                           dy + n * g.out_size(), taps.data(), g.oh, g.ow, b.w, onto);
+    if (onto != dxn)
+      for (std::int64_t c = 0; c < g.c; ++c)
+        for (std::int64_t i = 0; i < g.h; ++i)
+          std::copy_n(onto + (c * b.h + i + g.p.pad_top) * b.w + g.p.pad_left, g.w, dxn + (c * g.h + i) * g.w);
+  }
+}
+
+// The image read in place where that costs less than im2row. The cost per output pixel in multiply-adds: the padded product (R x Kv
+// against K x Rv) and the copies, about 40 for an element transposed into dY^T and 20 for one
+// written into im2row (one image of LeNet on an Emerald Rapids Xeon, 1 thread: conv2 24 against
+// 31 us, the image read in place; conv1 11 against 9, im2row).
+template <class T>
+void tiled_backward_weights_images(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                                   std::int64_t end) {
+  const std::int64_t lanes = tiled_gemm_lanes<T>();
+  auto whole = [&](std::int64_t v) { return (v + lanes - 1) / lanes * lanes; };
+  const std::int64_t in_place = g.col_rows() * whole(g.k) + 40 * g.k, rows = g.k * whole(g.col_rows()) + 20 * whole(g.col_rows());
+  if (in_place <= rows) backward_weights_in_place(g, x, dy, dw_acc, begin, end);
+  else backward_weights_from_rows(g, x, dy, dw_acc, begin, end);
+}
+
+
+#define ABLATE_CONV_TILED(T)                                                                                      \
+  template bool in_place_columns_fit<T>(const ConvGeometry&);                                                     \
+  template void tiled_forward_images<T>(const ConvGeometry&, int, const T*, const T*, const T*,                   \
+                                        std::optional<Activation>, T*, std::int64_t, std::int64_t);               \
+  template void tiled_backward_data_images<T>(const ConvGeometry&, const T*, const T*, T*, std::int64_t,          \
+                                              std::int64_t);                                                      \
+  template void tiled_backward_weights_images<T>(const ConvGeometry&, const T*, const T*, T*, std::int64_t,       \
+                                                 std::int64_t);
+ABLATE_CONV_TILED(float)
+ABLATE_CONV_TILED(double)
+#undef ABLATE_CONV_TILED
+
+}  // namespace ablate::kernels::cpu
