@@ -262,37 +262,34 @@ template <class T> bool implicit_columns_fit(std::int64_t out_h, std::int64_t ou
 }
 
 namespace {
-// f(Mode) for the way the vectors of an OH x OW image lie (implicit_columns_fit holds).
-template <class T, class F> void with_vectors(std::int64_t out_w, F&& f) {
-  if (out_w % kLanes<T> == 0) f(std::integral_constant<Vectors, Vectors::in_row>());
-  else if (2 * out_w == kLanes<T>) f(std::integral_constant<Vectors, Vectors::two_rows>());
-  else f(std::integral_constant<Vectors, Vectors::halves>());
+// f(n, Mode) for a product of m x k over the n = OH x OW pixels of an image, Mode the way its
+// vectors lie; throws naming `what` where they do not (implicit_columns_fit) or it is empty.
+template <class T, class F>
+void with_vectors(const char* what, int m, int k, std::int64_t out_h, std::int64_t out_w, F&& f) {
+  const int n = static_cast<int>(out_h * out_w);
+  if (m <= 0 || n <= 0 || k <= 0 || !implicit_columns_fit<T>(out_h, out_w))
+    throw std::logic_error(std::string(what) + ": no vectors of whole pixels in rows of " + std::to_string(out_w));
+  if (out_w % kLanes<T> == 0) f(n, std::integral_constant<Vectors, Vectors::in_row>());
+  else if (2 * out_w == kLanes<T>) f(n, std::integral_constant<Vectors, Vectors::two_rows>());
+  else f(n, std::integral_constant<Vectors, Vectors::halves>());
 }
 }  // namespace
 
 template <class T>
 void tiled_gemm_columns(int m, int k, const T* a, int lda, const T* x, const std::int64_t* taps, std::int64_t out_h,
                         std::int64_t out_w, std::int64_t in_w, T* c) {
-  const int n = static_cast<int>(out_h * out_w);
-  if (m <= 0 || n <= 0 || k <= 0 || !implicit_columns_fit<T>(out_h, out_w))
-    throw std::logic_error("tiled_gemm_columns: no vectors of whole pixels in rows of " + std::to_string(out_w));
-  const DenseA<T, false> sa{a, lda};
-  const DenseC<T> out{c, n};
-  with_vectors<T>(out_w, [&](auto mode) {
-    blocks(m, n, k, T(1), sa, ColumnsB<T, decltype(mode)::value>{x, {taps, out_w, in_w}}, T(0), out);
+  with_vectors<T>("tiled_gemm_columns", m, k, out_h, out_w, [&](int n, auto mode) {
+    blocks(m, n, k, T(1), DenseA<T, false>{a, lda}, ColumnsB<T, decltype(mode)::value>{x, {taps, out_w, in_w}}, T(0),
+           DenseC<T>{c, n});
   });
 }
 
 template <class T>
 void tiled_gemm_add_columns(int m, int k, const T* a, int lda, const T* b, const std::int64_t* taps, std::int64_t out_h,
                             std::int64_t out_w, std::int64_t in_w, T* dx) {
-  const int n = static_cast<int>(out_h * out_w);
-  if (m <= 0 || n <= 0 || k <= 0 || !implicit_columns_fit<T>(out_h, out_w))
-    throw std::logic_error("tiled_gemm_add_columns: no vectors of whole pixels in rows of " + std::to_string(out_w));
-  const DenseA<T, true> sa{a, lda};  // A^T
-  const DenseB<T> in{b, n};
-  with_vectors<T>(out_w, [&](auto mode) {
-    blocks(m, n, k, T(1), sa, in, T(1), ColumnsC<T, decltype(mode)::value>{dx, {taps, out_w, in_w}});
+  with_vectors<T>("tiled_gemm_add_columns", m, k, out_h, out_w, [&](int n, auto mode) {  // A^T x B
+    blocks(m, n, k, T(1), DenseA<T, true>{a, lda}, DenseB<T>{b, n}, T(1),
+           ColumnsC<T, decltype(mode)::value>{dx, {taps, out_w, in_w}});
   });
 }
 
