@@ -12,10 +12,10 @@
 //  omp_per_image   ablate's own and the fastest measured on 2 cores (conv_mode.h): per_image_gemm
 //                  under openmp_images threading, with direct loops for layers of few input
 //                  channels (ConvSetup::few_channels, conv_few_channels.h).
-//  tiled_gemm      per_image_gemm under openmp_images with ablate's own register-tiled GEMM
-//                  (tiled_gemm.h) in place of the library's, for every layer; the weight
-//                  gradient as its transpose, col x dy^T. No framework ran this: a candidate of
-//                  the per-layer plan (docs/plan.md).
+//  tiled_gemm      per image under openmp_images on ablate's own register-tiled GEMM
+//                  (tiled_gemm.h) in place of the library's, for every layer, each image's
+//                  im2col matrix read in place where the geometry lets it (conv_tiled.h). No
+//                  framework ran this: a candidate of the per-layer plan (docs/plan.md).
 // Threading (BackendOptions::threading, `--threading`):
 //  library         the library's own pool inside each GEMM or primitive (OpenBLAS's pthreads,
 //                  Eigen's OpenMP GEMM, oneDNN's OpenMP): Caffe, Theano. Images run in sequence.

@@ -3,12 +3,13 @@
 // written for theirs.
 //   C [m, n] = alpha * op(A) [m, k] x B [k, n] + beta * C      (row-major; op(A) = A or A^T)
 // B is read as it lies, never packed: in the convolution it is one image's im2col columns or
-// output gradient (at most a few hundred KiB, just written, in L2), and a block of kDepth of its
-// rows stays in L1 while a column of tiles passes over it. A tile is R rows of C by V vectors
-// along a row (5 x 4 with AVX-512; taller and narrower where C has few columns); each step of k
-// broadcasts R elements of op(A) (one load each, folded into the broadcast) and loads V vectors
-// of B's row k for R * V FMAs. Columns
-// past the last whole vector run as scalar loops. Single-threaded: the loops run it inside
+// output gradient (at most a few hundred KiB, in L2), and a block of kDepth of its rows stays in
+// L1 while a column of tiles passes over it. A tile is R rows of C by V vectors along a row
+// (5 x 4 with AVX-512; taller and narrower where C has few columns); each step of k broadcasts
+// R elements of op(A) (one load each, folded into the broadcast) and loads V vectors of B's
+// row k for R * V FMAs. Columns past the last whole vector run as scalar loops. The variants
+// below read an image's im2col matrix in place as B or A, or add the product onto an image as
+// its columns (conv_tiled.h), with the same tiles. Single-threaded: the loops run it inside
 // their OpenMP workers, one image each.
 #pragma once
 
