@@ -107,9 +107,11 @@ TEST(PlannedTraining, MixedBackendNetworkTrainsAsOneBackendInF64) {
       }
       EXPECT_LE(diff, 1e-9 * scale) << "parameter " << t;
     }
-    for (const auto& row : plan.rows)
-      if (kernels::PlannedBackend::weights_layer(row.layer).empty())
+    for (const auto& row : plan.rows) {
+      if (kernels::PlannedBackend::weights_layer(row.layer).empty()) {
         EXPECT_TRUE(seen.layers.count(row.layer)) << "no op of layer " << row.layer << " ran";
+      }
+    }
   }
 }
 
