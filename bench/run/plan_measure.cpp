@@ -5,16 +5,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
-#include <mutex>
 #include <set>
 #include <stdexcept>
 
 #include "bench/run/environment.h"
+#include "bench/run/layer_timer.h"
 #include "bench/run/median.h"
 #include "bench/run/strategy_switches.h"
 #include "bench/run/text_format.h"
-#include "kernels/op_label.h"
-#include "kernels/op_observer.h"
 #include "kernels/registry.h"
 #include "kernels/shared_tuning.h"
 
@@ -25,45 +23,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-// Adds each op's wall time to the layer its label names ("" for ops of no layer), less the
-// one-time work the backend did inside it (Backend::setup_seconds: oneDNN's primitive builds
-// and layout timing on a first call, 27 ms of LeNet's conv1 against 0.5 ms a call after, which
-// the first warm-up round's pruning would otherwise hold against the pair).
-class LayerTimer final : public kernels::OpObserver {
- public:
-  explicit LayerTimer(const kernels::Backend& backend) : backend_(backend) {}
-  void begin(kernels::OpCall& call) override { call.started = clock(); }
-  void end(const kernels::OpCall& call, bool) override {
-    const double elapsed = clock() - call.started;
-    std::string layer(kernels::current_op_label().layer);
-    // A convolution's weight gradient is a row of its own (planned_backend.h).
-    if (call.op == kernels::Op::conv2d_backward_weights && !layer.empty())
-      layer = kernels::PlannedBackend::weights_row(layer);
-    const std::lock_guard<std::mutex> lock(mutex_);
-    totals_[layer] += std::max(0.0, elapsed);
-    ops_[layer].insert(call.op);
-  }
-  // The ops each layer has run so far.
-  std::set<kernels::Op> ops(const std::string& layer) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    return ops_[layer];
-  }
-  std::map<std::string, double> take() {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    return std::exchange(totals_, {});
-  }
-
- private:
-  // Seconds of wall time that stand still while the backend does one-time work.
-  double clock() const {
-    return std::chrono::duration<double>(Clock::now().time_since_epoch()).count() - backend_.setup_seconds();
-  }
-  const kernels::Backend& backend_;
-  std::mutex mutex_;
-  std::map<std::string, double> totals_;
-  std::map<std::string, std::set<kernels::Op>> ops_;
-};
 
 // A batch of the run's input shape: values from a fixed linear congruential sequence in
 // [-1, 1), every label 0 (a class of every model).
