@@ -57,9 +57,9 @@ class PlannedBackend final : public Backend {
   // The backend that runs the convolution weight gradient of `layer` now: its weights row's
   // where one is routed and the layer is not blocked, otherwise the layer's.
   Backend& weights_backend_of(std::string_view layer) const;
-  // "conv2:weights": the plan row of a layer's weight gradient; "" when `row` names none,
-  // otherwise the layer it names (weights_layer).
+  // The plan row of a layer's weight gradient: "conv2" -> "conv2:weights".
   static std::string weights_row(std::string_view layer) { return std::string(layer) + std::string(kWeightsSuffix); }
+  // The layer a weights row names ("conv2:weights" -> "conv2"); "" for any other row.
   static std::string_view weights_layer(std::string_view row);
   Backend& fallback() { return *backends_.front().backend; }
   // The block of the backend that runs `layer` now where that layer is routed blocked (route,

@@ -251,13 +251,17 @@ bool ops_one_at_a_time(const RunConfig& config) {
 std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& plan, const models::ModelSpec& spec,
                                                               const BackendSettings& run, bool one_at_a_time) {
   for (const LayerPlan::Row& row : plan.rows) {  // every layer and choice checked before any backend is made
-    bool in_model = false;
     const std::string_view named = kernels::PlannedBackend::weights_layer(row.layer);
     const std::string layer_name = named.empty() ? row.layer : std::string(named);
-    for (const models::LayerSpec& layer : spec.layers) in_model = in_model || layer.name == layer_name;
-    if (!in_model)
+    const models::LayerSpec* layer = nullptr;
+    for (const models::LayerSpec& l : spec.layers)
+      if (l.name == layer_name) layer = &l;
+    if (!layer)
       throw std::invalid_argument("plan: layer '" + row.layer + "' is not a layer of model " + spec.name +
                                   " (a plan of another model?)");
+    if (!named.empty() && layer->type != "convolution")
+      throw std::invalid_argument("plan: row '" + row.layer + "' gives a weight gradient of its own to layer '" +
+                                  layer_name + "', a " + layer->type + " layer; only a convolution's is chosen apart");
   }
   auto make = [&](const PlanChoice& c, const std::string& what) {
     const std::string problem = choice_problem(c, run);

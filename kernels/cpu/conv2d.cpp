@@ -13,7 +13,6 @@
 // place where the geometry lets it (conv_tiled.h).
 #include <algorithm>
 #include <stdexcept>
-#include <vector>
 
 #include "kernels/cpu/bias_loops.h"
 #include "kernels/cpu/conv_epilogue.h"

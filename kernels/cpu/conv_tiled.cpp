@@ -26,15 +26,19 @@ ConvGeometry with_border(const ConvGeometry& g) {
   return b;
 }
 
+// f(offset in the image, offset in the bordered image) for each of the image's rows of W.
+template <class F> void each_inner_row(const ConvGeometry& g, const ConvGeometry& b, F&& f) {
+  for (std::int64_t c = 0; c < g.c; ++c)
+    for (std::int64_t i = 0; i < g.h; ++i) f((c * g.h + i) * g.w, (c * b.h + i + g.p.pad_top) * b.w + g.p.pad_left);
+}
+
 // Image x [C, H, W] of geometry g inside its zero border (geometry b = with_border(g)), in the
 // columns slot; x itself when nothing is padded.
 template <class T> const T* bordered(const ConvGeometry& g, const ConvGeometry& b, const T* x) {
   if (!padded(g)) return x;
   T* out = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(b.in_size()));
   std::fill(out, out + b.in_size(), T(0));
-  for (std::int64_t c = 0; c < g.c; ++c)
-    for (std::int64_t i = 0; i < g.h; ++i)
-      std::copy_n(x + (c * g.h + i) * g.w, g.w, out + (c * b.h + i + g.p.pad_top) * b.w + g.p.pad_left);
+  each_inner_row(g, b, [&](std::int64_t inner, std::int64_t outer) { std::copy_n(x + inner, g.w, out + outer); });
   return out;
 }
 
@@ -54,7 +58,7 @@ std::vector<std::int64_t> image_taps(const ConvGeometry& g) {
 // rows; the padded columns of the sums are dropped at the end.
 template <class T>
 void backward_weights_from_rows(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
-                                   std::int64_t end) {
+                                std::int64_t end) {
   const std::int64_t p = g.pixels(), rows = g.col_rows(), lanes = tiled_gemm_lanes<T>();
   // One vector more where a row is a whole number of KiB (LeNet's conv2: 512 floats, 2 KiB):
   // there the rows of a tile's column share a few L1 sets and evict each other.
@@ -80,7 +84,7 @@ void backward_weights_from_rows(const ConvGeometry& g, const T* x, const T* dy, 
 // stride.
 template <class T>
 void backward_weights_in_place(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
-                                  std::int64_t end) {
+                               std::int64_t end) {
   const std::int64_t p = g.pixels(), rows = g.col_rows(), lanes = tiled_gemm_lanes<T>();
   const std::int64_t kv = (g.k + lanes - 1) / lanes * lanes;
   if (begin >= end) {
@@ -97,9 +101,9 @@ void backward_weights_in_place(const ConvGeometry& g, const T* x, const T* dy, T
   std::fill(dyt, dyt + p * kv, T(0));
   for (std::int64_t n = begin; n < end; ++n) {
     transpose_into(dy + n * g.out_size(), g.k, p, p, dyt, kv);  // dyt [P, Kv] = dy [K, P]^T
-    tiled_gemm_image_a(static_cast<int>(rows), static_cast<int>(kv), static_cast<int>(p), bordered(g, b, x + n * g.in_size()),
-                       taps.data(), pixels.data(), dyt, static_cast<int>(kv), n == begin ? T(0) : T(1), sums,
-                       static_cast<int>(kv));
+    tiled_gemm_image_a(static_cast<int>(rows), static_cast<int>(kv), static_cast<int>(p),
+                       bordered(g, b, x + n * g.in_size()), taps.data(), pixels.data(), dyt, static_cast<int>(kv),
+                       n == begin ? T(0) : T(1), sums, static_cast<int>(kv));
   }
   transpose_into(sums, rows, g.k, kv, dw_acc, rows);
 }
@@ -138,26 +142,25 @@ void tiled_backward_data_images(const ConvGeometry& g, const T* dy, const T* w, 
     tiled_gemm_add_columns(static_cast<int>(g.col_rows()), static_cast<int>(g.k), w, static_cast<int>(g.col_rows()),
                            dy + n * g.out_size(), taps.data(), g.oh, g.ow, b.w, onto);
     if (onto != dxn)
-      for (std::int64_t c = 0; c < g.c; ++c)
-        for (std::int64_t i = 0; i < g.h; ++i)
-          std::copy_n(onto + (c * b.h + i + g.p.pad_top) * b.w + g.p.pad_left, g.w, dxn + (c * g.h + i) * g.w);
+      each_inner_row(g, b, [&](std::int64_t inner, std::int64_t outer) { std::copy_n(onto + outer, g.w, dxn + inner); });
   }
 }
 
-// The image read in place where that costs less than im2row. The cost per output pixel in multiply-adds: the padded product (R x Kv
-// against K x Rv) and the copies, about 40 for an element transposed into dY^T and 20 for one
-// written into im2row (one image of LeNet on an Emerald Rapids Xeon, 1 thread: conv2 24 against
-// 31 us, the image read in place; conv1 11 against 9, im2row).
+// The image read in place where that costs less than im2row. The cost per output pixel in
+// multiply-adds: the padded product (R x Kv against K x Rv) and the copies, about 40 for an
+// element transposed into dY^T and 20 for one written into im2row (one image of LeNet on an
+// Emerald Rapids Xeon, 1 thread: conv2 24 against 31 us, the image read in place; conv1 11
+// against 9, im2row).
 template <class T>
 void tiled_backward_weights_images(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
                                    std::int64_t end) {
   const std::int64_t lanes = tiled_gemm_lanes<T>();
   auto whole = [&](std::int64_t v) { return (v + lanes - 1) / lanes * lanes; };
-  const std::int64_t in_place = g.col_rows() * whole(g.k) + 40 * g.k, rows = g.k * whole(g.col_rows()) + 20 * whole(g.col_rows());
+  const std::int64_t in_place = g.col_rows() * whole(g.k) + 40 * g.k;
+  const std::int64_t rows = g.k * whole(g.col_rows()) + 20 * whole(g.col_rows());
   if (in_place <= rows) backward_weights_in_place(g, x, dy, dw_acc, begin, end);
   else backward_weights_from_rows(g, x, dy, dw_acc, begin, end);
 }
-
 
 #define ABLATE_CONV_TILED(T)                                                                                      \
   template bool in_place_columns_fit<T>(const ConvGeometry&);                                                     \

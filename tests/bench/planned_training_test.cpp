@@ -115,7 +115,7 @@ TEST(PlannedTraining, MixedBackendNetworkTrainsAsOneBackendInF64) {
   }
 }
 
-TEST(PlannedTraining, APlanOfAnotherModelIsRefused) {
+TEST(PlannedTraining, APlanOfAnotherModelOrAWeightsRowOfNoConvolutionIsRefused) {
   const models::ModelSpec spec = models::load_model("lenet");
   LayerPlan plan;
   plan.fallback = {"reference", std::nullopt, std::nullopt};
@@ -128,6 +128,21 @@ TEST(PlannedTraining, APlanOfAnotherModelIsRefused) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("layer 'conv9' is not a layer of model lenet"), std::string::npos) << e.what();
   }
+  // A weights row of a layer the model lacks, and of a layer that is no convolution.
+  const std::pair<std::string, std::string> bad[] = {
+      {"conv9:weights", "layer 'conv9:weights' is not a layer of model lenet"},
+      {"pool1:weights", "row 'pool1:weights' gives a weight gradient of its own to layer 'pool1', a pooling layer"}};
+  for (const auto& [row, message] : bad) {
+    plan.rows = {{row, {"reference", std::nullopt, std::nullopt}, {}}};
+    try {
+      make_planned_backend(plan, spec, settings, true);
+      FAIL() << "row " << row << " was taken";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  plan.rows = {{"conv1:weights", {"reference", std::nullopt, std::nullopt}, {}}};
+  EXPECT_NO_THROW(make_planned_backend(plan, spec, settings, true));
 }
 
 TEST(PlannedTraining, AChoiceThatCannotRunUnderTheRunsThreadingIsRefused) {
