@@ -19,7 +19,12 @@
 # Environment: CUDA_ARCH (90), GPU_CHECK_LOGS (folder for the logs and records; default
 #   DIR/gpu-check), GPU_CHECK_SCALE (the presets' length factor; default 0.02),
 #   GPU_CHECK_STAGES (which of tests,bench,presets to run; default all three),
-#   GPU_CHECK_DATA (Fashion-MNIST's folder; default DIR/data, else Debian's dataset-fashion-mnist).
+#   GPU_CHECK_DATA (Fashion-MNIST's folder; default DIR/data, else Debian's dataset-fashion-mnist),
+#   GPU_CHECK_DEADLINE (seconds from the start that the whole check must end within: each stage's
+#   limit is cut to what is left, a stage with under 20 s left is recorded as not run, so that a
+#   caller's own time limit never cuts the outcome lines; default none),
+#   GPU_CHECK_ARCHIVE (a .tar.gz file to pack the logs folder into at the end, for a caller that
+#   can take back only a few files).
 # Exit status 1 if any stage failed; the last lines list every stage's outcome. With a bundle,
 # LOGS/env.sh sets the library path for running its programs by hand afterwards.
 set -uo pipefail
@@ -30,6 +35,8 @@ arch="${CUDA_ARCH:-90}"
 logs="${GPU_CHECK_LOGS:-$build/gpu-check}"
 scale="${GPU_CHECK_SCALE:-0.02}"
 stages="${GPU_CHECK_STAGES:-tests,bench,presets}"
+began=$(date +%s)
+deadline="${GPU_CHECK_DEADLINE:-}"
 mkdir -p "$logs"
 outcomes=()
 record() { outcomes+=("$1: $2"); echo "-- $1: $2"; }
@@ -38,6 +45,11 @@ wants() { [[ ",$stages," == *",$1,"* ]]; }
 run_stage() {
   local name="$1" limit="$2" rc
   shift 2
+  if [[ -n "$deadline" ]]; then
+    local left=$(( deadline - ($(date +%s) - began) - 10 ))
+    if (( left < 20 )); then record "$name" "NOT RUN (GPU_CHECK_DEADLINE: ${left} s left)"; return 1; fi
+    (( left < limit )) && limit=$left
+  fi
   local start=$(date +%s)
   timeout --kill-after=10 "$limit" "$@" > "$logs/$name.log" 2>&1
   rc=$?
@@ -127,6 +139,9 @@ bench tf-cifar10 128
 presets synthetic-cifar10 --frameworks caffe,torch,theano
 bench resnet20 128
 
-echo "== outcomes (logs in $logs)"
+echo "== outcomes (logs in $logs, $(( $(date +%s) - began )) s in all)"
 printf '%s\n' "${outcomes[@]}"
+if [[ -n "${GPU_CHECK_ARCHIVE:-}" ]]; then
+  tar -czf "$GPU_CHECK_ARCHIVE" -C "$(dirname "$logs")" "$(basename "$logs")" && echo "logs packed into $GPU_CHECK_ARCHIVE"
+fi
 for o in "${outcomes[@]}"; do [[ "$o" == *": ok ("* ]] || exit 1; done
