@@ -33,6 +33,15 @@ template <class T> struct ChainRun {
       case ChainOp::bias_add: {
         const T* b = operand(s);
         std::int64_t c = (at / inner) % channels, k = at % inner;  // channel and place of element `at`
+        if (inner == 1) {  // [N, C]: a row's channels lie side by side, and so do their biases
+          for (std::int64_t j = 0; j < len;) {
+            const std::int64_t run = std::min(len - j, channels - c);
+            for (std::int64_t q = 0; q < run; ++q) r[j + q] += b[c + q];
+            j += run;
+            c = 0;
+          }
+          break;
+        }
         for (std::int64_t j = 0; j < len;) {
           const std::int64_t run = std::min(len - j, inner - k);
           const T v = b[c];
