@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/cpu/held_in_register.h"
+#include "kernels/cpu/im2col.h"
 #include "kernels/cpu/scratch.h"
 
 namespace ablate::kernels::cpu {
@@ -221,25 +222,32 @@ void backward_data_with(const ConvGeometry& g, const T* dy, const T* w, T* dx, s
   }
 }
 
-// sums[(k0 + a) * taps + t0 + b] += the dot products of dy's rows of channel k0 + a with tap
-// t0 + b's runs over one image, lane by lane: A channels by B taps.
+// The runs a weight tile sums over: `rows` rows of the vectors [q_begin, q_end), tap t's row r
+// at x + taps[t] + r * x_row, channel k's row r at dy + k * dy_channel + r * dy_row. Over the
+// padded image: OH rows of OWv. Over one image's im2col (flat): Pv / lanes rows of one vector,
+// the output rows laid end to end.
+struct WeightRuns {
+  std::int64_t q_begin = 0, q_end = 0, rows = 1, x_row = 0, dy_row = 0, dy_channel = 0;
+  const std::int64_t* taps = nullptr;
+};
+
+// sums[(k0 + a) * taps + t0 + b] += the dot products of dy's runs of channel k0 + a with tap
+// t0 + b's, lane by lane: A channels by B taps.
 template <class T, int Bytes, int A, int B>
-void weight_tile(const ConvGeometry& g, const Layout& l, const T* xp, const T* dyp, std::int64_t k0, std::int64_t t0,
+void weight_tile(const WeightRuns& w, std::int64_t taps, const T* x, const T* dy, std::int64_t k0, std::int64_t t0,
                  Vec<T, Bytes>* sums) {
-  const std::int64_t taps = g.col_rows(), channel = g.oh * l.owv;
   Vec<T, Bytes> acc[A][B];
   for (int a = 0; a < A; ++a)
     for (int b = 0; b < B; ++b) acc[a][b] = sums[(k0 + a) * taps + t0 + b];
-  // Down the columns of vectors: OH steps of fixed strides, where a row holds only 3-4 vectors.
-  const std::int64_t row_step = l.row(1);
+  // Down the columns of vectors: `rows` steps of fixed strides, where a row holds only 3-4 vectors.
   std::int64_t off[B];
-  for (int b = 0; b < B; ++b) off[b] = l.taps[static_cast<std::size_t>(t0 + b)];
-  for (std::int64_t q = 0; q < l.owv; q += kLanes<T, Bytes>) {
-    const T* xcol = xp + q;
-    const T* dycol = dyp + k0 * channel + q;
-    for (std::int64_t oh = 0; oh < g.oh; ++oh, xcol += row_step, dycol += l.owv) {
+  for (int b = 0; b < B; ++b) off[b] = w.taps[t0 + b];
+  for (std::int64_t q = w.q_begin; q < w.q_end; q += kLanes<T, Bytes>) {
+    const T* xcol = x + q;
+    const T* dycol = dy + k0 * w.dy_channel + q;
+    for (std::int64_t r = 0; r < w.rows; ++r, xcol += w.x_row, dycol += w.dy_row) {
       Vec<T, Bytes> d[A], in[B];
-      for (int a = 0; a < A; ++a) d[a] = held_in_register(load<T, Bytes>(dycol + a * channel));
+      for (int a = 0; a < A; ++a) d[a] = held_in_register(load<T, Bytes>(dycol + a * w.dy_channel));
       for (int b = 0; b < B; ++b) in[b] = held_in_register(load<T, Bytes>(xcol + off[b]));
       for (int a = 0; a < A; ++a)
         for (int b = 0; b < B; ++b) acc[a][b] += d[a] * in[b];
@@ -249,29 +257,86 @@ void weight_tile(const ConvGeometry& g, const Layout& l, const T* xp, const T* d
     for (int b = 0; b < B; ++b) sums[(k0 + a) * taps + t0 + b] = acc[a][b];
 }
 
-template <int Bytes, class T>
-void backward_weights_with(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
-                                   std::int64_t end) {
-  const Layout l = layout_of(g, kLanes<T, Bytes>);
-  const std::int64_t taps = g.col_rows(), size = g.k * taps;
-  T* xp = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(l.image()));
-  T* dyp = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(g.k * g.oh * l.owv));
-  auto* sums = static_cast<Vec<T, Bytes>*>(scratch(ScratchSlot::lane_sums, static_cast<std::size_t>(size) * sizeof(Vec<T, Bytes>)));
-  std::fill(sums, sums + size, Vec<T, Bytes>{});
-  for (std::int64_t n = begin; n < end; ++n) {
-    pad_image(g, l, x + n * g.in_size(), xp);
-    pad_output(g, l, dy + n * g.out_size(), dyp);
-    for (std::int64_t k0 = 0; k0 < g.k; k0 += kTile)
-      with_count(g.k - k0, [&](auto na) {
-        for (std::int64_t t0 = 0; t0 < taps; t0 += kTile)
-          with_count(taps - t0, [&](auto nb) { weight_tile<T, Bytes, decltype(na)::value, decltype(nb)::value>(g, l, xp, dyp, k0, t0, sums); });
-      });
-  }
+// sums (lane by lane) += one image's weight gradient over the runs `w`: tiles of up to 4
+// channels by 4 taps.
+template <class T, int Bytes>
+void weight_tiles(const ConvGeometry& g, const WeightRuns& w, const T* x, const T* dy, Vec<T, Bytes>* sums) {
+  const std::int64_t taps = g.col_rows();
+  for (std::int64_t k0 = 0; k0 < g.k; k0 += kTile)
+    with_count(g.k - k0, [&](auto na) {
+      for (std::int64_t t0 = 0; t0 < taps; t0 += kTile)
+        with_count(taps - t0, [&](auto nb) {
+          weight_tile<T, Bytes, decltype(na)::value, decltype(nb)::value>(w, taps, x, dy, k0, t0, sums);
+        });
+    });
+}
+
+// dw_acc = the lanes of each sum added.
+template <class T, int Bytes> void add_lanes(const Vec<T, Bytes>* sums, std::int64_t size, T* dw_acc) {
   for (std::int64_t i = 0; i < size; ++i) {
     T s = T(0);
     for (std::int64_t lane = 0; lane < kLanes<T, Bytes>; ++lane) s += sums[i][lane];
     dw_acc[i] = s;
   }
+}
+
+template <class T, int Bytes> Vec<T, Bytes>* zeroed_sums(std::int64_t size) {
+  auto* sums = static_cast<Vec<T, Bytes>*>(scratch(ScratchSlot::lane_sums, static_cast<std::size_t>(size) * sizeof(Vec<T, Bytes>)));
+  std::fill(sums, sums + size, Vec<T, Bytes>{});
+  return sums;
+}
+
+template <int Bytes, class T>
+void backward_weights_with(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                                   std::int64_t end) {
+  const Layout l = layout_of(g, kLanes<T, Bytes>);
+  const std::int64_t size = g.k * g.col_rows();
+  T* xp = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(l.image()));
+  T* dyp = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(g.k * g.oh * l.owv));
+  Vec<T, Bytes>* sums = zeroed_sums<T, Bytes>(size);
+  const WeightRuns runs{0, l.owv, g.oh, l.row(1), l.owv, g.oh * l.owv, l.taps.data()};
+  for (std::int64_t n = begin; n < end; ++n) {
+    pad_image(g, l, x + n * g.in_size(), xp);
+    pad_output(g, l, dy + n * g.out_size(), dyp);
+    weight_tiles<T, Bytes>(g, runs, xp, dyp, sums);
+  }
+  add_lanes<T, Bytes>(sums, size, dw_acc);
+}
+
+// The weight gradient over each image's im2col [C*KH*KW, P] instead, P = OH*OW pixels laid end
+// to end in whole vectors Pv (zeros past P, in the columns and in a copy of dy where P is no whole
+// number of vectors): no lanes of padding per output row, where the rows pad badly (LeNet's 24
+// outputs: 32 lanes of 64-byte vectors) and the 32-byte vectors would run at half the FMA rate
+// of an AVX-512 core. Each tile runs down all Pv / lanes vectors of its rows at once (as one
+// column of "rows" a vector wide): in blocks that fit L1 its accumulators' loads and stores and the
+// loop's set-up cost more than the reads from L2 they save (LeNet's conv1, one image, one
+// thread, Emerald Rapids: 9.7 us over the padded rows; 10.3 flat in one-row blocks of 176
+// pixels, 7.9 down 11-vector columns, 6.1 down the whole 36; im2col 1.5 of it).
+template <int Bytes, class T>
+void backward_weights_flat(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                           std::int64_t end) {
+  constexpr std::int64_t lanes = kLanes<T, Bytes>;
+  const std::int64_t taps = g.col_rows(), size = g.k * taps, p = g.pixels();
+  const std::int64_t pv = (p + lanes - 1) / lanes * lanes;
+  T* col = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(taps * pv));
+  T* dyv = pv == p ? nullptr : scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(g.k * pv));
+  Vec<T, Bytes>* sums = zeroed_sums<T, Bytes>(size);
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(taps));
+  for (std::int64_t t = 0; t < taps; ++t) rows[static_cast<std::size_t>(t)] = t * pv;
+  for (std::int64_t n = begin; n < end; ++n) {
+    im2col(g, x + n * g.in_size(), col, pv);
+    const T* dyn = dy + n * g.out_size();
+    if (dyv) {
+      for (std::int64_t r = 0; r < taps; ++r) std::fill(col + r * pv + p, col + (r + 1) * pv, T(0));
+      for (std::int64_t k = 0; k < g.k; ++k) {
+        std::copy_n(dyn + k * p, p, dyv + k * pv);
+        std::fill(dyv + k * pv + p, dyv + (k + 1) * pv, T(0));
+      }
+      dyn = dyv;
+    }
+    weight_tiles<T, Bytes>(g, WeightRuns{0, lanes, pv / lanes, lanes, lanes, pv, rows.data()}, col, dyn, sums);
+  }
+  add_lanes<T, Bytes>(sums, size, dw_acc);
 }
 
 // 64-byte vectors in an AVX-512 build where a row of OW outputs pads to no more lanes than with
@@ -288,6 +353,15 @@ template <class T, class F> void with_vector_bytes(const ConvGeometry& g, F&& f)
   f(Int<32>{});
 }
 
+#if defined(__AVX512F__)
+// Whether the weight gradient goes over im2col (backward_weights_flat): where the rows pad to
+// more lanes with 64-byte vectors than with 32, which with_vector_bytes would then take.
+template <class T> bool flat_weights(const ConvGeometry& g) {
+  auto padded = [&](std::int64_t lanes) { return (g.ow + lanes - 1) / lanes * lanes; };
+  return padded(kLanes<T, 64>) != padded(kLanes<T, 32>);
+}
+#endif
+
 }  // namespace
 
 template <class T>
@@ -302,10 +376,25 @@ void few_channels_backward_data(const ConvGeometry& g, const T* dy, const T* w, 
   with_vector_bytes<T>(g, [&](auto bytes) { backward_data_with<decltype(bytes)::value>(g, dy, w, dx, begin, end); });
 }
 
+// Over the padded image where its rows take 64-byte vectors (or no AVX-512), else over im2col
+// with them (flat_weights).
 template <class T>
 void few_channels_backward_weights(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
                                    std::int64_t end) {
+#if defined(__AVX512F__)
+  if (flat_weights<T>(g)) return dot_backward_weights(g, x, dy, dw_acc, begin, end);
+#endif
   with_vector_bytes<T>(g, [&](auto bytes) { backward_weights_with<decltype(bytes)::value>(g, x, dy, dw_acc, begin, end); });
+}
+
+template <class T>
+void dot_backward_weights(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                          std::int64_t end) {
+#if defined(__AVX512F__)
+  backward_weights_flat<64>(g, x, dy, dw_acc, begin, end);
+#else
+  backward_weights_flat<32>(g, x, dy, dw_acc, begin, end);
+#endif
 }
 
 #define ABLATE_FEW_CHANNELS(T)                                                                                    \
@@ -314,7 +403,8 @@ void few_channels_backward_weights(const ConvGeometry& g, const T* x, const T* d
   template void few_channels_backward_data<T>(const ConvGeometry&, const T*, const T*, T*, std::int64_t,       \
                                               std::int64_t);                                                    \
   template void few_channels_backward_weights<T>(const ConvGeometry&, const T*, const T*, T*, std::int64_t,    \
-                                                 std::int64_t);
+                                                 std::int64_t);                                                 \
+  template void dot_backward_weights<T>(const ConvGeometry&, const T*, const T*, T*, std::int64_t, std::int64_t);
 ABLATE_FEW_CHANNELS(float)
 ABLATE_FEW_CHANNELS(double)
 #undef ABLATE_FEW_CHANNELS

@@ -9,7 +9,9 @@
 // where xrow_t(oh) = x[n, c, oh*sh - pt + i, j - pl + sw*(0..OW-1)], read from a zero-padded copy
 // of the image whose columns are split by phase modulo the stride, so that every tap's row is a
 // contiguous run. Register tiles of up to 4 output channels (or taps) x 4 vectors, of 32 bytes,
-// or 64 in an AVX-512 build where a row pads to no more lanes with them (conv_few_channels.cpp).
+// or 64 in an AVX-512 build where a row pads to no more lanes with them (conv_few_channels.cpp);
+// where it pads to more (LeNet's 24 outputs), the weight gradient runs the same tiles over each
+// image's im2col instead (dot_backward_weights), its pixels laid end to end in whole vectors.
 // ablate's own path, no framework's: the backends run it under the omp_per_image lowering
 // (ConvSetup::few_channels, conv_lowering.h), over the same image chunks as the GEMM loops.
 #pragma once
@@ -36,5 +38,15 @@ void few_channels_backward_data(const ConvGeometry& g, const T* dy, const T* w, 
 template <class T>
 void few_channels_backward_weights(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
                                    std::int64_t end);
+
+
+// The weight gradient of any geometry as those dot products over each image's im2col
+// [C*KH*KW, OH*OW], the pixels end to end (no row padding), summed lane by lane over the images
+// and the lanes added once at the end: the fastest form where K x C*KH*KW is small and OH*OW long
+// (LeNet's and the TF CNN's conv1; the tiled_gemm lowering takes it by its cost model,
+// conv_tiled.cpp). dw_acc as above.
+template <class T>
+void dot_backward_weights(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
+                          std::int64_t end);
 
 }  // namespace ablate::kernels::cpu

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/cpu/conv_epilogue.h"
+#include "kernels/cpu/conv_few_channels.h"
 #include "kernels/cpu/im2col.h"
 #include "kernels/cpu/scratch.h"
 #include "kernels/cpu/tiled_gemm.h"
@@ -146,19 +147,24 @@ void tiled_backward_data_images(const ConvGeometry& g, const T* dy, const T* w, 
   }
 }
 
-// The image read in place where that costs less than im2row. The cost per output pixel in
-// multiply-adds: the padded product (R x Kv against K x Rv) and the copies, about 40 for an
-// element transposed into dY^T and 20 for one written into im2row (one image of LeNet on an
-// Emerald Rapids Xeon, 1 thread: conv2 24 against 31 us, the image read in place; conv1 11
-// against 9, im2row).
+// Whichever of three forms costs least per output pixel, in multiply-adds: the image read in
+// place (the padded product R x Kv and about 40 for an element transposed into dY^T), im2row (K x
+// Rv and about 20 for an element written into it), or dot products over im2col
+// (dot_backward_weights: K x R, about 17 a tap for the im2col and the partial tiles, and the
+// lanes of every sum loaded and stored once an image, 2 x 16 a sum over P pixels). One image of
+// LeNet, one thread, Emerald Rapids Xeon: conv2 24 us in place against 31 im2row; conv1 11 in
+// place, 9 im2row, 6-7.5 as dot products.
 template <class T>
 void tiled_backward_weights_images(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
                                    std::int64_t end) {
   const std::int64_t lanes = tiled_gemm_lanes<T>();
   auto whole = [&](std::int64_t v) { return (v + lanes - 1) / lanes * lanes; };
-  const std::int64_t in_place = g.col_rows() * whole(g.k) + 40 * g.k;
-  const std::int64_t rows = g.k * whole(g.col_rows()) + 20 * whole(g.col_rows());
-  if (in_place <= rows) backward_weights_in_place(g, x, dy, dw_acc, begin, end);
+  const std::int64_t r = g.col_rows();
+  const std::int64_t in_place = r * whole(g.k) + 40 * g.k;
+  const std::int64_t rows = g.k * whole(r) + 20 * whole(r);
+  const std::int64_t dots = g.k * r + 17 * r + 32 * g.k * r / std::max<std::int64_t>(1, g.pixels());
+  if (dots < std::min(in_place, rows)) dot_backward_weights(g, x, dy, dw_acc, begin, end);
+  else if (in_place <= rows) backward_weights_in_place(g, x, dy, dw_acc, begin, end);
   else backward_weights_from_rows(g, x, dy, dw_acc, begin, end);
 }
 

@@ -9,8 +9,9 @@
 // of whole half vectors (in_place_columns_fit); the weight gradient any stride. A padded
 // convolution reads (or adds onto) a copy of the image with its zero border. Otherwise the
 // forward and data gradient run conv2d.cpp's im2col loops on the tiles, and the weight gradient
-// takes each image's im2row, dW [K, R] += dY [K, P] x rows [P, R] (im2col.h), whichever of the
-// two costs less (tiled_backward_weights_images).
+// takes each image's im2row, dW [K, R] += dY [K, P] x rows [P, R] (im2col.h), or dot products
+// over its im2col (conv_few_channels.h), whichever of the three costs least
+// (tiled_backward_weights_images).
 #pragma once
 
 #include <cstdint>
