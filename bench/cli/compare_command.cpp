@@ -64,6 +64,9 @@ std::vector<run::FlagSpec> compare_options() {
       {"peers-dir", "DIR", "the real frameworks' environments (default: $ABLATE_PEERS_DIR, else the source tree's .peers)"},
       {"curve-steps", "N", "--with-real: steps of the loss-curve check (default 100; 0: none)"},
       {"real-paths", "LIST", "--with-real: TensorFlow's paths to run, eigen,onednn (default: both); the first is the account's reference"},
+      {"real-rounds", "N", "--with-real: also time each real path and ablate in N interleaved rounds (each side in a "
+                           "process of its own): the mean of the rounds' ratios with its 95% interval (default 0: none)"},
+      {"real-seconds", "X", "--with-real --real-rounds: timed training seconds of each side in a round (default 3)"},
       {"attribute", "", "with --with-real and one framework: the account of the speed difference, each factor's "
                         "Shapley share of the gap with 95% intervals (a table and a waterfall chart)"},
       {"attribute-method", "M", "--attribute: shapley (default: every subset of the switches measured) or greedy "

@@ -89,7 +89,8 @@ CompareRequest read_compare_request(const run::Flags& args) {
   r.peer_opts = experiments::peer_options(args);  // a bad --peer-threads fails before any run
   r.with_real = args.has("with-real");
   r.attribute = args.has("attribute");
-  check_needs(args, {"curve-steps", "peers-dir", "real-paths", "attribute"}, r.with_real, "--with-real");
+  check_needs(args, {"curve-steps", "peers-dir", "real-paths", "real-rounds", "real-seconds", "attribute"}, r.with_real,
+              "--with-real");
   r.attribution_opts = experiments::attribution_options(args);
   check_needs(args, {"rounds", "attribute-seconds", "attribute-method", "attribute-warmup", "attribute-factors"},
               r.attribute, "--attribute");

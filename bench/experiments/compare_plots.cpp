@@ -16,6 +16,19 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// --real-rounds: the interleaved ratio, or null when none was asked for.
+Json interleaved_json(const InterleavedRatio& r) {
+  if (r.rounds == 0) return Json();
+  return {{"rounds", r.rounds},
+          {"failed", r.failed},
+          {"ratio", r.measured() ? Json(r.ratio) : Json()},
+          {"interval", r.interval.ok ? Json::array({r.interval.low, r.interval.high}) : Json()},
+          {"lowest", r.lowest},
+          {"highest", r.highest},
+          {"ablate_images_per_s", r.ablate_median},
+          {"real_images_per_s", r.real_median}};
+}
+
 Json losses(const std::map<std::int64_t, double>& curve) {
   Json a = Json::array();
   for (const auto& [step, loss] : curve) a.push_back({step, loss});
@@ -65,7 +78,8 @@ std::string compare_json(const CompareData& d) {
                           {"ablate_window_images_per_s", c.ablate.window_images_per_s},
                           {"ratio", s.ratio},
                           {"ratio_interval", s.interval.ok ? Json::array({s.interval.low, s.interval.high}) : Json()},
-                          {"from_ablate_initial_weights", c.same_start}});
+                          {"from_ablate_initial_weights", c.same_start},
+                          {"interleaved", interleaved_json(m.interleaved)}});
         }
         if (!m.losses.empty() && !c.ablate_losses.empty())
           curves.push_back({{"framework", c.framework}, {"title", m.title}, {"ablate", losses(c.ablate_losses)},

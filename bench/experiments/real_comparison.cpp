@@ -2,12 +2,17 @@
 // (real_comparison.h).
 #include "bench/experiments/real_comparison.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
+#include "bench/experiments/attribution_measure.h"
 #include "bench/experiments/child_process.h"
+#include "bench/experiments/compare_budget.h"
 #include "bench/experiments/validation_cap.h"
 #include "bench/run/run_configuration.h"
 #include "bench/run/run_snapshot.h"
@@ -66,6 +71,25 @@ PeerMeasure run_path(const RealPeer& peer, const PeerPath& path, const std::stri
   }
 }
 
+// --real-rounds: each round every real path, then ablate with the comparison's configuration,
+// each for about options.round_seconds of timed training after the same untimed warm-up steps;
+// the real side's steps from ablate's full-run speed, so that both last about as long.
+void interleave(RealComparison& r, const RealPeer& peer, const std::vector<PeerPath>& paths, const run::RunConfig& config,
+                const PeerDataDir& data, const RealOptions& options) {
+  const double batch = static_cast<double>(std::max<std::int64_t>(1, r.batch));
+  const std::int64_t steps = std::max<std::int64_t>(10, std::llround(options.round_seconds * r.ablate.images_per_s / batch));
+  std::printf("  interleaved speed: %d rounds, each real path (%lld steps) then ablate (%.1f s), after %d untimed steps\n",
+              options.rounds, static_cast<long long>(steps), options.round_seconds, kUntimedWarmupSteps);
+  std::fflush(stdout);
+  std::vector<std::shared_ptr<std::string>> versions;
+  std::vector<Measure> measures = real_measures(peer, paths, options.peers_dir, config, data.model_file(), data.path(),
+                                                steps, kUntimedWarmupSteps, versions);
+  measures.push_back(ablate_measure("ablate", config, options.round_seconds, kUntimedWarmupSteps));
+  const std::vector<std::vector<double>> samples = interleaved_samples(measures, options.rounds, "interleaved");
+  for (std::size_t i = 0; i < r.paths.size() && i < paths.size(); ++i)
+    r.paths[i].interleaved = interleaved_ratio(samples.back(), samples[i]);
+}
+
 }  // namespace
 
 RealOptions real_options(const run::Flags& args) {
@@ -73,6 +97,11 @@ RealOptions real_options(const run::Flags& args) {
   o.peers_dir = args.get("peers-dir", default_peers_dir());
   o.curve_steps = args.get_int("curve-steps", o.curve_steps, 0);
   if (args.has("real-paths")) o.paths = parse_real_paths(args.get("real-paths"));
+  o.rounds = static_cast<int>(args.get_int("real-rounds", o.rounds, 0));
+  o.round_seconds = args.get_double("real-seconds", o.round_seconds);
+  if (!(o.round_seconds >= 0.1))
+    throw std::invalid_argument("--real-seconds " + args.get("real-seconds") +
+                                ": expected at least 0.1 seconds of timed training a side");
   return o;
 }
 
@@ -146,6 +175,7 @@ RealComparison compare_with_real(const run::RunConfig& config, const CompareRow&
     m.title = peer.title + (m.full.version.empty() ? "" : " " + m.full.version) + (path.name.empty() ? "" : " (" + path.name + ")");
     r.paths.push_back(m);
   }
+  if (options.rounds > 0) interleave(r, peer, paths, config, *data, options);
 
   if (options.curve_steps <= 0 || !peer.same_weights) return r;
   r.curve_steps = options.curve_steps;

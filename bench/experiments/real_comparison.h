@@ -6,7 +6,8 @@
 // with the random parts off (--no-random) writes its initial weights (--snapshot-initial) and
 // the loss of every step; the peer starts from those weights (--init-checkpoint W0 --no-random)
 // and prints its own; curve_difference.h compares them. A peer not installed is a row that says
-// how to install it, never a failure.
+// how to install it, never a failure. With --real-rounds N the speed is also taken in N
+// interleaved rounds (interleaved_ratio.h): each real path, then ablate, a few seconds each.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 
 #include "bench/experiments/compare_table.h"
 #include "bench/experiments/curve_difference.h"
+#include "bench/experiments/interleaved_ratio.h"
 #include "bench/experiments/peer_runner.h"
 #include "bench/experiments/real_peers.h"
 #include "bench/run/flags.h"
@@ -27,8 +29,11 @@ struct RealOptions {
   std::string peers_dir;           // where the environments are (default_peers_dir())
   std::int64_t curve_steps = 100;  // steps of the curve check; 0: none
   std::vector<std::string> paths;  // --real-paths: the real framework's paths to run; empty: all
+  int rounds = 0;                  // --real-rounds: interleaved speed rounds; 0: none
+  double round_seconds = 3;        // --real-seconds: timed training of each side in a round
 };
-// --peers-dir DIR, --curve-steps N, --real-paths LIST; throws naming a bad value.
+// --peers-dir DIR, --curve-steps N, --real-paths LIST, --real-rounds N, --real-seconds X; throws
+// naming a bad value.
 RealOptions real_options(const run::Flags& args);
 
 // One path of the real framework (TensorFlow's eigen or onednn; the others have one).
@@ -37,6 +42,7 @@ struct RealPathMeasure {
   PeerMeasure full;                      // the run of the comparison's length
   std::map<std::int64_t, double> losses;  // the curve run's peer_loss lines
   CurveDifference curve;                 // against ablate's curve run
+  InterleavedRatio interleaved;          // --real-rounds: ablate's speed over this path's
 };
 
 struct RealComparison {

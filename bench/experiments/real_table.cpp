@@ -60,6 +60,8 @@ std::vector<std::string> notes(const RealComparison& c) {
     }
     if (c.ablate_measured && m.full.images_per_s > 0)
       out.push_back(c.framework + ": ratio to " + m.title + ": " + spread_text(speed_spread(c, m.full), "real"));
+    if (m.interleaved.rounds > 0)
+      out.push_back(c.framework + ": ratio to " + m.title + ", interleaved: " + interleaved_text(m.interleaved, "real"));
     if (c.curve_steps > 0 && c.ablate_curve_problem.empty() && !m.curve.measured())
       out.push_back(c.framework + ": " + m.title + " curve: " + m.curve.problem);
   }

@@ -183,6 +183,37 @@ TEST_F(RealCli, RealPathsRunsOnlyTheNamedPathAndLeavesOnePathPeersAlone) {
   EXPECT_EQ(std::count(theano_calls.begin(), theano_calls.end(), '\n'), 2);  // Theano's one path still runs
 }
 
+// --real-rounds: each round the real path, then ablate, each in a process of its own; the ratio
+// is the mean of the rounds' (the fake answers 1000 images/s), in the notes and compare.json.
+TEST_F(RealCli, RealRoundsInterleaveThePathWithAblateAndGiveTheMeanOfTheRoundsRatios) {
+  place_fake_peer(peers(), "tensorflow");
+  auto o = ablate(compare("tensorflow", "--curve-steps 0 --real-paths onednn --real-rounds 3 --real-seconds 0.2 --report " +
+                                            (dir_ / "report").string()));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  std::vector<double> ablate_rates;
+  const std::regex round(R"(interleaved round ([0-9])/3: real [^,]*\(onednn\) 1000, ablate ([0-9]+) \(images/s\))");
+  for (auto it = std::sregex_iterator(o.out.begin(), o.out.end(), round); it != std::sregex_iterator(); ++it)
+    ablate_rates.push_back(std::stod((*it)[2]));
+  ASSERT_EQ(ablate_rates.size(), 3u) << o.out;
+  const std::string calls = slurp(peers() / "tensorflow" / "calls.log");
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 4);  // the full run and three rounds
+  double mean = 0;
+  for (double a : ablate_rates) mean += a / 1000 / 3;
+  const auto data = nlohmann::json::parse(slurp(dir_ / "report" / "compare.json"));
+  ASSERT_EQ(data["real"].size(), 1u);
+  const auto& inter = data["real"][0]["interleaved"];
+  ASSERT_TRUE(inter.is_object()) << data["real"][0].dump();
+  EXPECT_EQ(inter["rounds"], 3);
+  EXPECT_EQ(inter["failed"], 0);
+  EXPECT_NEAR(inter["ratio"].get<double>(), mean, 1e-3 * mean);
+  EXPECT_NEAR(inter["real_images_per_s"].get<double>(), 1000, 1e-9);
+  ASSERT_TRUE(inter["interval"].is_array()) << inter.dump();
+  EXPECT_LE(inter["interval"][0].get<double>(), inter["ratio"].get<double>());
+  EXPECT_GE(inter["interval"][1].get<double>(), inter["ratio"].get<double>());
+  EXPECT_HAS(o.out, "tensorflow: ratio to TensorFlow 9.9.9 (onednn), interleaved: ");
+  EXPECT_HAS(o.out, " over 3 interleaved rounds (rounds ");
+}
+
 TEST_F(RealCli, RealPathsOrderChoosesTheAccountsReference) {
   place_fake_peer(peers(), "tensorflow");
   auto o = ablate(compare("tensorflow", "--curve-steps 0 --attribute --attribute-method greedy --attribute-factors precision --rounds 1 "
@@ -339,6 +370,9 @@ TEST_F(RealCli, RefusedCombinationsNameTheFlag) {
            {"--with-real --attribute --frameworks caffe,theano", "--attribute accounts for one framework at a time"},
            {"--with-real --curve-steps -1", "--curve-steps -1"},
            {"--real-paths onednn", "--real-paths belongs to --with-real, which is not given"},
+           {"--real-rounds 2", "--real-rounds belongs to --with-real, which is not given"},
+           {"--with-real --real-rounds -1", "--real-rounds -1"},
+           {"--with-real --real-rounds 2 --real-seconds 0", "--real-seconds 0: expected at least 0.1 seconds"},
            {"--seeds 1,1", "--seeds 1,1: seed 1 is named twice"},
            {"--seeds 1,-2", "--seeds 1,-2: seed -2 is negative"},
            {"--seeds 1,x", "--seeds 1,x"},
