@@ -4,7 +4,9 @@
 // with rows = (OH-1)*sh + KH (the padded rows any output reads), so that tap t = (c, i, j) of
 // output row oh is the contiguous run xp + oh*sh*sw*cols + taps[t], taps[t] = ((c*rows + i)*sw +
 // j % sw)*cols + j / sw, over OWv = OW rounded up to whole vectors (the lanes past OW read padding
-// or neighbours and are dropped, or meet zeros of the padded dy copy dyp [K][OH][OWv]).
+// or neighbours and are dropped, or meet zeros of the padded dy copy dyp [K][OH][OWv]). The
+// weight gradient's tiles also run over each image's im2col, its pixels end to end
+// (backward_weights_flat, dot_backward_weights): the same dot products without the row padding.
 #include "kernels/cpu/conv_few_channels.h"
 
 #include <algorithm>
