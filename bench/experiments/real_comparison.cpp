@@ -71,11 +71,20 @@ PeerMeasure run_path(const RealPeer& peer, const PeerPath& path, const std::stri
   }
 }
 
-// --real-rounds: each round every real path, then ablate with the comparison's configuration,
+// --real-rounds: each round every real path whose full run completed (one that failed or cannot
+// reproduce the recipe would only fail again), then ablate with the comparison's configuration,
 // each for about options.round_seconds of timed training after the same untimed warm-up steps;
 // the real side's steps from ablate's full-run speed, so that both last about as long.
-void interleave(RealComparison& r, const RealPeer& peer, const std::vector<PeerPath>& paths, const run::RunConfig& config,
-                const PeerDataDir& data, const RealOptions& options) {
+void interleave(RealComparison& r, const RealPeer& peer, const std::vector<PeerPath>& all_paths,
+                const run::RunConfig& config, const PeerDataDir& data, const RealOptions& options) {
+  std::vector<PeerPath> paths;
+  std::vector<RealPathMeasure*> measured;
+  for (std::size_t i = 0; i < r.paths.size() && i < all_paths.size(); ++i)
+    if (r.paths[i].full.completed()) {
+      paths.push_back(all_paths[i]);
+      measured.push_back(&r.paths[i]);
+    }
+  if (paths.empty()) return;
   const double batch = static_cast<double>(std::max<std::int64_t>(1, r.batch));
   const std::int64_t steps = std::max<std::int64_t>(10, std::llround(options.round_seconds * r.ablate.images_per_s / batch));
   std::printf("  interleaved speed: %d rounds, each real path (%lld steps) then ablate (%.1f s), after %d untimed steps\n",
@@ -86,8 +95,7 @@ void interleave(RealComparison& r, const RealPeer& peer, const std::vector<PeerP
                                                 steps, kUntimedWarmupSteps, versions);
   measures.push_back(ablate_measure("ablate", config, options.round_seconds, kUntimedWarmupSteps));
   const std::vector<std::vector<double>> samples = interleaved_samples(measures, options.rounds, "interleaved");
-  for (std::size_t i = 0; i < r.paths.size() && i < paths.size(); ++i)
-    r.paths[i].interleaved = interleaved_ratio(samples.back(), samples[i]);
+  for (std::size_t i = 0; i < measured.size(); ++i) measured[i]->interleaved = interleaved_ratio(samples.back(), samples[i]);
 }
 
 }  // namespace

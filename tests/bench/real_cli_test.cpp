@@ -214,6 +214,17 @@ TEST_F(RealCli, RealRoundsInterleaveThePathWithAblateAndGiveTheMeanOfTheRoundsRa
   EXPECT_HAS(o.out, " over 3 interleaved rounds (rounds ");
 }
 
+// A path whose full run could not reproduce the recipe is not timed in rounds: it would only
+// fail again.
+TEST_F(RealCli, RealRoundsLeaveOutAPathWhoseFullRunDidNotComplete) {
+  place_fake_peer(peers(), "tensorflow", "not-comparable");
+  auto o = ablate(compare("tensorflow", "--curve-steps 0 --real-paths onednn --real-rounds 2 --real-seconds 0.2"));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  const std::string calls = slurp(peers() / "tensorflow" / "calls.log");
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 1) << calls;  // the full run alone
+  EXPECT_EQ(o.out.find("interleaved"), std::string::npos) << o.out;
+}
+
 TEST_F(RealCli, RealPathsOrderChoosesTheAccountsReference) {
   place_fake_peer(peers(), "tensorflow");
   auto o = ablate(compare("tensorflow", "--curve-steps 0 --attribute --attribute-method greedy --attribute-factors precision --rounds 1 "
