@@ -14,6 +14,15 @@ namespace ablate::kernels::cpu {
 
 template <class T>
 void add_channel_bias(int threads, T* y, const T* b, std::int64_t n, std::int64_t c, std::int64_t inner) {
+  if (inner == 1) {  // [N, C]: a row's channels lie side by side, and so do their biases
+    parallel_for(threads, n, row_grain(c), [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) {
+        T* row = y + r * c;
+        for (std::int64_t ch = 0; ch < c; ++ch) row[ch] += b[ch];
+      }
+    });
+    return;
+  }
   // Rows (n, c) of `inner` values each.
   parallel_for(threads, n * c, row_grain(inner),
                [&](std::int64_t begin, std::int64_t end) {
