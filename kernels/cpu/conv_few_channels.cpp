@@ -325,15 +325,17 @@ void backward_weights_flat(const ConvGeometry& g, const T* x, const T* dy, T* dw
   Vec<T, Bytes>* sums = zeroed_sums<T, Bytes>(size);
   std::vector<std::int64_t> rows(static_cast<std::size_t>(taps));
   for (std::int64_t t = 0; t < taps; ++t) rows[static_cast<std::size_t>(t)] = t * pv;
+  // The zeros past P, once (im2col and the copies below write the first P of each row only), on
+  // both sides: a stale NaN left in the scratch would survive a product with zero.
+  if (dyv) {
+    for (std::int64_t r = 0; r < taps; ++r) std::fill(col + r * pv + p, col + (r + 1) * pv, T(0));
+    for (std::int64_t k = 0; k < g.k; ++k) std::fill(dyv + k * pv + p, dyv + (k + 1) * pv, T(0));
+  }
   for (std::int64_t n = begin; n < end; ++n) {
     im2col(g, x + n * g.in_size(), col, pv);
     const T* dyn = dy + n * g.out_size();
     if (dyv) {
-      for (std::int64_t r = 0; r < taps; ++r) std::fill(col + r * pv + p, col + (r + 1) * pv, T(0));
-      for (std::int64_t k = 0; k < g.k; ++k) {
-        std::copy_n(dyn + k * p, p, dyv + k * pv);
-        std::fill(dyv + k * pv + p, dyv + (k + 1) * pv, T(0));
-      }
+      for (std::int64_t k = 0; k < g.k; ++k) std::copy_n(dyn + k * p, p, dyv + k * pv);
       dyn = dyv;
     }
     weight_tiles<T, Bytes>(g, WeightRuns{0, lanes, pv / lanes, lanes, lanes, pv, rows.data()}, col, dyn, sums);
