@@ -312,7 +312,7 @@ struct CountingTimer {
 TEST(LayerPlan, PackedStepsTimeOnePairOfEachLayerAndTakeAsManyStepsAsTheMostContested) {
   const std::vector<PlanChoice> candidates = {kCandidates[0], kCandidates[1], kCandidates[2],
                                               {"onednn", ConvLowering::direct, std::nullopt}};
-  CountingTimer counting{{{"conv1", {2.0, 2.2, 2.4, 20.0}}, {"pool1", {1.0, 1.1, 9.0, 0.9}}, {"ip1", {4.0, 4.4, 40.0, 40.0}}}};
+  CountingTimer counting{{{"conv1", {2.0, 2.2, 2.4, 20.0}}, {"pool1", {1.0, 1.1, 9.0, 0.9}}, {"ip1", {4.0, 4.4, 40.0, 40.0}}}, 0, {}};
   const StepTimer timer = counting.timer();
   int& steps = counting.steps;
   auto& runs = counting.runs;
@@ -339,7 +339,7 @@ TEST(LayerPlan, PackedStepsTimeOnePairOfEachLayerAndTakeAsManyStepsAsTheMostCont
 // timed there once the layer's ops are known (after the first step), and takes that one's
 // median; the earlier wins the tie, and the table's runner-up is not the twin.
 TEST(LayerPlan, ATwinIsNotTimedAndTakesItsTwinsMedian) {
-  CountingTimer counting{kCost};
+  CountingTimer counting{kCost, 0, {}};
   counting.cost["pool1"][2] = 1.5;  // openblas's pool1 as eigen's
   const StepTimer timer = counting.timer();
   const int& steps = counting.steps;

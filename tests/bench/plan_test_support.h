@@ -6,18 +6,15 @@
 #include <filesystem>
 #include <functional>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "bench/run/layer_plan.h"
+#include "tests/process_scratch.h"
 
 namespace ablate::bench::run {
 
-inline std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ablate-plan-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir / name;
-}
+// A file of the test process's scratch folder (removed when the process exits).
+inline std::filesystem::path scratch(const std::string& name) { return ablate::testing::process_scratch() / name; }
 
 inline std::string error_of(const std::function<void()>& f) {
   try {

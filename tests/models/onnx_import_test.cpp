@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <unistd.h>
 #include <fstream>
 
 #include <onnx/onnx_pb.h>
@@ -15,6 +14,7 @@
 #include "models/parameters.h"
 #include "tests/models/error_expectations.h"
 #include "tests/models/onnx_net.h"
+#include "tests/process_scratch.h"
 
 namespace ablate::models {
 namespace {
@@ -57,9 +57,7 @@ struct ResidualNet {
 };
 
 std::filesystem::path temp_file(const std::string& name, const std::string& bytes) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ablate_onnx_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
+  const auto path = ablate::testing::process_scratch() / name;
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }
