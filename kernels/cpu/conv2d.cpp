@@ -151,10 +151,11 @@ template <class T, class Hook, class F> void with_loops_gemm(bool tiled, Hook&& 
 
 // Torch7's openmp_frames: OpenMP over the frames with the BLAS single-threaded inside, while the
 // rest of the run keeps the library's threads. Holds the library at one thread while in scope
-// when the plan has OpenMP workers and the library otherwise has more.
+// when the plan has OpenMP workers, the library otherwise has more and runs this dtype's products.
 class CpuBackend::LibraryHeldToOne {
  public:
-  LibraryHeldToOne(CpuBackend& b, const ConvPlan& plan) : b_(b), held_(plan.workers > 1 && b.library_threads() > 1) {
+  LibraryHeldToOne(CpuBackend& b, const ConvPlan& plan, DType dtype)
+      : b_(b), held_(plan.workers > 1 && b.library_threads() > 1 && b.library_serves(dtype)) {
     if (held_) b_.set_library_threads(1);
   }
   ~LibraryHeldToOne() {
@@ -174,7 +175,7 @@ void CpuBackend::conv2d_forward_impl(const Tensor& x, const Tensor& w, const Ten
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const ConvPlan plan = plan_conv(g, setup_.loops, ConvPass::forward, threads_, sizeof(T));
-    const LibraryHeldToOne held(*this, plan);
+    const LibraryHeldToOne held(*this, plan, dtype_of<T>());
     const T* b = bias.empty() ? nullptr : bias.data<T>();
     const bool direct = setup_.few_channels && few_channels_fit(g);
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
@@ -203,7 +204,7 @@ void CpuBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Te
   dispatch_float(dx.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const ConvPlan plan = plan_conv(g, setup_.loops, ConvPass::backward_data, threads_, sizeof(T));
-    const LibraryHeldToOne held(*this, plan);
+    const LibraryHeldToOne held(*this, plan, dtype_of<T>());
     const bool direct = setup_.few_channels && few_channels_fit(g);
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
       if (direct) {
@@ -227,7 +228,7 @@ void CpuBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy,
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const ConvPlan plan = plan_conv(g, setup_.loops, ConvPass::backward_weights, threads_, sizeof(T));
-    const LibraryHeldToOne held(*this, plan);
+    const LibraryHeldToOne held(*this, plan, dtype_of<T>());
     auto gemm = gemm_hook<T>();
     const std::int64_t size = g.k * g.col_rows();
     T* dw_data = dw.data<T>();

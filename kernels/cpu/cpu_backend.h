@@ -121,6 +121,12 @@ class CpuBackend : public Backend {
                      int lda, const double* b, int ldb, double beta, double* c, int ldc) = 0;
   // Applies the thread count to the library's own pool (BLAS, Eigen, oneDNN).
   virtual void set_library_threads(int threads) = 0;
+  // Whether the products of `dtype` run on that library, so that holding it to one thread around
+  // OpenMP's workers matters (onednn: f64 only; its f32 products are dnnl_sgemm's).
+  virtual bool library_serves(DType dtype) const {
+    (void)dtype;
+    return true;
+  }
 
   // The settings of the shared loops, for library_version(): "conv=omp_per_image, library threads 1".
   std::string cpu_settings() const;

@@ -9,7 +9,8 @@
 // single-threaded library GEMM into the thread's scratch, then at once the update's rule
 // (update_rules.h) on rows o0:o1 of w and its state, while the band is in cache. The library
 // runs single-threaded for the duration (the bands are the parallelism, as the omp_* modes'
-// per-image GEMMs, split_gemm.h).
+// per-image GEMMs, split_gemm.h): held to one thread where it runs this dtype's products
+// (library_serves; dnnl_sgemm runs alone inside a parallel region by itself).
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -59,8 +60,11 @@ std::int64_t CpuBackend::linear_backward_weights_update_impl(const Tensor& x, co
     T* pw = w.data<T>();
     T* slots[2] = {state[0]->data<T>(), state.size() > 1 ? state[1]->data<T>() : nullptr};
     auto gemm = gemm_hook<T>();
-    set_library_threads(1);
-    const OnExit restore([this] { set_library_threads(library_threads()); });
+    const bool hold = library_serves(x.dtype());  // the bands are the parallelism: the library on one thread
+    if (hold) set_library_threads(1);
+    const OnExit restore([this, hold] {
+      if (hold) set_library_threads(library_threads());
+    });
     std::string failure;  // a library error inside the loop, rethrown after it
 #pragma omp parallel for num_threads(threads_) schedule(static) reduction(+ : bad)
     for (std::int64_t b = 0; b < bands; ++b) {

@@ -73,8 +73,9 @@ std::string OnednnBackend::op_setup(Op op) const {
 }
 
 // CpuBackend::set_threads has set OpenMP's count for this thread (oneDNN's primitives and
-// dnnl_sgemm run on OpenMP); OpenBLAS (f64 dgemm) keeps its own pool.
-void OnednnBackend::set_library_threads(int threads) { openblas_set_num_threads(threads); }
+// dnnl_sgemm run on OpenMP); OpenBLAS (f64 dgemm) keeps its own pool, held to one thread only
+// around f64 work (library_serves).
+void OnednnBackend::set_library_threads(int threads) { blas_threads_.set(threads); }
 
 // OpenMP's thread count is an attribute of the calling thread: a thread of a static graph's
 // inter-op pool starts with the default (all cores) until told otherwise.
@@ -94,8 +95,7 @@ void OnednnBackend::sgemm(bool trans_a, bool trans_b, int m, int n, int k, float
 
 void OnednnBackend::dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a,
                           int lda, const double* b, int ldb, double beta, double* c, int ldc) {
-  // OpenBLAS's setting is process-wide: another backend in this process may have changed it.
-  if (openblas_get_num_threads() != threads_) openblas_set_num_threads(threads_);
+  blas_threads_.before_product();  // process-wide: another backend may have changed it
   cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
               alpha, a, lda, b, ldb, beta, c, ldc);
 }

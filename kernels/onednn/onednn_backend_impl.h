@@ -22,6 +22,7 @@
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/onednn/conv_layout.h"
 #include "kernels/onednn/primitive_cache.h"
+#include "kernels/openblas/openblas_threads.h"
 
 namespace ablate::kernels::onednn {
 
@@ -120,8 +121,11 @@ class OnednnBackend : public cpu::CpuBackend {
   void dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda,
              const double* b, int ldb, double beta, double* c, int ldc) override;
   void set_library_threads(int threads) override;
+  // OpenBLAS runs only the f64 products here (dnnl_sgemm the f32 ones, on OpenMP).
+  bool library_serves(DType dtype) const override { return dtype == DType::f64; }
 
  private:
+  OpenBlasThreads blas_threads_;
   // The cache entry of `key`, building it with `build` on first use. Applies this backend's
   // thread count to the calling thread first (OpenMP's setting is per thread, and an
   // inter-op pool thread starts with the default), so the primitive is built and run with it.

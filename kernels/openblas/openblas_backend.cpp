@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kernels/cpu/cpu_backend.h"
+#include "kernels/openblas/openblas_threads.h"
 
 // OpenBLAS's own: stops its server threads (what it does before a fork); the next threaded
 // call starts them again (exec_blas's lazy re-initialisation, OpenBLAS >= 0.3.x).
@@ -64,10 +65,13 @@ class OpenBlasBackend final : public cpu::CpuBackend {
              double beta, double* c, int ldc) override {
     cblas_dgemm(CblasRowMajor, op_of(ta), op_of(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
-  void set_library_threads(int threads) override { openblas_set_num_threads(threads); }
+  void set_library_threads(int threads) override { blas_threads_.set(threads); }
   void release_threads() override {
     if (openblas_get_parallel() == 1) blas_thread_shutdown_();  // the pthread build's pool only
   }
+
+ private:
+  OpenBlasThreads blas_threads_;
 };
 
 }  // namespace

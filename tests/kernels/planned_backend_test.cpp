@@ -5,15 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <thread>
 
 #include "kernels/op_label.h"
 #include "kernels/planned_backend.h"
 #include "kernels/registry.h"
+#include "tests/kernels/library_pool.h"
 
 namespace ablate::kernels {
 namespace {
+
+using testing::product;
+using testing::thread_count;
 
 std::unique_ptr<Backend> reference_with(PoolGradient g) {
   BackendOptions o;
@@ -172,28 +174,11 @@ TEST(PlannedBackend, SettingsReachEveryBackend) {
   EXPECT_TRUE(routed) << "choices() names each layer's backend";
 }
 
-// The process's threads now (Linux: /proc/self/task).
-int thread_count() {
-  int n = 0;
-  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) ++n;
-  return n;
-}
-
-// A 256^3 product: large enough for OpenBLAS to run it on its own threads.
-void product(Backend& backend) {
-  Tensor a({256, 256}), b({256, 256}), c({256, 256});
-  for (std::int64_t i = 0; i < a.numel(); ++i) a.data<float>()[i] = b.data<float>()[i] = 0.5f;
-  backend.gemm(false, false, 1.0, a, b, 0.0, c);
-  EXPECT_FLOAT_EQ(c.data<float>()[0], 64.0f) << "256 * 0.5 * 0.5";
-}
-
 // With release_on_switch, an op on another backend first stops the threads that OpenBLAS left
 // spinning after its product (its pthread build); the next product starts them again and is
 // right. Without it the threads stay.
 TEST(PlannedBackend, AnOpOnAnotherBackendReleasesOpenBlasThreadsWhenAsked) {
-  const std::vector<std::string> names = backend_names();
-  if (std::find(names.begin(), names.end(), "openblas") == names.end()) GTEST_SKIP() << "no openblas backend in this build";
-  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: OpenBLAS runs no thread of its own";
+  if (const std::string why = testing::no_openblas_pool(); !why.empty()) GTEST_SKIP() << why;
   BackendOptions library;  // OpenBLAS's own threads run the products
   library.conv_lowering = cpu::ConvLowering::per_image_gemm;
   library.threading = cpu::Threading::library;
@@ -201,8 +186,6 @@ TEST(PlannedBackend, AnOpOnAnotherBackendReleasesOpenBlasThreadsWhenAsked) {
   Backend& openblas = planned.add(make_backend("openblas", library), "openblas/per_image_gemm");
   planned.route("ip1", openblas);
   planned.set_threads(2);
-  if (openblas.library_version().find("pthread pool") == std::string::npos)
-    GTEST_SKIP() << "OpenBLAS is not the pthread build: " << openblas.library_version();
   auto product_on_ip1 = [&] {
     const OpLabelScope label({"forward", "ip1", "gemm"});
     product(planned);
