@@ -3,8 +3,8 @@
 // (Backend::release_threads, blas_thread_shutdown_) starts the pool again, whose fresh threads
 // then spin beside OpenMP's until OPENBLAS_THREAD_TIMEOUT. A planned run that released the pool
 // where the backend changed, and a backend that held OpenBLAS to one thread around every fused
-// update and gave it back, restarted the pool once a step: LeNet's step with such a plan 4-15%
-// slower on average, with stalls of 1-5 ms. So the count is set only where it differs, and a
+// update and gave it back, restarted the pool once a step: LeNet's mean step with such a plan
+// up to 29% longer (six alternating pairs: 0-29%), with stalls of 1-5 ms. So the count is set only where it differs, and a
 // backend whose products of a dtype do not run on OpenBLAS does not hold it
 // (CpuBackend::library_serves: onednn's f32 products are dnnl_sgemm's).
 #pragma once

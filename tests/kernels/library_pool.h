@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "kernels/backend.h"
 #include "kernels/registry.h"
