@@ -2,6 +2,7 @@
 #include "kernels/cpu/conv_tiled.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "kernels/cpu/conv_epilogue.h"
@@ -115,16 +116,51 @@ template <class T> bool in_place_columns_fit(const ConvGeometry& g) {
   return g.p.stride_h == 1 && g.p.stride_w == 1 && implicit_columns_fit<T>(g.oh, g.ow);
 }
 
-// Per image y [K, P] = W [K, R] x the image's columns read in place, then the epilogue.
+// Where a vector of pixels is two output rows (2 OW = lanes: LeNet's conv2, OW 8), the bordered
+// image (geometry b, stride 1) as pairs of rows: pair (c, j, r) holds row r and row r + 1 of
+// channel c from column j on, OW values each, one whole vector. Tap (c, i, j)'s vector of output
+// rows 2v and 2v + 1 is then pair (c, j, i + 2v): one aligned load, none joined from two halves
+// (a shuffle on the port the FMAs need, beside the halves' address arithmetic). Read as the
+// columns of a product of OH/2 rows of 2 OW pixels, in_w 4 OW apart (pair_taps).
+template <class T> const T* row_pairs(const ConvGeometry& b, const T* image) {
+  constexpr std::int64_t lanes = tiled_gemm_lanes<T>(), half = lanes / 2;  // OW = half
+  const std::int64_t pairs = b.h - 1;
+  T* out = scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(b.c * b.kw * pairs * lanes));
+  for (std::int64_t c = 0; c < b.c; ++c)
+    for (std::int64_t j = 0; j < b.kw; ++j)
+      for (std::int64_t r = 0; r < pairs; ++r) {
+        const T* row = image + (c * b.h + r) * b.w + j;
+        T* pair = out + ((c * b.kw + j) * pairs + r) * lanes;
+        std::memcpy(pair, row, half * sizeof(T));  // a size known here: one vector move, no call
+        std::memcpy(pair + half, row + b.w, half * sizeof(T));
+      }
+  return out;
+}
+std::vector<std::int64_t> pair_taps(const ConvGeometry& g, const ConvGeometry& b) {
+  std::vector<std::int64_t> taps;
+  for (std::int64_t c = 0; c < b.c; ++c)
+    for (std::int64_t i = 0; i < b.kh; ++i)
+      for (std::int64_t j = 0; j < b.kw; ++j) taps.push_back(((c * b.kw + j) * (b.h - 1) + i) * 2 * g.ow);
+  return taps;
+}
+
+// Per image y [K, P] = W [K, R] x the image's columns read in place (from its pairs of rows
+// where a vector is two output rows), then the epilogue.
 template <class T>
 void tiled_forward_images(const ConvGeometry& g, int threads, const T* x, const T* w, const T* bias,
                           std::optional<Activation> activation, T* y, std::int64_t begin, std::int64_t end) {
   const ConvGeometry b = with_border(g);
-  const std::vector<std::int64_t> taps = image_taps(b);
+  const bool pairs = 2 * g.ow == tiled_gemm_lanes<T>();
+  const std::vector<std::int64_t> taps = pairs ? pair_taps(g, b) : image_taps(b);
   for (std::int64_t n = begin; n < end; ++n) {
     T* yn = y + n * g.out_size();
-    tiled_gemm_columns(static_cast<int>(g.k), static_cast<int>(g.col_rows()), w, static_cast<int>(g.col_rows()),
-                       bordered(g, b, x + n * g.in_size()), taps.data(), g.oh, g.ow, b.w, yn);
+    const T* image = bordered(g, b, x + n * g.in_size());
+    const int k = static_cast<int>(g.col_rows());
+    if (pairs)
+      tiled_gemm_columns(static_cast<int>(g.k), k, w, k, row_pairs(b, image), taps.data(), g.oh / 2, 2 * g.ow,
+                         4 * g.ow, yn);
+    else
+      tiled_gemm_columns(static_cast<int>(g.k), k, w, k, image, taps.data(), g.oh, g.ow, b.w, yn);
     conv_epilogue_in_place(threads, activation, bias, yn, 1, g.k, g.pixels());
   }
 }

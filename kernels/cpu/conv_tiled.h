@@ -1,7 +1,9 @@
 // The tiled_gemm lowering's convolution loops (ConvLowering::tiled_gemm, conv2d.cpp): ablate's
 // own GEMM (tiled_gemm.h), which takes no B^T but reads one image's im2col matrix in place
 // instead of writing it, where the geometry lets it:
-//   forward          y [K, P] = W [K, R] x col                 col read as B (tiled_gemm_columns)
+//   forward          y [K, P] = W [K, R] x col                 col read as B (tiled_gemm_columns;
+//                                                             from the image's pairs of rows
+//                                                             where a vector is two output rows)
 //   backward data    col = W^T [R, K] x dY [K, P]             added onto dx as C, col2im folded
 //                                                             into the tiles' stores
 //   backward weights dW^T [R, K] += col [R, P] x dY^T [P, K]   col read as A (tiled_gemm_image_a)
