@@ -206,13 +206,19 @@ void CpuBackend::conv2d_backward_data_impl(const Tensor& dy, const Tensor& w, Te
     const ConvPlan plan = plan_conv(g, setup_.loops, ConvPass::backward_data, threads_, sizeof(T));
     const LibraryHeldToOne held(*this, plan, dtype_of<T>());
     const bool direct = setup_.few_channels && few_channels_fit(g);
+    const bool in_place = !direct && tiled() && in_place_columns_fit<T>(g);
+    T* w_ijc = nullptr;  // the weights in the tiles' tap order, once for every worker
+    if (in_place) {
+      w_ijc = scratch_of<T>(ScratchSlot::layout_filters, static_cast<std::size_t>(w.numel()));
+      taps_channels_inner(g, w.data<T>(), w_ijc);
+    }
     over_chunks(plan, g.n, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
       if (direct) {
         few_channels_backward_data(g, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
         return;
       }
-      if (tiled() && in_place_columns_fit<T>(g)) {
-        tiled_backward_data_images(g, dy.data<T>(), w.data<T>(), dx.data<T>(), begin, end);
+      if (in_place) {
+        tiled_backward_data_images(g, dy.data<T>(), w_ijc, dx.data<T>(), begin, end);
         return;
       }
       with_loops_gemm<T>(tiled(), gemm_hook<T>(), [&](const auto& gemm) {

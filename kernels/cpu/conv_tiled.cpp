@@ -110,12 +110,6 @@ void backward_weights_in_place(const ConvGeometry& g, const T* x, const T* dy, T
   transpose_into(sums, rows, g.k, kv, dw_acc, rows);
 }
 
-}  // namespace
-
-template <class T> bool in_place_columns_fit(const ConvGeometry& g) {
-  return g.p.stride_h == 1 && g.p.stride_w == 1 && implicit_columns_fit<T>(g.oh, g.ow);
-}
-
 // Where a vector of pixels is two output rows (2 OW = lanes: LeNet's conv2, OW 8), the bordered
 // image (geometry b, stride 1) as pairs of rows: pair (c, j, r) holds row r and row r + 1 of
 // channel c from column j on, OW values each, one whole vector. Tap (c, i, j)'s vector of output
@@ -144,6 +138,21 @@ std::vector<std::int64_t> pair_taps(const ConvGeometry& g, const ConvGeometry& b
   return taps;
 }
 
+// The image's taps in (i, j, c) order, c innermost: the offset of each in an image of geometry b.
+std::vector<std::int64_t> image_taps_channels_inner(const ConvGeometry& b) {
+  std::vector<std::int64_t> taps;
+  for (std::int64_t i = 0; i < b.kh; ++i)
+    for (std::int64_t j = 0; j < b.kw; ++j)
+      for (std::int64_t c = 0; c < b.c; ++c) taps.push_back((c * b.h + i) * b.w + j);
+  return taps;
+}
+
+}  // namespace
+
+template <class T> bool in_place_columns_fit(const ConvGeometry& g) {
+  return g.p.stride_h == 1 && g.p.stride_w == 1 && implicit_columns_fit<T>(g.oh, g.ow);
+}
+
 // Per image y [K, P] = W [K, R] x the image's columns read in place (from its pairs of rows
 // where a vector is two output rows), then the epilogue.
 template <class T>
@@ -165,18 +174,25 @@ void tiled_forward_images(const ConvGeometry& g, int threads, const T* x, const 
   }
 }
 
+template <class T> void taps_channels_inner(const ConvGeometry& g, const T* w, T* w_ijc) {
+  const std::int64_t window = g.kh * g.kw, r = g.col_rows();
+  for (std::int64_t k = 0; k < g.k; ++k)
+    for (std::int64_t t = 0; t < window; ++t)
+      for (std::int64_t c = 0; c < g.c; ++c) w_ijc[k * r + t * g.c + c] = w[k * r + c * window + t];
+}
+
 // Per image the columns W^T [R, K] x dY [K, P] added onto dx where the forward read them (onto
-// the bordered image, its inside copied out after).
+// the bordered image, its inside copied out after), the taps in (i, j, c) order.
 template <class T>
-void tiled_backward_data_images(const ConvGeometry& g, const T* dy, const T* w, T* dx, std::int64_t begin,
+void tiled_backward_data_images(const ConvGeometry& g, const T* dy, const T* w_ijc, T* dx, std::int64_t begin,
                                 std::int64_t end) {
   const ConvGeometry b = with_border(g);
-  const std::vector<std::int64_t> taps = image_taps(b);
+  const std::vector<std::int64_t> taps = image_taps_channels_inner(b);
   for (std::int64_t n = begin; n < end; ++n) {
     T* dxn = dx + n * g.in_size();
     T* onto = padded(g) ? scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(b.in_size())) : dxn;
     std::fill(onto, onto + b.in_size(), T(0));
-    tiled_gemm_add_columns(static_cast<int>(g.col_rows()), static_cast<int>(g.k), w, static_cast<int>(g.col_rows()),
+    tiled_gemm_add_columns(static_cast<int>(g.col_rows()), static_cast<int>(g.k), w_ijc, static_cast<int>(g.col_rows()),
                            dy + n * g.out_size(), taps.data(), g.oh, g.ow, b.w, onto);
     if (onto != dxn)
       each_inner_row(g, b, [&](std::int64_t inner, std::int64_t outer) { std::copy_n(onto + outer, g.w, dxn + inner); });
@@ -208,6 +224,7 @@ void tiled_backward_weights_images(const ConvGeometry& g, const T* x, const T* d
   template bool in_place_columns_fit<T>(const ConvGeometry&);                                                     \
   template void tiled_forward_images<T>(const ConvGeometry&, int, const T*, const T*, const T*,                   \
                                         std::optional<Activation>, T*, std::int64_t, std::int64_t);               \
+  template void taps_channels_inner<T>(const ConvGeometry&, const T*, T*);                                         \
   template void tiled_backward_data_images<T>(const ConvGeometry&, const T*, const T*, T*, std::int64_t,          \
                                               std::int64_t);                                                      \
   template void tiled_backward_weights_images<T>(const ConvGeometry&, const T*, const T*, T*, std::int64_t,       \

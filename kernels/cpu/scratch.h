@@ -11,7 +11,8 @@
 namespace ablate::kernels::cpu {
 
 // Independent buffers that one op may hold at the same time (layout_*: the NHWC / HWIO copies
-// of the eigen_spatial lowering's operands, kernels/eigen/eigen_spatial_conv.h; lane_sums: the
+// of the eigen_spatial lowering's operands, kernels/eigen/eigen_spatial_conv.h, and layout_filters
+// the tiled data gradient's reordered weights, conv2d.cpp; lane_sums: the
 // vector partial sums of the few-channel weight gradient, conv_few_channels.cpp; tile_sums: the
 // tiled_gemm lowering's weight gradient with its padded columns, conv2d.cpp).
 enum class ScratchSlot {
