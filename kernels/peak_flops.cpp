@@ -106,6 +106,14 @@ PeakFlops measure_peak_flops() {
   return peak;
 }
 
+PeakFlops higher_peak(const PeakFlops& a, const PeakFlops& b) {
+  if (a.isa != b.isa) throw std::invalid_argument("higher_peak: probes of two codes, " + a.isa + " and " + b.isa);
+  PeakFlops peak = a;
+  peak.gflops_1t = std::max(a.gflops_1t, b.gflops_1t);
+  peak.gflops_2t = std::max(a.gflops_2t, b.gflops_2t);
+  return peak;
+}
+
 double measure_peak_flops_at(int threads, double seconds) {
   if (threads < 1) throw std::invalid_argument("peak FLOP/s probe at " + std::to_string(threads) + " threads");
   return probe(threads, 8, seconds);

@@ -18,6 +18,10 @@ struct PeakFlops {
 
 // Runs the probe (about 0.5 s): the best of many short runs per thread count.
 PeakFlops measure_peak_flops();
+// The higher of two readings at each thread count: another load on the machine only slows the
+// probe, so of two readings around a measurement (before and after its rounds) the higher is the
+// nearer the CPU's peak at its clock (a share over the lower one can exceed 100%).
+PeakFlops higher_peak(const PeakFlops& a, const PeakFlops& b);
 // FLOP/s of `threads` threads only, probing for about `seconds` (a training run's MFU).
 double measure_peak_flops_at(int threads, double seconds = 0.1);
 

@@ -232,12 +232,19 @@ std::vector<BenchPeer> bench_peers(const run::Flags& args) {
 
 // End-to-end share of the machine's peak: each row's median images/s times the model's
 // FLOPs per training image (models/flops.h: convolutions and fully connected layers, 3 x forward)
-// over the FMA probe's FLOP/s at that thread count (kernels/peak_flops.h), measured before the rounds.
+// over the FMA probe's FLOP/s at that thread count (kernels/peak_flops.h): the higher of its
+// readings before and after the rounds (higher_peak), both shown where they differ by over 10%.
 void print_peak_shares(const std::vector<std::string>& rows, const std::vector<int>& thread_counts,
                        const std::map<std::pair<std::string, int>, std::vector<double>>& samples, double flops_per_image,
-                       const kernels::PeakFlops& peak) {
+                       const kernels::PeakFlops& before, const kernels::PeakFlops& after) {
+  const kernels::PeakFlops peak = kernels::higher_peak(before, after);
   std::printf("share of the FMA probe's peak (%.2f MFLOP per training image; probe %s: %.0f GFLOP/s on 1 thread, %.0f on 2):\n",
               flops_per_image / 1e6, peak.isa.c_str(), peak.gflops_1t, peak.gflops_2t);
+  auto apart = [](double a, double b) { return std::max(a, b) > 1.1 * std::min(a, b); };
+  if (apart(before.gflops_1t, after.gflops_1t) || apart(before.gflops_2t, after.gflops_2t))
+    std::printf("(the probe read %.0f / %.0f GFLOP/s on 1 / 2 threads before the rounds and %.0f / %.0f after: the "
+                "higher is taken, another load slowed the lower)\n",
+                before.gflops_1t, before.gflops_2t, after.gflops_1t, after.gflops_2t);
   for (const auto& row : rows) {
     std::string line;
     for (int t : thread_counts) {
@@ -315,7 +322,7 @@ int bench_main(const run::Flags& args) {
 
   Workload w = make_workload(model, batch, dtype);
   const double flops_per_image = models::model_flops(w.spec, batch).training_step() / static_cast<double>(batch);
-  const kernels::PeakFlops peak = kernels::measure_peak_flops();  // before the rounds, as ablate_micro does
+  const kernels::PeakFlops peak = kernels::measure_peak_flops();  // before the rounds (and again after them)
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   std::printf("%s training images/s, batch %lld, %s strategy%s, %s; median of %lld rounds of %lld iterations "
               "(after %lld warm-up)\nOPENBLAS_CORETYPE=%s\n",
@@ -417,7 +424,7 @@ int bench_main(const run::Flags& args) {
   for (const auto& row : rows)
     if (row != "cuda" && std::none_of(peers.begin(), peers.end(), [&](const BenchPeer& p) { return p.row == row && p.on_gpu; }))
       cpu_rows.push_back(row);
-  print_peak_shares(cpu_rows, thread_counts, samples, flops_per_image, peak);
+  print_peak_shares(cpu_rows, thread_counts, samples, flops_per_image, peak, kernels::measure_peak_flops());
   std::printf("%s\n", disturbances.summary().c_str());  // rounds other processes disturbed
   return 0;
 }
