@@ -243,7 +243,7 @@ void print_peak_shares(const std::vector<std::string>& rows, const std::vector<i
   auto apart = [](double a, double b) { return std::max(a, b) > 1.1 * std::min(a, b); };
   if (apart(before.gflops_1t, after.gflops_1t) || apart(before.gflops_2t, after.gflops_2t))
     std::printf("(the probe read %.0f / %.0f GFLOP/s on 1 / 2 threads before the rounds and %.0f / %.0f after: the "
-                "higher is taken, another load slowed the lower)\n",
+                "higher is taken: the lower was slowed, by another load or a lower clock)\n",
                 before.gflops_1t, before.gflops_2t, after.gflops_1t, after.gflops_2t);
   for (const auto& row : rows) {
     std::string line;
