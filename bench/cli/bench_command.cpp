@@ -240,11 +240,6 @@ void print_peak_shares(const std::vector<std::string>& rows, const std::vector<i
   const kernels::PeakFlops peak = kernels::higher_peak(before, after);
   std::printf("share of the FMA probe's peak (%.2f MFLOP per training image; probe %s: %.0f GFLOP/s on 1 thread, %.0f on 2):\n",
               flops_per_image / 1e6, peak.isa.c_str(), peak.gflops_1t, peak.gflops_2t);
-  auto apart = [](double a, double b) { return std::max(a, b) > 1.1 * std::min(a, b); };
-  if (apart(before.gflops_1t, after.gflops_1t) || apart(before.gflops_2t, after.gflops_2t))
-    std::printf("(the probe read %.0f / %.0f GFLOP/s on 1 / 2 threads before the rounds and %.0f / %.0f after: the "
-                "higher is taken: the lower was slowed, by another load or a lower clock)\n",
-                before.gflops_1t, before.gflops_2t, after.gflops_1t, after.gflops_2t);
   for (const auto& row : rows) {
     std::string line;
     for (int t : thread_counts) {
@@ -254,6 +249,11 @@ void print_peak_shares(const std::vector<std::string>& rows, const std::vector<i
     }
     if (!line.empty()) std::printf("%-18s%s\n", row.c_str(), line.c_str());
   }
+  auto apart = [](double a, double b) { return std::max(a, b) > 1.1 * std::min(a, b); };
+  if (apart(before.gflops_1t, after.gflops_1t) || apart(before.gflops_2t, after.gflops_2t))
+    std::printf("(the probe read %.0f / %.0f GFLOP/s on 1 / 2 threads before the rounds and %.0f / %.0f after: the "
+                "higher is taken: the lower was slowed, by another load or a lower clock)\n",
+                before.gflops_1t, before.gflops_2t, after.gflops_1t, after.gflops_2t);
   if (peak.gflops_2t < 1.5 * peak.gflops_1t)
     std::printf("(the probe's 2 threads reached only %.2fx of 1: another load held a core, so the 2-thread shares are unreliable)\n",
                 peak.gflops_2t / peak.gflops_1t);
