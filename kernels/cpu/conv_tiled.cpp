@@ -44,14 +44,23 @@ template <class T> const T* bordered(const ConvGeometry& g, const ConvGeometry& 
   return out;
 }
 
-// The offset in an image of geometry g of each tap (c, i, j) of its im2col rows:
-// (c * H + i) * W + j.
-std::vector<std::int64_t> image_taps(const ConvGeometry& g) {
+// at(c, i, j) for each tap of geometry g, in (c, i, j) order or with the channels innermost,
+// (i, j, c) (the data gradient's order: taps_channels_inner).
+enum class TapOrder { channels_outer, channels_inner };
+template <class At> std::vector<std::int64_t> tap_offsets(const ConvGeometry& g, TapOrder order, At&& at) {
+  const std::int64_t window = g.kh * g.kw;
   std::vector<std::int64_t> taps;
-  for (std::int64_t c = 0; c < g.c; ++c)
-    for (std::int64_t i = 0; i < g.kh; ++i)
-      for (std::int64_t j = 0; j < g.kw; ++j) taps.push_back((c * g.h + i) * g.w + j);
+  for (std::int64_t t = 0; t < g.col_rows(); ++t) {
+    const bool inner = order == TapOrder::channels_inner;
+    const std::int64_t c = inner ? t % g.c : t / window, ij = inner ? t / g.c : t % window;
+    taps.push_back(at(c, ij / g.kw, ij % g.kw));
+  }
   return taps;
+}
+
+// The offset in an image of geometry g of each tap (c, i, j) of its im2col rows, (c * H + i) * W + j.
+std::vector<std::int64_t> image_taps(const ConvGeometry& g, TapOrder order = TapOrder::channels_outer) {
+  return tap_offsets(g, order, [&](std::int64_t c, std::int64_t i, std::int64_t j) { return (c * g.h + i) * g.w + j; });
 }
 
 // The weight gradient from im2row: per image
@@ -131,20 +140,9 @@ template <class T> const T* row_pairs(const ConvGeometry& b, const T* image) {
   return out;
 }
 std::vector<std::int64_t> pair_taps(const ConvGeometry& g, const ConvGeometry& b) {
-  std::vector<std::int64_t> taps;
-  for (std::int64_t c = 0; c < b.c; ++c)
-    for (std::int64_t i = 0; i < b.kh; ++i)
-      for (std::int64_t j = 0; j < b.kw; ++j) taps.push_back(((c * b.kw + j) * (b.h - 1) + i) * 2 * g.ow);
-  return taps;
-}
-
-// The image's taps in (i, j, c) order, c innermost: the offset of each in an image of geometry b.
-std::vector<std::int64_t> image_taps_channels_inner(const ConvGeometry& b) {
-  std::vector<std::int64_t> taps;
-  for (std::int64_t i = 0; i < b.kh; ++i)
-    for (std::int64_t j = 0; j < b.kw; ++j)
-      for (std::int64_t c = 0; c < b.c; ++c) taps.push_back((c * b.h + i) * b.w + j);
-  return taps;
+  return tap_offsets(b, TapOrder::channels_outer, [&](std::int64_t c, std::int64_t i, std::int64_t j) {
+    return ((c * b.kw + j) * (b.h - 1) + i) * 2 * g.ow;
+  });
 }
 
 }  // namespace
@@ -175,10 +173,13 @@ void tiled_forward_images(const ConvGeometry& g, int threads, const T* x, const 
 }
 
 template <class T> void taps_channels_inner(const ConvGeometry& g, const T* w, T* w_ijc) {
-  const std::int64_t window = g.kh * g.kw, r = g.col_rows();
+  const std::int64_t r = g.col_rows();
+  const std::vector<std::int64_t> from = tap_offsets(g, TapOrder::channels_inner, [&](std::int64_t c, std::int64_t i,
+                                                                                      std::int64_t j) {
+    return (c * g.kh + i) * g.kw + j;  // its column in W
+  });
   for (std::int64_t k = 0; k < g.k; ++k)
-    for (std::int64_t t = 0; t < window; ++t)
-      for (std::int64_t c = 0; c < g.c; ++c) w_ijc[k * r + t * g.c + c] = w[k * r + c * window + t];
+    for (std::int64_t t = 0; t < r; ++t) w_ijc[k * r + t] = w[k * r + from[static_cast<std::size_t>(t)]];
 }
 
 // Per image the columns W^T [R, K] x dY [K, P] added onto dx where the forward read them (onto
@@ -187,7 +188,7 @@ template <class T>
 void tiled_backward_data_images(const ConvGeometry& g, const T* dy, const T* w_ijc, T* dx, std::int64_t begin,
                                 std::int64_t end) {
   const ConvGeometry b = with_border(g);
-  const std::vector<std::int64_t> taps = image_taps_channels_inner(b);
+  const std::vector<std::int64_t> taps = image_taps(b, TapOrder::channels_inner);
   for (std::int64_t n = begin; n < end; ++n) {
     T* dxn = dx + n * g.in_size();
     T* onto = padded(g) ? scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(b.in_size())) : dxn;
