@@ -2,6 +2,8 @@
 // stand-in timer of whole steps: the plan of one candidate, the plan on OpenMP's threads only.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "bench/run/plan_whole_plans.h"
 
 namespace ablate::bench::run {
@@ -82,7 +84,12 @@ TEST(WholePlans, AFlipNoFasterAloneAndWithNoConversionFewerIsNotTimed) {
   chosen.candidates = {plain, blocked};
   chosen.rows = {{"conv1", blocked, {3.0, 2.0}}, {"pool1", plain, {1.0, 1.5}}, {"ip1", plain, {4.0, 4.0}}};
   models::ModelSpec spec;
-  spec.layers = {{"conv1", "convolution", {}}, {"relu1", "relu", {}}, {"pool1", "pooling", {}}, {"ip1", "inner_product", {}}};
+  for (const auto& [name, type] : {std::pair{"conv1", "convolution"}, {"relu1", "relu"}, {"pool1", "pooling"}, {"ip1", "inner_product"}}) {
+    models::LayerSpec layer;
+    layer.name = name;
+    layer.type = type;
+    spec.layers.push_back(layer);
+  }
   const std::string all_blocked = "conv1=onednn/direct+blocked,pool1=onednn/direct+blocked,ip1=onednn/direct";
   std::vector<std::vector<std::string>> calls;
   const WholePlanTimer timer = [&](const std::vector<LayerPlan>& plans) {

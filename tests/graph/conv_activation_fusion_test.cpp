@@ -216,7 +216,9 @@ TEST(ConvActivationFusion, TfMnistTrainingGraphBeforeAndAfter) {
   int filters_with_bias = 0;
   for (int id : a.execution_order()) {
     const Node& n = a.node(id);
-    if (n.op == OpKind::bias_grad) EXPECT_EQ(n.name.rfind("grad/fc", 0), 0u) << n.name << ": only the classifier's";
+    if (n.op == OpKind::bias_grad) {
+      EXPECT_EQ(n.name.rfind("grad/fc", 0), 0u) << n.name << ": only the classifier's";
+    }
     if (n.op == OpKind::conv2d_grad_filter && n.attrs.bias && n.outputs.size() == 2) ++filters_with_bias;
   }
   EXPECT_EQ(filters_with_bias, 2);

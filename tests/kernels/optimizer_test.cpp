@@ -159,7 +159,9 @@ TEST(FoldedUpdate, NonFiniteGradientBandsAreCountedAndLeftUnapplied) {
       EXPECT_EQ(std::isnan(w.at(0)), !check) << "row 0 of w";
       if (!check) continue;
       for (std::int64_t i = 0; i < in; ++i) ASSERT_EQ(w.at(i), 1.0) << "row 0, entry " << i;
-      if (name != "reference") EXPECT_LT(w.at(2 * in + 1), 1.0) << "row 2, in a band without NaN, was updated";
+      if (name != "reference") {
+        EXPECT_LT(w.at(2 * in + 1), 1.0) << "row 2, in a band without NaN, was updated";
+      }
     }
     Tensor w({out, in}, DType::f32), m({out, in}, DType::f32);
     std::vector<Tensor*> one{&m};
