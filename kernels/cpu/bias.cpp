@@ -53,10 +53,30 @@ void channel_bias_grad(int threads, const T* dy, std::int64_t n, std::int64_t c,
                });
 }
 
+template <class T>
+void channel_bias_partials(const T* dy, std::int64_t begin, std::int64_t end, std::int64_t c, std::int64_t inner,
+                           double* partial) {
+  for (std::int64_t i = begin; i < end; ++i)
+    for (std::int64_t ch = 0; ch < c; ++ch) partial[i * c + ch] = sum_run(dy + (i * c + ch) * inner, inner);
+}
+
+template <class T> void channel_bias_from_partials(const double* partial, std::int64_t n, std::int64_t c, T* db) {
+  for (std::int64_t ch = 0; ch < c; ++ch) {
+    double acc = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) acc += partial[i * c + ch];
+    db[ch] = static_cast<T>(acc);
+  }
+}
+
 template void add_channel_bias<float>(int, float*, const float*, std::int64_t, std::int64_t, std::int64_t);
 template void add_channel_bias<double>(int, double*, const double*, std::int64_t, std::int64_t, std::int64_t);
 template void channel_bias_grad<float>(int, const float*, std::int64_t, std::int64_t, std::int64_t, float*);
 template void channel_bias_grad<double>(int, const double*, std::int64_t, std::int64_t, std::int64_t, double*);
+template void channel_bias_partials<float>(const float*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double*);
+template void channel_bias_partials<double>(const double*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                            double*);
+template void channel_bias_from_partials<float>(const double*, std::int64_t, std::int64_t, float*);
+template void channel_bias_from_partials<double>(const double*, std::int64_t, std::int64_t, double*);
 
 namespace {
 // [N, C, trailing...] -> inner = product of the trailing dimensions.

@@ -246,12 +246,17 @@ void CpuBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy,
     };
     if (plan.chunks <= 1) {
       images(dw_data, 0, g.n);
+      if (!dbias.empty()) channel_bias_grad(loop_threads_, dy.data<T>(), g.n, g.k, g.pixels(), dbias.data<T>());
     } else {
       // One partial per chunk, added in chunk order: the same bits whichever worker ran which.
+      // The bias's per image, by the worker that holds the image's dy.
       T* partial = scratch_of<T>(ScratchSlot::weight_partial, static_cast<std::size_t>(plan.chunks * size));
+      double* bias_partial = dbias.empty() ? nullptr : scratch_of<double>(ScratchSlot::bias_partial, static_cast<std::size_t>(g.n * g.k));
       over_chunks(plan, g.n, [&](std::int64_t c, std::int64_t begin, std::int64_t end) {
         images(partial + c * size, begin, end);
+        if (bias_partial) channel_bias_partials(dy.data<T>(), begin, end, g.k, g.pixels(), bias_partial);
       });
+      if (bias_partial) channel_bias_from_partials(bias_partial, g.n, g.k, dbias.data<T>());
       parallel_for(loop_threads_, size, kElementwiseGrain, [&](std::int64_t b, std::int64_t e) {
         for (std::int64_t i = b; i < e; ++i) {
           T s = partial[i];
@@ -260,7 +265,6 @@ void CpuBackend::conv2d_backward_weights_impl(const Tensor& x, const Tensor& dy,
         }
       });
     }
-    if (!dbias.empty()) channel_bias_grad(loop_threads_, dy.data<T>(), g.n, g.k, g.pixels(), dbias.data<T>());
   });
 }
 

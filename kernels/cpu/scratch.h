@@ -14,7 +14,8 @@ namespace ablate::kernels::cpu {
 // of the eigen_spatial lowering's operands, kernels/eigen/eigen_spatial_conv.h, and layout_filters
 // the tiled data gradient's reordered weights, conv2d.cpp; lane_sums: the
 // vector partial sums of the few-channel weight gradient, conv_few_channels.cpp; tile_sums: the
-// tiled_gemm lowering's weight gradient with its padded columns, conv2d.cpp).
+// tiled_gemm lowering's weight gradient with its padded columns, conv2d.cpp; bias_partial: the
+// weight gradient's per-image bias sums, conv2d.cpp).
 enum class ScratchSlot {
   columns,
   gemm_out,
@@ -24,6 +25,7 @@ enum class ScratchSlot {
   layout_filters,
   lane_sums,
   tile_sums,
+  bias_partial,
   count
 };
 
