@@ -5,18 +5,21 @@
 // output row oh is the contiguous run xp + oh*sh*sw*cols + taps[t], taps[t] = ((c*rows + i)*sw +
 // j % sw)*cols + j / sw, over OWv = OW rounded up to whole vectors (the lanes past OW read padding
 // or neighbours and are dropped, or meet zeros of the padded dy copy dyp [K][OH][OWv]). The
-// weight gradient's tiles also run over each image's im2col, its pixels end to end
-// (backward_weights_flat, dot_backward_weights): the same dot products without the row padding.
+// forward and weight gradient tiles also run over the pixels end to end, from shifted copies of
+// the image (ShiftedRows, forward_shifted, backward_weights_flat) or its im2col
+// (dot_backward_weights): the same sums without the row padding.
 #include "kernels/cpu/conv_few_channels.h"
 
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu/held_in_register.h"
 #include "kernels/cpu/im2col.h"
 #include "kernels/cpu/scratch.h"
+#include "kernels/cpu/shifted_rows.h"
 
 namespace ablate::kernels::cpu {
 namespace {
@@ -34,11 +37,9 @@ template <class T, int Bytes> inline Vec<T, Bytes> load(const T* p) {
 }
 template <class T, int Bytes> inline void store(T* p, Vec<T, Bytes> v) { std::memcpy(p, &v, sizeof v); }
 
-template <class T, int Bytes> inline Vec<T, Bytes> splat(T c) {
-  Vec<T, Bytes> v;
-  for (std::int64_t lane = 0; lane < kLanes<T, Bytes>; ++lane) v[lane] = c;
-  return v;
-}
+// c in every lane (c - 0 is c for every c, -0 and NaN included; a lane-by-lane fill would
+// send the tile's sums through the stack).
+template <class T, int Bytes> inline Vec<T, Bytes> splat(T c) { return c - Vec<T, Bytes>{}; }
 
 // Register tiles: up to kTile output channels (or taps) by kTile vectors along the row.
 constexpr int kTile = 4;
@@ -50,6 +51,21 @@ template <class F> void with_count(std::int64_t n, F&& f) {
     case 3: f(Int<3>{}); break;
     default: f(Int<kTile>{}); break;
   }
+}
+// The weight gradient's tiles: up to kWeightTile channels by kWeightTile taps, A*B sums, A dy
+// vectors and one input vector at a time held in registers: 5 x 5 in AVX-512's 32 (31 of them;
+// LeNet's 20 channels by 25 taps in whole tiles), 3 x 3 in AVX2's 16.
+#if defined(__AVX512F__)
+constexpr int kWeightTile = 5;
+#else
+constexpr int kWeightTile = 3;
+#endif
+// f(Int<min(n, Max)>{}), for n >= 1.
+template <int Max, class F> void with_up_to(std::int64_t n, F&& f) {
+  [&]<int... N>(std::integer_sequence<int, N...>) {
+    const int m = static_cast<int>(std::min<std::int64_t>(n, Max));
+    ((m == N + 1 ? (f(Int<N + 1>{}), 0) : 0), ...);
+  }(std::make_integer_sequence<int, Max>{});
 }
 
 struct Layout {
@@ -187,6 +203,36 @@ void forward_with(const ConvGeometry& g, const T* x, const T* w, const T* bias, 
   }
 }
 
+// The forward over ShiftedRows: tiles of up to kTile channels by kShiftedVectors vectors of the
+// P pixels end to end, the same sums in the same tap order as forward_with (the same bits)
+// without its lanes of row padding. 4 x 6 holds 24 sums, 6 inputs and a weight in AVX-512's 32.
+constexpr int kShiftedVectors = 6;
+template <int Bytes, class T>
+void forward_shifted(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y, std::int64_t begin,
+                     std::int64_t end) {
+  constexpr std::int64_t lanes = kLanes<T, Bytes>;
+  const ShiftedRows s(g);
+  const std::int64_t taps = g.col_rows(), p = g.pixels();
+  T* xs = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(s.size()));
+  for (std::int64_t n = begin; n < end; ++n) {
+    s.copy(x + n * g.in_size(), xs);
+    T* yn = y + n * g.out_size();
+    for (std::int64_t p0 = 0; p0 < p; p0 += kShiftedVectors * lanes)
+      with_up_to<kShiftedVectors>((p - p0) / lanes, [&](auto nv) {
+        for (std::int64_t k0 = 0; k0 < g.k; k0 += kTile)
+          with_count(g.k - k0, [&](auto na) {
+            RowTile<T, Bytes, decltype(na)::value, decltype(nv)::value> t;
+            const T* coef[decltype(na)::value];
+            for (int a = 0; a < na; ++a) coef[a] = w + (k0 + a) * taps;
+            t.combine(coef, 1, xs + p0, s.taps.data(), taps);
+            if (bias) t.add_bias(bias + k0);
+            for (int a = 0; a < na; ++a)
+              for (int v = 0; v < nv; ++v) store<T, Bytes>(yn + (k0 + a) * p + p0 + v * lanes, t.acc[a][v]);
+          });
+      });
+  }
+}
+
 template <int Bytes, class T>
 void backward_data_with(const ConvGeometry& g, const T* dy, const T* w, T* dx, std::int64_t begin,
                                 std::int64_t end) {
@@ -248,11 +294,12 @@ void weight_tile(const WeightRuns& w, std::int64_t taps, const T* x, const T* dy
     const T* xcol = x + q;
     const T* dycol = dy + k0 * w.dy_channel + q;
     for (std::int64_t r = 0; r < w.rows; ++r, xcol += w.x_row, dycol += w.dy_row) {
-      Vec<T, Bytes> d[A], in[B];
+      Vec<T, Bytes> d[A];
       for (int a = 0; a < A; ++a) d[a] = held_in_register(load<T, Bytes>(dycol + a * w.dy_channel));
-      for (int b = 0; b < B; ++b) in[b] = held_in_register(load<T, Bytes>(xcol + off[b]));
-      for (int a = 0; a < A; ++a)
-        for (int b = 0; b < B; ++b) acc[a][b] += d[a] * in[b];
+      for (int b = 0; b < B; ++b) {
+        const Vec<T, Bytes> in = held_in_register(load<T, Bytes>(xcol + off[b]));
+        for (int a = 0; a < A; ++a) acc[a][b] += d[a] * in;
+      }
     }
   }
   for (int a = 0; a < A; ++a)
@@ -264,10 +311,10 @@ void weight_tile(const WeightRuns& w, std::int64_t taps, const T* x, const T* dy
 template <class T, int Bytes>
 void weight_tiles(const ConvGeometry& g, const WeightRuns& w, const T* x, const T* dy, Vec<T, Bytes>* sums) {
   const std::int64_t taps = g.col_rows();
-  for (std::int64_t k0 = 0; k0 < g.k; k0 += kTile)
-    with_count(g.k - k0, [&](auto na) {
-      for (std::int64_t t0 = 0; t0 < taps; t0 += kTile)
-        with_count(taps - t0, [&](auto nb) {
+  for (std::int64_t k0 = 0; k0 < g.k; k0 += kWeightTile)
+    with_up_to<kWeightTile>(g.k - k0, [&](auto na) {
+      for (std::int64_t t0 = 0; t0 < taps; t0 += kWeightTile)
+        with_up_to<kWeightTile>(taps - t0, [&](auto nb) {
           weight_tile<T, Bytes, decltype(na)::value, decltype(nb)::value>(w, taps, x, dy, k0, t0, sums);
         });
     });
@@ -313,16 +360,31 @@ void backward_weights_with(const ConvGeometry& g, const T* x, const T* dy, T* dw
 // column of "rows" a vector wide): in blocks that fit L1 its accumulators' loads and stores and the
 // loop's set-up cost more than the reads from L2 they save (LeNet's conv1, one image, one
 // thread, Emerald Rapids: 9.7 us over the padded rows; 10.3 flat in one-row blocks of 176
-// pixels, 7.9 down 11-vector columns, 6.1 down the whole 36; im2col 1.5 of it).
+// pixels, 7.9 down 11-vector columns, 6.1 down the whole 36; im2col 1.5 of it). Where the stride
+// down is 1 and P whole vectors, the taps come from ShiftedRows instead, and the tiles are 5 x 5
+// (kWeightTile). 32 images in a row, us an image: buffers off 64-byte lines 7.9 over im2col with
+// 4 x 4 tiles, 6.1-6.5 from ShiftedRows, 5.2 with 5 x 5 tiles; aligned (as ablate's tensors) 5.8-6.2
+// over im2col with 4 x 4, 4.3 from ShiftedRows with 5 x 5.
 template <int Bytes, class T>
 void backward_weights_flat(const ConvGeometry& g, const T* x, const T* dy, T* dw_acc, std::int64_t begin,
                            std::int64_t end) {
   constexpr std::int64_t lanes = kLanes<T, Bytes>;
   const std::int64_t taps = g.col_rows(), size = g.k * taps, p = g.pixels();
   const std::int64_t pv = (p + lanes - 1) / lanes * lanes;
+  Vec<T, Bytes>* sums = zeroed_sums<T, Bytes>(size);
+  if (shifted_rows_fit(g, lanes)) {
+    // From ShiftedRows (held in L1): dy, read in place, is all that streams.
+    const ShiftedRows s(g);
+    T* xs = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(s.size()));
+    for (std::int64_t n = begin; n < end; ++n) {
+      s.copy(x + n * g.in_size(), xs);
+      weight_tiles<T, Bytes>(g, WeightRuns{0, lanes, p / lanes, lanes, lanes, p, s.taps.data()}, xs,
+                             dy + n * g.out_size(), sums);
+    }
+    return add_lanes<T, Bytes>(sums, size, dw_acc);
+  }
   T* col = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(taps * pv));
   T* dyv = pv == p ? nullptr : scratch_of<T>(ScratchSlot::gemm_out, static_cast<std::size_t>(g.k * pv));
-  Vec<T, Bytes>* sums = zeroed_sums<T, Bytes>(size);
   std::vector<std::int64_t> rows(static_cast<std::size_t>(taps));
   for (std::int64_t t = 0; t < taps; ++t) rows[static_cast<std::size_t>(t)] = t * pv;
   // The zeros past P, once (im2col and the copies below write the first P of each row only), on
@@ -371,6 +433,9 @@ template <class T> bool flat_weights(const ConvGeometry& g) {
 template <class T>
 void few_channels_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y, std::int64_t begin,
                           std::int64_t end) {
+#if defined(__AVX512F__)
+  if (flat_weights<T>(g) && shifted_rows_fit(g, kLanes<T, 64>)) return forward_shifted<64>(g, x, w, bias, y, begin, end);
+#endif
   with_vector_bytes<T>(g, [&](auto bytes) { forward_with<decltype(bytes)::value>(g, x, w, bias, y, begin, end); });
 }
 

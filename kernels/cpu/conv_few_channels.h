@@ -10,8 +10,9 @@
 // of the image whose columns are split by phase modulo the stride, so that every tap's row is a
 // contiguous run. Register tiles of up to 4 output channels (or taps) x 4 vectors, of 32 bytes,
 // or 64 in an AVX-512 build where a row pads to no more lanes with them (conv_few_channels.cpp);
-// where it pads to more (LeNet's 24 outputs), the weight gradient runs the same tiles over each
-// image's im2col instead (dot_backward_weights), its pixels laid end to end in whole vectors.
+// where it pads to more (LeNet's 24 outputs), the forward and the weight gradient run their
+// tiles over the pixels laid end to end in whole vectors instead, read from KW shifted copies of
+// the image (shifted_rows.h) where the stride down is 1, else (the weight gradient) from its im2col.
 // ablate's own path, no framework's: the backends run it under the omp_per_image lowering
 // (ConvSetup::few_channels, conv_lowering.h), over the same image chunks as the GEMM loops.
 #pragma once

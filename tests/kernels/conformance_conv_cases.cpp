@@ -84,13 +84,16 @@ std::vector<Case> conv_cases() {
   add_conv_and_epilogue_cases(cases, ConvShape{1, 16, 7, 7, 32, 5, 5, make_same_conv2d_params(5, 5, 1, 7, 7), true}, 2500);
   add_conv_and_epilogue_cases(cases, ConvShape{3, 16, 9, 10, 24, 3, 3, Conv2dParams{2, 2, 1, 0, 1, 1}, false}, 2600);
   // Few input channels (the CPU backends' direct loops, conv_few_channels.h, C <= 4): rows of
-  // several vectors and a part vector, output channels past a tile of 4, stride 2 per axis,
+  // several vectors and a part vector, output channels past a tile, stride 2 per axis,
   // asymmetric padding, batch 1 and odd batches; LeNet's conv1 (1 -> 20, 5x5 on 28x28).
   add_conv_and_epilogue_cases(cases, ConvShape{3, 1, 28, 28, 20, 5, 5, Conv2dParams{}, true}, 2700);
   add_conv_and_epilogue_cases(cases, ConvShape{1, 3, 19, 37, 7, 5, 5, Conv2dParams{1, 1, 2, 2, 2, 2}, true}, 2710);
   add_conv_and_epilogue_cases(cases, ConvShape{5, 2, 17, 23, 9, 5, 3, Conv2dParams{2, 2, 2, 1, 0, 2}, false}, 2720);
   add_conv_and_epilogue_cases(cases, ConvShape{1, 4, 12, 41, 6, 3, 5, Conv2dParams{1, 2, 0, 3, 1, 1}, true}, 2730);
   add_conv_and_epilogue_cases(cases, ConvShape{3, 1, 9, 9, 5, 5, 5, make_same_conv2d_params(5, 5, 2, 9, 9), true}, 2740);
+  // The weight gradient from KW shifted copies of the image (stride_h 1, OH*OW whole vectors,
+  // rows that pad badly): top and bottom padding, stride 2 across, 7 channels past a tile of 5.
+  add_conv_and_epilogue_cases(cases, ConvShape{3, 2, 4, 49, 7, 3, 5, Conv2dParams{1, 2, 2, 1, 1, 2}, true}, 2750);
   // 1x1 convolution with stride 2 and a single image.
   ConvShape pointwise{1, 5, 6, 5, 3, 1, 1, Conv2dParams{2, 2, 0, 0, 0, 0}, false};
   add_conv_and_epilogue_cases(cases, pointwise, 2200);
