@@ -274,16 +274,21 @@ void backward_data_with(const ConvGeometry& g, const T* dy, const T* w, T* dx, s
 // at x + taps[t] + r * x_row, channel k's row r at dy + k * dy_channel + r * dy_row. Over the
 // padded image: OH rows of OWv. Over one image's im2col (flat): Pv / lanes rows of one vector,
 // the output rows laid end to end.
+// Optionally, `ahead` bytes from `next` (the next image's dy) are pulled into L1 a line a step,
+// tile after tile, so that each image's dy is in L1 when its tiles start.
 struct WeightRuns {
   std::int64_t q_begin = 0, q_end = 0, rows = 1, x_row = 0, dy_row = 0, dy_channel = 0;
   const std::int64_t* taps = nullptr;
+  const char* next = nullptr;
+  std::int64_t ahead = 0;
 };
+constexpr std::int64_t kLine = 64;
 
 // sums[(k0 + a) * taps + t0 + b] += the dot products of dy's runs of channel k0 + a with tap
 // t0 + b's, lane by lane: A channels by B taps.
 template <class T, int Bytes, int A, int B>
 void weight_tile(const WeightRuns& w, std::int64_t taps, const T* x, const T* dy, std::int64_t k0, std::int64_t t0,
-                 Vec<T, Bytes>* sums) {
+                 Vec<T, Bytes>* sums, std::int64_t pulled) {
   Vec<T, Bytes> acc[A][B];
   for (int a = 0; a < A; ++a)
     for (int b = 0; b < B; ++b) acc[a][b] = sums[(k0 + a) * taps + t0 + b];
@@ -293,7 +298,8 @@ void weight_tile(const WeightRuns& w, std::int64_t taps, const T* x, const T* dy
   for (std::int64_t q = w.q_begin; q < w.q_end; q += kLanes<T, Bytes>) {
     const T* xcol = x + q;
     const T* dycol = dy + k0 * w.dy_channel + q;
-    for (std::int64_t r = 0; r < w.rows; ++r, xcol += w.x_row, dycol += w.dy_row) {
+    for (std::int64_t r = 0; r < w.rows; ++r, xcol += w.x_row, dycol += w.dy_row, pulled += kLine) {
+      if (pulled < w.ahead) __builtin_prefetch(w.next + pulled, 0, 3);
       Vec<T, Bytes> d[A];
       for (int a = 0; a < A; ++a) d[a] = held_in_register(load<T, Bytes>(dycol + a * w.dy_channel));
       for (int b = 0; b < B; ++b) {
@@ -306,16 +312,19 @@ void weight_tile(const WeightRuns& w, std::int64_t taps, const T* x, const T* dy
     for (int b = 0; b < B; ++b) sums[(k0 + a) * taps + t0 + b] = acc[a][b];
 }
 
-// sums (lane by lane) += one image's weight gradient over the runs `w`: tiles of up to 4
-// channels by 4 taps.
+// sums (lane by lane) += one image's weight gradient over the runs `w`: tiles of up to
+// kWeightTile channels by kWeightTile taps.
 template <class T, int Bytes>
 void weight_tiles(const ConvGeometry& g, const WeightRuns& w, const T* x, const T* dy, Vec<T, Bytes>* sums) {
   const std::int64_t taps = g.col_rows();
+  const std::int64_t steps = w.rows * ((w.q_end - w.q_begin) / kLanes<T, Bytes>);
+  std::int64_t pulled = 0;
   for (std::int64_t k0 = 0; k0 < g.k; k0 += kWeightTile)
     with_up_to<kWeightTile>(g.k - k0, [&](auto na) {
       for (std::int64_t t0 = 0; t0 < taps; t0 += kWeightTile)
         with_up_to<kWeightTile>(taps - t0, [&](auto nb) {
-          weight_tile<T, Bytes, decltype(na)::value, decltype(nb)::value>(w, taps, x, dy, k0, t0, sums);
+          weight_tile<T, Bytes, decltype(na)::value, decltype(nb)::value>(w, taps, x, dy, k0, t0, sums, pulled);
+          pulled += steps * kLine;
         });
     });
 }
@@ -378,8 +387,11 @@ void backward_weights_flat(const ConvGeometry& g, const T* x, const T* dy, T* dw
     T* xs = scratch_of<T>(ScratchSlot::columns, static_cast<std::size_t>(s.size()));
     for (std::int64_t n = begin; n < end; ++n) {
       s.copy(x + n * g.in_size(), xs);
-      weight_tiles<T, Bytes>(g, WeightRuns{0, lanes, p / lanes, lanes, lanes, p, s.taps.data()}, xs,
-                             dy + n * g.out_size(), sums);
+      const bool last = n + 1 == end;
+      const WeightRuns runs{0, lanes, p / lanes, lanes, lanes, p, s.taps.data(),
+                            reinterpret_cast<const char*>(dy + (n + 1) * g.out_size()),
+                            last ? 0 : g.out_size() * static_cast<std::int64_t>(sizeof(T))};
+      weight_tiles<T, Bytes>(g, runs, xs, dy + n * g.out_size(), sums);
     }
     return add_lanes<T, Bytes>(sums, size, dw_acc);
   }
