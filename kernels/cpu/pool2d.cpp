@@ -12,12 +12,14 @@
 // image as vector code, a row's run at a time (each_output_row below); 2x2 windows at stride 2
 // (LeNet's) have loops of their own (max_forward_2x2, max_backward_2x2).
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/contract/op_check.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/dtype_dispatch.h"
 #include "kernels/cpu/fixed_widths.h"
+#include "kernels/cpu/max_pool_2x2_rows.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/pool_cells.h"
 #include "kernels/cpu/pool_windows.h"
@@ -173,8 +175,45 @@ void max_2x2_cells(const T* __restrict r0, const T* __restrict r1, T* __restrict
   }
 }
 
+// Whether a row of the 2x2 pool runs as one AVX-512 vector (max_pool_2x2_rows.h): f32, 9 to 16
+// output cells. Rows of 8 or fewer are one chunk of the loops below already, and take them: as
+// one vector, LeNet's pool2 (rows of 4) went from 32-36 to 47-50 us a step forward and 34-35 to
+// 41-43 backward, where pool1 (rows of 12) went 110-121 -> 90-100 and 126-143 -> 110-117
+// (Emerald Rapids Xeon, 2 threads, LeNet steps, two runs of four alternating pairs).
+template <class T> bool whole_rows(const PoolGeometry& g) {
+#if defined(__AVX512F__)
+  return std::is_same_v<T, float> && g.ow > 8 && g.ow <= max_pool_2x2_rows::kMaxCells;
+#else
+  (void)g;
+  return false;
+#endif
+}
+
+// row(in, o, at) for every output row of the planes: in = its first input cell (input row
+// 2*oh), o = its first output cell, at = `in`'s index within its plane.
+template <class F> void each_whole_row(int threads, const PoolGeometry& g, F&& row) {
+  parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t plane = b; plane < e; ++plane)
+      for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+        const std::int64_t at = 2 * oh * g.w;
+        row(plane * g.h * g.w + at, (plane * g.oh + oh) * g.ow, static_cast<std::int32_t>(at));
+      }
+  });
+}
+
 template <class T>
 void max_forward_2x2(int threads, const PoolGeometry& g, const T* x, T* y, std::int32_t* arg) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>)
+    if (whole_rows<T>(g)) {
+      const max_pool_2x2_rows::RowMasks m(g.ow);
+      const auto below = static_cast<std::int32_t>(g.w);
+      each_whole_row(threads, g, [&](std::int64_t in, std::int64_t o, std::int32_t at) {
+        max_pool_2x2_rows::forward(x + in, x + in + g.w, y + o, arg + o, at, below, m);
+      });
+      return;
+    }
+#endif
   each_2x2_row(threads, g, [&](auto width, std::int64_t in, std::int64_t o, std::int32_t at) {
     max_2x2_cells<decltype(width)::value>(x + in, x + in + g.w, y + o, arg + o, at, static_cast<std::int32_t>(g.w));
   });
@@ -205,6 +244,17 @@ void max_2x2_cells_backward(const T* __restrict dout, const std::int32_t* __rest
 
 template <class T>
 void max_backward_2x2(int threads, const PoolGeometry& g, const T* dy, const std::int32_t* arg, T* dx) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>)
+    if (whole_rows<T>(g)) {
+      const max_pool_2x2_rows::RowMasks m(g.ow);
+      const auto below = static_cast<std::int32_t>(g.w);
+      each_whole_row(threads, g, [&](std::int64_t in, std::int64_t o, std::int32_t at) {
+        max_pool_2x2_rows::backward(dy + o, arg + o, dx + in, dx + in + g.w, at, below, m);
+      });
+      return;
+    }
+#endif
   each_2x2_row(threads, g, [&](auto width, std::int64_t in, std::int64_t o, std::int32_t at) {
     max_2x2_cells_backward<decltype(width)::value>(dy + o, arg + o, dx + in, dx + in + g.w, at, static_cast<std::int32_t>(g.w));
   });

@@ -96,6 +96,7 @@ std::vector<Case> pool_tie_cases() {
   for (PoolPadding padding : {PoolPadding::caffe_ceil, PoolPadding::tf_same, PoolPadding::valid}) {
     for (int i = 0; i < 8; ++i, seed += 10) add_tie_cases(cases, random_pool_shape(rng, PoolKind::max, padding), seed);
     add_tie_cases(cases, pool_shape(PoolKind::max, padding, 2, 3, 12, 12, 2, 2, 0), seed += 10);  // LeNet 2/2
+    add_tie_cases(cases, pool_shape(PoolKind::max, padding, 2, 3, 24, 24, 2, 2, 0), seed += 10);  // LeNet's pool1
     add_tie_cases(cases, pool_shape(PoolKind::max, padding, 2, 2, 9, 9, 3, 2, 0), seed += 10);    // overlapping 3/2
     add_tie_cases(cases, pool_shape(PoolKind::max, padding, 1, 2, 4, 62, 2, 2, 0), seed += 10);   // rows of 31 = 16+8+4+2+1
     add_tie_cases(cases, pool_shape(PoolKind::max, padding, 1, 2, 5, 70, 3, 2, 0), seed += 10);   // 16+16+16 overlapping
@@ -113,6 +114,10 @@ std::vector<Case> pool_cases() {
       // The framework layers.
       add_pool_cases(cases, pool_shape(kind, padding, 2, 3, 15, 15, 3, 2, 0), seed += 10);  // cifar10_quick 3/2
       add_pool_cases(cases, pool_shape(kind, padding, 1, 2, 14, 13, 2, 2, 0), seed += 10);  // MNIST 2/2
+      // LeNet's pool1: rows of 12 cells, each one 16-lane vector over two input vectors
+      // (max_pool_2x2_rows.h in an AVX-512 build), and rows of 16, a vector's whole width.
+      add_pool_cases(cases, pool_shape(kind, padding, 2, 3, 24, 24, 2, 2, 0), seed += 10);
+      add_pool_cases(cases, pool_shape(kind, padding, 1, 2, 6, 32, 2, 2, 0), seed += 10);
       // 2x2 rows of 31 cells: every chunk width of the loops (16, 8, 4, 2, 1; fixed_widths.h).
       add_pool_cases(cases, pool_shape(kind, padding, 1, 2, 4, 62, 2, 2, 0), seed += 10);
       if (padding != PoolPadding::tf_same)
