@@ -189,30 +189,31 @@ template <class T> bool whole_rows(const PoolGeometry& g) {
 #endif
 }
 
-// row(in, o, at) for every output row of the planes: in = its first input cell (input row
-// 2*oh), o = its first output cell, at = `in`'s index within its plane.
-template <class F> void each_whole_row(int threads, const PoolGeometry& g, F&& row) {
+#if defined(__AVX512F__)
+// row(in, o, at, below, masks) for every output row of the planes, one vector each: in = its
+// first input cell (input row 2*oh), o = its first output cell, at = `in`'s index within its
+// plane, below = W.
+template <class F> void each_vector_row(int threads, const PoolGeometry& g, F&& row) {
+  const max_pool_2x2_rows::RowMasks masks(g.ow);
+  const auto below = static_cast<std::int32_t>(g.w);
   parallel_for(threads, g.planes, plane_grain(g), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t plane = b; plane < e; ++plane)
       for (std::int64_t oh = 0; oh < g.oh; ++oh) {
         const std::int64_t at = 2 * oh * g.w;
-        row(plane * g.h * g.w + at, (plane * g.oh + oh) * g.ow, static_cast<std::int32_t>(at));
+        row(plane * g.h * g.w + at, (plane * g.oh + oh) * g.ow, static_cast<std::int32_t>(at), below, masks);
       }
   });
 }
+#endif
 
 template <class T>
 void max_forward_2x2(int threads, const PoolGeometry& g, const T* x, T* y, std::int32_t* arg) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>)
-    if (whole_rows<T>(g)) {
-      const max_pool_2x2_rows::RowMasks m(g.ow);
-      const auto below = static_cast<std::int32_t>(g.w);
-      each_whole_row(threads, g, [&](std::int64_t in, std::int64_t o, std::int32_t at) {
+    if (whole_rows<T>(g))
+      return each_vector_row(threads, g, [&](std::int64_t in, std::int64_t o, auto at, auto below, const auto& m) {
         max_pool_2x2_rows::forward(x + in, x + in + g.w, y + o, arg + o, at, below, m);
       });
-      return;
-    }
 #endif
   each_2x2_row(threads, g, [&](auto width, std::int64_t in, std::int64_t o, std::int32_t at) {
     max_2x2_cells<decltype(width)::value>(x + in, x + in + g.w, y + o, arg + o, at, static_cast<std::int32_t>(g.w));
@@ -246,14 +247,10 @@ template <class T>
 void max_backward_2x2(int threads, const PoolGeometry& g, const T* dy, const std::int32_t* arg, T* dx) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>)
-    if (whole_rows<T>(g)) {
-      const max_pool_2x2_rows::RowMasks m(g.ow);
-      const auto below = static_cast<std::int32_t>(g.w);
-      each_whole_row(threads, g, [&](std::int64_t in, std::int64_t o, std::int32_t at) {
+    if (whole_rows<T>(g))
+      return each_vector_row(threads, g, [&](std::int64_t in, std::int64_t o, auto at, auto below, const auto& m) {
         max_pool_2x2_rows::backward(dy + o, arg + o, dx + in, dx + in + g.w, at, below, m);
       });
-      return;
-    }
 #endif
   each_2x2_row(threads, g, [&](auto width, std::int64_t in, std::int64_t o, std::int32_t at) {
     max_2x2_cells_backward<decltype(width)::value>(dy + o, arg + o, dx + in, dx + in + g.w, at, static_cast<std::int32_t>(g.w));
