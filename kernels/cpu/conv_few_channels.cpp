@@ -44,13 +44,12 @@ template <class T, int Bytes> inline Vec<T, Bytes> splat(T c) { return c - Vec<T
 // Register tiles: up to kTile output channels (or taps) by kTile vectors along the row.
 constexpr int kTile = 4;
 template <int N> using Int = std::integral_constant<int, N>;
-template <class F> void with_count(std::int64_t n, F&& f) {
-  switch (n) {
-    case 1: f(Int<1>{}); break;
-    case 2: f(Int<2>{}); break;
-    case 3: f(Int<3>{}); break;
-    default: f(Int<kTile>{}); break;
-  }
+// f(Int<min(n, Max)>{}), for n >= 1.
+template <int Max, class F> void with_up_to(std::int64_t n, F&& f) {
+  [&]<int... N>(std::integer_sequence<int, N...>) {
+    const int m = static_cast<int>(std::min<std::int64_t>(n, Max));
+    ((m == N + 1 ? (f(Int<N + 1>{}), 0) : 0), ...);
+  }(std::make_integer_sequence<int, Max>{});
 }
 // The weight gradient's tiles: up to kWeightTile channels by kWeightTile taps, A*B sums, A dy
 // vectors and one input vector at a time held in registers: 5 x 5 in AVX-512's 32 (31 of them;
@@ -60,13 +59,6 @@ constexpr int kWeightTile = 5;
 #else
 constexpr int kWeightTile = 3;
 #endif
-// f(Int<min(n, Max)>{}), for n >= 1.
-template <int Max, class F> void with_up_to(std::int64_t n, F&& f) {
-  [&]<int... N>(std::integer_sequence<int, N...>) {
-    const int m = static_cast<int>(std::min<std::int64_t>(n, Max));
-    ((m == N + 1 ? (f(Int<N + 1>{}), 0) : 0), ...);
-  }(std::make_integer_sequence<int, Max>{});
-}
 
 struct Layout {
   std::int64_t owv = 0, rows = 0, cols = 0, sw = 1, sh = 1, c = 0;
@@ -175,7 +167,7 @@ template <class T, int Bytes, int NV> void store_run(T* dst, const Vec<T, Bytes>
 // f(ow0, NV) over the vector blocks of a row of OWv outputs.
 template <class T, int Bytes, class F> void over_row_blocks(const Layout& l, F&& f) {
   for (std::int64_t ow0 = 0; ow0 < l.owv; ow0 += kTile * kLanes<T, Bytes>)
-    with_count((l.owv - ow0) / kLanes<T, Bytes>, [&](auto nv) { f(ow0, nv); });
+    with_up_to<kTile>((l.owv - ow0) / kLanes<T, Bytes>, [&](auto nv) { f(ow0, nv); });
 }
 
 template <int Bytes, class T>
@@ -191,7 +183,7 @@ void forward_with(const ConvGeometry& g, const T* x, const T* w, const T* bias, 
       over_row_blocks<T, Bytes>(l, [&](std::int64_t ow0, auto nv) {
         const std::int64_t count = std::min<std::int64_t>(nv * kLanes<T, Bytes>, g.ow - ow0);
         for (std::int64_t k0 = 0; k0 < g.k; k0 += kTile)
-          with_count(g.k - k0, [&](auto na) {
+          with_up_to<kTile>(g.k - k0, [&](auto na) {
             RowTile<T, Bytes, decltype(na)::value, decltype(nv)::value> t;
             const T* coef[decltype(na)::value];
             for (int a = 0; a < na; ++a) coef[a] = w + (k0 + a) * taps;
@@ -220,7 +212,7 @@ void forward_shifted(const ConvGeometry& g, const T* x, const T* w, const T* bia
     for (std::int64_t p0 = 0; p0 < p; p0 += kShiftedVectors * lanes)
       with_up_to<kShiftedVectors>((p - p0) / lanes, [&](auto nv) {
         for (std::int64_t k0 = 0; k0 < g.k; k0 += kTile)
-          with_count(g.k - k0, [&](auto na) {
+          with_up_to<kTile>(g.k - k0, [&](auto na) {
             RowTile<T, Bytes, decltype(na)::value, decltype(nv)::value> t;
             const T* coef[decltype(na)::value];
             for (int a = 0; a < na; ++a) coef[a] = w + (k0 + a) * taps;
@@ -255,7 +247,7 @@ void backward_data_with(const ConvGeometry& g, const T* dy, const T* w, T* dx, s
     for (std::int64_t oh = 0; oh < g.oh; ++oh)
       over_row_blocks<T, Bytes>(l, [&](std::int64_t ow0, auto nv) {
         for (std::int64_t t0 = 0; t0 < taps; t0 += kTile)
-          with_count(taps - t0, [&](auto na) {
+          with_up_to<kTile>(taps - t0, [&](auto na) {
             RowTile<T, Bytes, decltype(na)::value, decltype(nv)::value> t;
             const T* coef[decltype(na)::value];
             for (int a = 0; a < na; ++a) coef[a] = w + order[t0 + a];
@@ -282,7 +274,7 @@ struct WeightRuns {
   const char* next = nullptr;
   std::int64_t ahead = 0;
 };
-constexpr std::int64_t kLine = 64;
+constexpr std::int64_t kLineBytes = 64;
 
 // sums[(k0 + a) * taps + t0 + b] += the dot products of dy's runs of channel k0 + a with tap
 // t0 + b's, lane by lane: A channels by B taps.
@@ -298,7 +290,7 @@ void weight_tile(const WeightRuns& w, std::int64_t taps, const T* x, const T* dy
   for (std::int64_t q = w.q_begin; q < w.q_end; q += kLanes<T, Bytes>) {
     const T* xcol = x + q;
     const T* dycol = dy + k0 * w.dy_channel + q;
-    for (std::int64_t r = 0; r < w.rows; ++r, xcol += w.x_row, dycol += w.dy_row, pulled += kLine) {
+    for (std::int64_t r = 0; r < w.rows; ++r, xcol += w.x_row, dycol += w.dy_row, pulled += kLineBytes) {
       if (pulled < w.ahead) __builtin_prefetch(w.next + pulled, 0, 3);
       Vec<T, Bytes> d[A];
       for (int a = 0; a < A; ++a) d[a] = held_in_register(load<T, Bytes>(dycol + a * w.dy_channel));
@@ -324,7 +316,7 @@ void weight_tiles(const ConvGeometry& g, const WeightRuns& w, const T* x, const 
       for (std::int64_t t0 = 0; t0 < taps; t0 += kWeightTile)
         with_up_to<kWeightTile>(taps - t0, [&](auto nb) {
           weight_tile<T, Bytes, decltype(na)::value, decltype(nb)::value>(w, taps, x, dy, k0, t0, sums, pulled);
-          pulled += steps * kLine;
+          pulled += steps * kLineBytes;
         });
     });
 }
@@ -446,6 +438,7 @@ template <class T>
 void few_channels_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y, std::int64_t begin,
                           std::int64_t end) {
 #if defined(__AVX512F__)
+  // Rows that pad badly (as for the weight gradient, flat_weights): the pixels end to end.
   if (flat_weights<T>(g) && shifted_rows_fit(g, kLanes<T, 64>)) return forward_shifted<64>(g, x, w, bias, y, begin, end);
 #endif
   with_vector_bytes<T>(g, [&](auto bytes) { forward_with<decltype(bytes)::value>(g, x, w, bias, y, begin, end); });

@@ -180,16 +180,9 @@ void max_2x2_cells(const T* __restrict r0, const T* __restrict r1, T* __restrict
 // one vector, LeNet's pool2 (rows of 4) went from 32-36 to 47-50 us a step forward and 34-35 to
 // 41-43 backward, where pool1 (rows of 12) went 110-121 -> 90-100 and 126-143 -> 110-117
 // (Emerald Rapids Xeon, 2 threads, LeNet steps, two runs of four alternating pairs).
-template <class T> bool whole_rows(const PoolGeometry& g) {
 #if defined(__AVX512F__)
-  return std::is_same_v<T, float> && g.ow > 8 && g.ow <= max_pool_2x2_rows::kMaxCells;
-#else
-  (void)g;
-  return false;
-#endif
-}
+bool whole_rows(const PoolGeometry& g) { return g.ow > 8 && g.ow <= max_pool_2x2_rows::kMaxCells; }
 
-#if defined(__AVX512F__)
 // row(in, o, at, below, masks) for every output row of the planes, one vector each: in = its
 // first input cell (input row 2*oh), o = its first output cell, at = `in`'s index within its
 // plane, below = W.
@@ -210,7 +203,7 @@ template <class T>
 void max_forward_2x2(int threads, const PoolGeometry& g, const T* x, T* y, std::int32_t* arg) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>)
-    if (whole_rows<T>(g))
+    if (whole_rows(g))
       return each_vector_row(threads, g, [&](std::int64_t in, std::int64_t o, auto at, auto below, const auto& m) {
         max_pool_2x2_rows::forward(x + in, x + in + g.w, y + o, arg + o, at, below, m);
       });
@@ -247,7 +240,7 @@ template <class T>
 void max_backward_2x2(int threads, const PoolGeometry& g, const T* dy, const std::int32_t* arg, T* dx) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>)
-    if (whole_rows<T>(g))
+    if (whole_rows(g))
       return each_vector_row(threads, g, [&](std::int64_t in, std::int64_t o, auto at, auto below, const auto& m) {
         max_pool_2x2_rows::backward(dy + o, arg + o, dx + in, dx + in + g.w, at, below, m);
       });
