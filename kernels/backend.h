@@ -129,6 +129,33 @@ class Backend {
   void pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy,
                        const Tensor& workspace, Tensor& dx, const Pool2dParams& p);
 
+  // --- a convolution and the max pooling after it as one op (the static graph's
+  // conv_pool_fusion pass): x, w, bias as conv2d_forward's (cp), the pooling pp over its output
+  // c [N,K,OH,OW]; y [N,K,pp.out_h,pp.out_w] and workspace as pool2d_forward's. c is never
+  // whole in memory: the backend may run the pair over a few images at a time, c of those
+  // still in cache when the pooling reads it (Caffe keeps a max pool's argmax mask for the
+  // same reason: its backward needs no c). Only where fuses_conv_max_pool(pp) says so. -------
+  void conv2d_max_pool_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, Tensor& workspace,
+                               const Conv2dParams& cp, const Pool2dParams& pp);
+  // Its weight gradient from the pooled gradient dy [N,K,out_h,out_w]: dc = the max pooling's
+  // backward through the workspace its forward filled, then dw [K,C,KH,KW] and dbias [K] (or
+  // empty) as conv2d_backward_weights(x, dc) gives them; dc too is never whole in memory.
+  void conv2d_max_pool_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& workspace, Tensor& dw,
+                                        Tensor& dbias, const Conv2dParams& cp, const Pool2dParams& pp);
+  // Whether this backend runs the two ops above for pooling pp. The host backends do for max
+  // pooling with the gradient to the first maximum (max_pool_to_first: the `all` gradient
+  // compares c with y); false by default (cuda: its ops then say "not supported").
+  virtual bool fuses_conv_max_pool(const Pool2dParams& pp) const {
+    (void)pp;
+    return false;
+  }
+  // Max pooling whose backward routes dy through the workspace alone (pool_gradient() first).
+  bool max_pool_to_first(const Pool2dParams& pp) const {
+    return pp.kind == PoolKind::max && pool_gradient_ == PoolGradient::first;
+  }
+  // The shape [N,K,OH,OW] of conv2d_forward's output for x [N,C,H,W] and w [K,C,KH,KW].
+  static Shape conv2d_output_shape(const Tensor& x, const Tensor& w, const Conv2dParams& p);
+
   // --- activations, elementwise: backward reads y (relu: y > 0, tanh: 1 - y^2,
   // sigmoid: y (1 - y)), so in-place forward is allowed; dx may alias dy. Activation::gelu
   // and gelu_tanh run as gelu_forward/gelu_backward below: their backward's `y` is x -------
@@ -305,6 +332,12 @@ class Backend {
   virtual void pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) = 0;
   virtual void pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy,
                                     const Tensor& workspace, Tensor& dx, const Pool2dParams& p) = 0;
+  // Not pure: the defaults say "not supported" (unsupported_ops.cpp).
+  virtual void conv2d_max_pool_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                            Tensor& workspace, const Conv2dParams& cp, const Pool2dParams& pp);
+  virtual void conv2d_max_pool_backward_weights_impl(const Tensor& x, const Tensor& dy, const Tensor& workspace,
+                                                     Tensor& dw, Tensor& dbias, const Conv2dParams& cp,
+                                                     const Pool2dParams& pp);
   virtual void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) = 0;
   virtual void activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) = 0;
   virtual void gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx) = 0;

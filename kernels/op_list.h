@@ -15,6 +15,7 @@
   X(bias_add) X(bias_backward)                                                                          \
   X(linear_forward) X(linear_backward_data) X(linear_backward_weights)                                  \
   X(pool2d_forward) X(pool2d_backward)                                                                  \
+  X(conv2d_max_pool_forward) X(conv2d_max_pool_backward_weights)                                        \
   X(activation_forward) X(activation_backward)                                                          \
   X(gelu_forward) X(gelu_backward)                                                                      \
   X(lrn_forward) X(lrn_backward)                                                                        \

@@ -76,6 +76,10 @@ int PlannedBackend::channel_block_for(DType dtype, std::string_view layer) const
   return blocked(layer) ? backend_of(layer).channel_block(dtype) : 0;
 }
 
+bool PlannedBackend::fuses_conv_max_pool(const Pool2dParams& pp) const {
+  return std::all_of(backends_.begin(), backends_.end(), [&](const Owned& o) { return o.backend->fuses_conv_max_pool(pp); });
+}
+
 std::string PlannedBackend::library_version() const {
   std::vector<std::string> seen;
   std::string out = "planned:";

@@ -65,6 +65,8 @@ class PlannedBackend final : public Backend {
   // The block of the backend that runs `layer` now where that layer is routed blocked (route,
   // route_all), otherwise 0: by default a plan keeps every layer's edges in NCHW.
   int channel_block_for(DType dtype, std::string_view layer) const override;
+  // Where every one of its backends fuses the pair.
+  bool fuses_conv_max_pool(const Pool2dParams& pp) const override;
 
   std::string name() const override { return "planned"; }
   // "planned: conv1 onednn/direct (oneDNN v2.6 ...), ..." : each backend's library once.
@@ -129,6 +131,18 @@ class PlannedBackend final : public Backend {
   void pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace, Tensor& dx,
                             const Pool2dParams& p) override {
     pick().pool2d_backward(x, y, dy, workspace, dx, p);
+  }
+  // The fused convolution + max pooling: the forward on the layer's backend, the weight gradient
+  // on its weights row's as conv2d_backward_weights (every host backend keeps the same i32
+  // argmax workspace: CpuBackend's pooling, or the reference's of the same format).
+  void conv2d_max_pool_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, Tensor& workspace,
+                                    const Conv2dParams& cp, const Pool2dParams& pp) override {
+    pick().conv2d_max_pool_forward(x, w, bias, y, workspace, cp, pp);
+  }
+  void conv2d_max_pool_backward_weights_impl(const Tensor& x, const Tensor& dy, const Tensor& workspace, Tensor& dw,
+                                             Tensor& dbias, const Conv2dParams& cp, const Pool2dParams& pp) override {
+    switched(weights_backend_of(current_op_label().layer))
+        .conv2d_max_pool_backward_weights(x, dy, workspace, dw, dbias, cp, pp);
   }
   void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) override {
     pick().activation_forward(a, x, y);

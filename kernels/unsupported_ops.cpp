@@ -1,8 +1,9 @@
-// The defaults of the attention ops for a backend that has no implementation of its
-// own: an error naming the backend and the op. reference (kernels/reference/) and the CPU
-// backends (kernels/cpu/) override every one; the CUDA backend all but fused attention
-// (kernels/cuda/cuda_attention.cpp), so a graph with the attention_fusion pass stops there with
-// this message instead of computing wrongly.
+// The defaults of the attention ops and of the fused convolution + max pooling for a backend
+// that has no implementation of its own: an error naming the backend and the op. reference
+// (kernels/reference/) and the CPU backends (kernels/cpu/) override every one; the CUDA backend
+// the attention ops but fused attention (kernels/cuda/cuda_attention.cpp), so a graph with the
+// attention_fusion pass stops there with this message instead of computing wrongly. The
+// conv_pool_fusion pass asks fuses_conv_max_pool first and leaves the pair apart on CUDA.
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +15,13 @@ namespace {
 [[noreturn]] void unsupported(const Backend& backend, Op op) {
   throw std::runtime_error(backend.name() + " " + op_name(op) + ": not supported on the " + backend.name() +
                            " backend (reference, eigen, openblas and onednn have it)");
+}
+
+// Where fuses_conv_max_pool is false the pass leaves the pair apart; a direct call lands here.
+[[noreturn]] void not_fused(const Backend& backend, Op op) {
+  throw std::runtime_error(backend.name() + " " + op_name(op) + ": the " + backend.name() +
+                           " backend does not fuse a convolution with its max pooling here (fuses_conv_max_pool is "
+                           "false: a device backend, an overlapping or padded window, or the 'all' pool gradient)");
 }
 
 }  // namespace
@@ -28,6 +36,14 @@ void Backend::layer_norm_forward_impl(const Tensor&, const Tensor&, const Tensor
 void Backend::layer_norm_backward_impl(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
                                        Tensor&, Tensor&, Tensor&) {
   unsupported(*this, Op::layer_norm_backward);
+}
+void Backend::conv2d_max_pool_forward_impl(const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor&,
+                                           const Conv2dParams&, const Pool2dParams&) {
+  not_fused(*this, Op::conv2d_max_pool_forward);
+}
+void Backend::conv2d_max_pool_backward_weights_impl(const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor&,
+                                                    const Conv2dParams&, const Pool2dParams&) {
+  not_fused(*this, Op::conv2d_max_pool_backward_weights);
 }
 void Backend::permute_impl(const Tensor&, const std::vector<int>&, Tensor&) { unsupported(*this, Op::permute); }
 void Backend::fused_attention_forward_impl(const Tensor&, const Tensor&, const Tensor&, double, std::int64_t, Tensor&,

@@ -184,6 +184,9 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
       b.bias_add(out(0), in(1));
       return;
     case OpKind::pool2d: b.pool2d_forward(in(0), out(0), out(1), a.pool); return;
+    case OpKind::conv2d_max_pool:
+      b.conv2d_max_pool_forward(in(0), in(1), io.in.size() > 2 ? in(2) : none, out(0), out(1), a.conv, a.pool);
+      return;
     case OpKind::activation: b.activation_forward(a.activation, in(0), out(0)); return;
     case OpKind::lrn: b.lrn_forward(in(0), out(0), out(1), a.lrn); return;
     case OpKind::mul: b.mul(in(0), in(1), out(0)); return;
@@ -216,6 +219,9 @@ void execute_node(const Graph& g, const Node& n, kernels::Backend& b, NodeIO& io
     case OpKind::linear_grad_weight: b.linear_backward_weights(flat(in(0)), in(1), out(0), a.bias ? out(1) : none); return;
     case OpKind::bias_grad: b.bias_backward(in(0), out(0)); return;
     case OpKind::pool2d_grad: b.pool2d_backward(in(0), in(1), in(2), in(3), out(0), a.pool); return;
+    case OpKind::conv2d_max_pool_grad_filter:
+      b.conv2d_max_pool_backward_weights(in(0), in(1), in(2), out(0), a.bias ? out(1) : none, a.conv, a.pool);
+      return;
     case OpKind::activation_grad: b.activation_backward(a.activation, in(0), in(1), out(0)); return;
     case OpKind::lrn_grad: b.lrn_backward(in(0), in(1), in(2), in(3), out(0), a.lrn); return;
     case OpKind::softmax_xent_grad: b.softmax_xent_backward(in(0), in(1), in(2).at(0), out(0)); return;

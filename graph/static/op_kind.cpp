@@ -63,6 +63,8 @@ const char* op_name(OpKind op) {
     case OpKind::apply_adam: return "apply_adam";
     case OpKind::linear_grad_weight_update: return "linear_grad_weight_update";
     case OpKind::fused_elementwise: return "fused_elementwise";
+    case OpKind::conv2d_max_pool: return "conv2d_max_pool";
+    case OpKind::conv2d_max_pool_grad_filter: return "conv2d_max_pool_grad_filter";
     case OpKind::allreduce_mean: return "allreduce_mean";
     case OpKind::batch_norm: return "batch_norm";
     case OpKind::batch_norm_statistics: return "batch_norm_statistics";

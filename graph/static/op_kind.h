@@ -73,6 +73,12 @@ enum class OpKind {
   batch_norm_update,
   // made by the elementwise fusion pass: a chain of elementwise steps on one buffer
   fused_elementwise,
+  // made by the conv_pool_fusion pass: (x, w[, bias]) -> y, workspace: a conv2d and the max
+  // pool2d after it in one (attrs.conv, attrs.pool; Backend::conv2d_max_pool_forward), the
+  // convolution's output never whole in memory; and its weight gradient (x, dy, workspace) ->
+  // dw[, db] from the pooled gradient: the pool2d_grad and conv2d_grad_filter in one
+  // (Backend::conv2d_max_pool_backward_weights)
+  conv2d_max_pool, conv2d_max_pool_grad_filter,
   // data-parallel training (Horovod's HorovodAllreduce in a TF graph): (the gradients of one
   // bucket) -> their means over the ranks, in one all-reduce call of the packed values
   // (graph/distributed/data_parallel.h); stateful, so never merged, folded or fused

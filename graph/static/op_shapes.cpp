@@ -43,7 +43,12 @@ std::vector<TensorType> convolution(const Checker& c, const Node& n) {
   }
   const std::size_t bias = map ? 3 : 2;
   if (n.inputs.size() > bias) c.exactly(bias, {k}, "one bias per output plane");
-  return {c.like(0, conv_output(c, n.attrs, k, w[w.size() - 2], w[w.size() - 1]))};
+  const Shape out = conv_output(c, n.attrs, k, w[w.size() - 2], w[w.size() - 1]);
+  if (n.op != OpKind::conv2d_max_pool) return {c.like(0, out)};
+  // The pooling over the convolution's output: its geometry was resolved for that output.
+  const kernels::Pool2dParams& p = n.attrs.pool;
+  if (p.out_h <= 0 || p.out_w <= 0) c.fail("needs the pooling geometry (attrs.pool.out_h, out_w)");
+  return {c.like(0, {out[0], out[1], p.out_h, p.out_w}), workspace()};
 }
 
 std::vector<TensorType> linear(const Checker& c, const Node& n) {
@@ -59,12 +64,14 @@ std::vector<TensorType> linear(const Checker& c, const Node& n) {
   return {c.like(0, {x[0], c.shape(1)[0]})};
 }
 
-// (x, dy[, table]) -> dw[, db]; linear_grad_weight_update (x, dy, w, slots...) -> nothing, w of
+// (x, dy[, table or workspace]) -> dw[, db]; linear_grad_weight_update (x, dy, w, slots...) -> nothing, w of
 // the weight's shape (attrs.shape) and each slot w's.
 std::vector<TensorType> weight_gradient(const Checker& c, const Node& n) {
-  const bool map = n.op == OpKind::conv2d_map_grad_filter, folded = n.op == OpKind::linear_grad_weight_update;
+  const bool folded = n.op == OpKind::linear_grad_weight_update;
+  // conv2d_map's third input is its table, conv2d_max_pool's the pooling's workspace.
+  const bool third = n.op == OpKind::conv2d_map_grad_filter || n.op == OpKind::conv2d_max_pool_grad_filter;
   if (folded) c.arity(4, 5);
-  else c.arity(map ? 3 : 2, map ? 3 : 2);
+  else c.arity(third ? 3 : 2, third ? 3 : 2);
   if (n.attrs.shape.empty()) c.fail("needs attrs.shape, the weight's shape");
   if (c.shape(0)[0] != c.shape(1)[0]) c.fail(c.desc(0) + " and " + c.desc(1) + " have different batch sizes");
   if (folded) {
@@ -259,7 +266,8 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
       if (a.value.empty()) c.fail("a constant needs attrs.value");
       return {{a.value.shape(), a.value.dtype()}};
     case OpKind::conv2d:
-    case OpKind::conv2d_map: return convolution(c, n);
+    case OpKind::conv2d_map:
+    case OpKind::conv2d_max_pool: return convolution(c, n);
     case OpKind::linear: return linear(c, n);
     case OpKind::bias_add:
       c.arity(2, 2);
@@ -319,6 +327,7 @@ std::vector<TensorType> infer_outputs(const Graph& g, const Node& n) {
       return {c.like(0, a.shape)};
     case OpKind::conv2d_grad_filter:
     case OpKind::conv2d_map_grad_filter:
+    case OpKind::conv2d_max_pool_grad_filter:
     case OpKind::linear_grad_weight:
     case OpKind::linear_grad_weight_update: return weight_gradient(c, n);
     case OpKind::bias_grad:

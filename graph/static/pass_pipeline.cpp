@@ -11,7 +11,7 @@ namespace ablate::graph::static_graph {
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {
-      "constant_folding", "cse", "dce", "attention_fusion", "conv_activation_fusion", "elementwise_fusion", "update_fusion", "blocked_layout",
+      "constant_folding", "cse", "dce", "attention_fusion", "conv_activation_fusion", "conv_pool_fusion", "elementwise_fusion", "update_fusion", "blocked_layout",
       "inplace",  // rewrites, in order
       "buffer_forwarding", "memory_planning", "session_buffers", "refcount_allocation"};  // memory_mode.h
   return names;
@@ -54,6 +54,7 @@ PassReport run_passes(Graph& graph, const std::vector<std::string>& disabled, ke
   run("dce", [&] { return dce_pass(graph); });
   run("attention_fusion", [&] { return attention_fusion_pass(graph); });
   run("conv_activation_fusion", [&] { return conv_activation_fusion_pass(graph); });
+  run("conv_pool_fusion", [&] { return conv_pool_fusion_pass(graph, backend); });
   run("elementwise_fusion", [&] { return elementwise_fusion_pass(graph); });
   run("update_fusion", [&] { return update_fusion_pass(graph); });
   run("blocked_layout", [&] { return blocked_layout_pass(graph, backend); });

@@ -21,6 +21,13 @@
 //                       folded bias_add's bias_grad becomes a second output of the conv's
 //                       conv2d_grad_filter (MKL TF's Conv2DBackpropFilterWithBias); before
 //                       elementwise_fusion, which then chains what is left
+//   conv_pool_fusion    a convolution whose output only a max pooling reads, in the first layer
+//                       (no data gradient), becomes one conv2d_max_pool node, and the pooling's
+//                       gradient with the weight gradient one conv2d_max_pool_grad_filter: the
+//                       backend runs each pair a few images at a time, the convolution's output
+//                       and its gradient never whole in memory (Caffe's argmax mask is what lets
+//                       them go); where the backend fuses the pair (Backend::
+//                       fuses_conv_max_pool); after conv_activation_fusion
 //   elementwise_fusion  chains of elementwise ops (bias + activation, scalar ops, the
 //                       dropout mask and the activation gradient) become one fused node
 //                       whose steps run in place on one buffer (Theano's elemwise fusion
@@ -64,6 +71,7 @@ int cse_pass(Graph& graph);
 int dce_pass(Graph& graph);
 int attention_fusion_pass(Graph& graph);
 int conv_activation_fusion_pass(Graph& graph);
+int conv_pool_fusion_pass(Graph& graph, const kernels::Backend& backend);
 
 // Keys per block of the fused attention nodes: 8, so that vit-tiny's 16 tokens take two blocks
 // and the running max and sum carry over a block boundary in every training step.

@@ -66,6 +66,57 @@ void Backend::conv2d_backward_weights(const Tensor& x, const Tensor& dy, Tensor&
                 [&] { conv2d_backward_weights_impl(x, dy, dw, dbias, p); });
 }
 
+Shape Backend::conv2d_output_shape(const Tensor& x, const Tensor& w, const Conv2dParams& p) {
+  return {x.dim(0), w.dim(0),
+          conv2d_out_size(static_cast<int>(x.dim(2)), static_cast<int>(w.dim(2)), p.stride_h, p.pad_top, p.pad_bottom),
+          conv2d_out_size(static_cast<int>(x.dim(3)), static_cast<int>(w.dim(3)), p.stride_w, p.pad_left, p.pad_right)};
+}
+
+// The convolution and the max pooling over its output c [N,K,OH,OW] as one op: the
+// convolution's checks, the pooling's on c's shape (windows that tile c: fuses_conv_max_pool),
+// and for the backward the workspace its forward filled.
+namespace {
+// Returns c's shape; the pooled output's is pooled(c, pp).
+Shape checked_conv_max_pool(const OpCheck& check, const Tensor& x, const char* filters_arg, const Tensor& filters,
+                            const Conv2dParams& cp, const Pool2dParams& pp) {
+  check.floating("x", x);
+  const Shape c = checked_conv(check, "x", x, filters_arg, filters, cp);
+  if (pp.kind != PoolKind::max) check.fail("the pooling after the convolution is not max pooling");
+  check.pool_params(pp, c[2], c[3]);
+  return c;
+}
+Shape pooled(const Shape& c, const Pool2dParams& pp) { return {c[0], c[1], pp.out_h, pp.out_w}; }
+// The convolution's FLOPs (flops::conv2d over c's shape; the pooling's compares are not counted).
+double conv_flops(const Shape& c, const Tensor& filters) {
+  return 2 * static_cast<double>(shape_numel(c)) * static_cast<double>(filters.numel() / filters.dim(0));
+}
+}  // namespace
+
+void Backend::conv2d_max_pool_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                      Tensor& workspace, const Conv2dParams& cp, const Pool2dParams& pp) {
+  const OpCheck check(*this, Op::conv2d_max_pool_forward);
+  const Shape c = checked_conv_max_pool(check, x, "w", w, cp, pp);
+  check.like_shape("y", y, x, pooled(c, pp));
+  if (!bias.empty()) check.like_shape("bias", bias, x, {w.dim(0)});
+  if (!fuses_conv_max_pool(pp)) check.fail("this backend does not fuse a convolution with this pooling (fuses_conv_max_pool)");
+  observed_call(*this, Op::conv2d_max_pool_forward, {{&y}, &workspace, {&x, &w, &bias}},
+                [&] { return conv_flops(c, w); },
+                [&] { conv2d_max_pool_forward_impl(x, w, bias, y, workspace, cp, pp); });
+}
+
+void Backend::conv2d_max_pool_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& workspace, Tensor& dw,
+                                               Tensor& dbias, const Conv2dParams& cp, const Pool2dParams& pp) {
+  const OpCheck check(*this, Op::conv2d_max_pool_backward_weights);
+  const Shape c = checked_conv_max_pool(check, x, "dw", dw, cp, pp);
+  check.like_shape("dy", dy, x, pooled(c, pp));
+  if (!dbias.empty()) check.like_shape("dbias", dbias, x, {dw.dim(0)});
+  if (!fuses_conv_max_pool(pp)) check.fail("this backend does not fuse a convolution with this pooling (fuses_conv_max_pool)");
+  check.argmax_workspace(workspace, dy.shape());
+  observed_call(*this, Op::conv2d_max_pool_backward_weights, {{&dw, &dbias}, nullptr, {&x, &dy}},
+                [&] { return conv_flops(c, dw); },
+                [&] { conv2d_max_pool_backward_weights_impl(x, dy, workspace, dw, dbias, cp, pp); });
+}
+
 void Backend::bias_add(Tensor& y, const Tensor& bias) {
   checked_channels(OpCheck(*this, Op::bias_add), "y", y, "bias", bias);
   observed_call(*this, Op::bias_add, {{&y}, nullptr, {&bias}}, [&] { bias_add_impl(y, bias); });

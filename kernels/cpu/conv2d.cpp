@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <omp.h>
+
 #include "kernels/cpu/bias_loops.h"
 #include "kernels/cpu/conv_epilogue.h"
 #include "kernels/cpu/conv_few_channels.h"
@@ -36,7 +38,7 @@ namespace {
 // (CpuBackend::apply_setup), and openmp_frames, where it is held at one thread for the call
 // (LibraryHeldToOne), so no BLAS call inside a parallel region is multi-threaded.
 template <class F> void over_chunks(const ConvPlan& plan, std::int64_t n, F&& f) {
-  if (plan.workers <= 1) {
+  if (plan.workers <= 1 || omp_in_parallel()) {  // on one thread, or inside a worker (conv_max_pool.cpp): stay on it
     for (std::int64_t c = 0; c < plan.chunks; ++c) f(c, n * c / plan.chunks, n * (c + 1) / plan.chunks);
     return;
   }

@@ -34,6 +34,8 @@ class CpuBackend : public Backend {
 
   void set_threads(int threads) override;
   int threads() const override { return threads_; }
+  // Any max pooling with the first maximum's gradient (conv_max_pool.cpp).
+  bool fuses_conv_max_pool(const Pool2dParams& pp) const override;
 
  protected:
   void gemm_impl(bool trans_a, bool trans_b, double alpha, const Tensor& a, const Tensor& b, double beta,
@@ -58,6 +60,11 @@ class CpuBackend : public Backend {
   void pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) override;
   void pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                             Tensor& dx, const Pool2dParams& p) override;
+  // The convolution over a few images at a time, pooled while in cache (conv_max_pool.cpp).
+  void conv2d_max_pool_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, Tensor& workspace,
+                                    const Conv2dParams& cp, const Pool2dParams& pp) override;
+  void conv2d_max_pool_backward_weights_impl(const Tensor& x, const Tensor& dy, const Tensor& workspace, Tensor& dw,
+                                             Tensor& dbias, const Conv2dParams& cp, const Pool2dParams& pp) override;
   void activation_forward_impl(Activation a, const Tensor& x, Tensor& y) override;
   void activation_backward_impl(Activation a, const Tensor& y, const Tensor& dy, Tensor& dx) override;
   void gelu_forward_impl(const Tensor& x, Tensor& y, GeluApprox approx) override;
@@ -130,6 +137,17 @@ class CpuBackend : public Backend {
 
   // The settings of the shared loops, for library_version(): "conv=omp_per_image, library threads 1".
   std::string cpu_settings() const;
+  // Whether this backend's convolution of `dtype` runs in its library's primitives (oneDNN's
+  // direct, Eigen's spatial) rather than the loops here.
+  virtual bool conv_in_library(DType dtype) const {
+    (void)dtype;
+    return false;
+  }
+  // The OpenMP workers that run a fused convolution + max pooling over n images of `dtype`, each
+  // its own images: where the convolution is these loops on OpenMP's threads; 0 elsewhere (a
+  // library's threads or primitives cannot run inside the workers: the two ops apart;
+  // conv_max_pool.cpp).
+  int conv_max_pool_workers(std::int64_t n, DType dtype) const;
   // Whether all threads are OpenMP's (openmp_images): GEMMs outside convolutions are then split
   // over OpenMP threads (split_gemm.h) and the library runs single-threaded.
   bool openmp_owns_threads() const {

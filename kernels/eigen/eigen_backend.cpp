@@ -74,6 +74,7 @@ class EigenBackend final : public cpu::CpuBackend {
 
   // eigen_spatial: TensorFlow's NHWC contractions; the other lowerings: the shared im2col loops.
   bool spatial() const { return setup_.lowering == cpu::ConvLowering::eigen_spatial; }
+  bool conv_in_library(DType) const override { return spatial(); }
   void conv2d_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
                            const Conv2dParams& p) override {
     if (!spatial()) return CpuBackend::conv2d_forward_impl(x, w, bias, y, p);

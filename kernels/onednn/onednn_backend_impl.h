@@ -62,6 +62,7 @@ class OnednnBackend : public cpu::CpuBackend {
   int channel_block(DType dtype) const override;
   // Whether convolutions run on oneDNN's primitives (the direct lowering; f32 only).
   bool direct_conv() const { return setup_.lowering == cpu::ConvLowering::direct; }
+  bool conv_in_library(DType dtype) const override { return dtype == DType::f32 && direct_conv(); }
 
   // Cache counters: entries built (primitive descriptors + primitives) and cache hits.
   std::int64_t primitive_builds() const { return cache_.counters().builds; }

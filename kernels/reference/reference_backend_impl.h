@@ -50,6 +50,12 @@ class ReferenceBackend final : public Backend {
   void linear_backward_data_impl(const Tensor& dy, const Tensor& w, Tensor& dx) override;
   void linear_backward_weights_impl(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor& dbias) override;
 
+  // The pair as its two ops over the whole batch, c and dc whole (reference_pool.cpp).
+  bool fuses_conv_max_pool(const Pool2dParams& pp) const override { return max_pool_to_first(pp); }
+  void conv2d_max_pool_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, Tensor& workspace,
+                                    const Conv2dParams& cp, const Pool2dParams& pp) override;
+  void conv2d_max_pool_backward_weights_impl(const Tensor& x, const Tensor& dy, const Tensor& workspace, Tensor& dw,
+                                             Tensor& dbias, const Conv2dParams& cp, const Pool2dParams& pp) override;
   void pool2d_forward_impl(const Tensor& x, Tensor& y, Tensor& workspace, const Pool2dParams& p) override;
   void pool2d_backward_impl(const Tensor& x, const Tensor& y, const Tensor& dy, const Tensor& workspace,
                             Tensor& dx, const Pool2dParams& p) override;

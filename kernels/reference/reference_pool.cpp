@@ -8,7 +8,12 @@
 //  - avg: the sum of the real cells divided by the window clipped to
 //    [-pad_top, H + pad_bottom_limit) when avg_count_padding (Caffe, Torch: padded cells
 //    count), or by the number of real cells (TF SAME). Backward spreads dy / divisor back.
+//  - a convolution and its max pooling fused (Backend::conv2d_max_pool_forward): the two ops one
+//    after the other over the whole batch, the convolution's output whole; the backward routes
+//    dy to dc through the workspace and takes the weight gradient over dc.
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "kernels/contract/op_check.h"
 #include "kernels/reference/reference_backend_impl.h"
@@ -133,6 +138,32 @@ void ReferenceBackend::pool2d_backward_impl(const Tensor& x, const Tensor& y, co
       avg_pool_backward<T>(p, N * C, H, W, dy.data<T>(), dx.data<T>());
     }
   });
+}
+
+namespace {
+// A tensor of `shape` kept per thread and shape for the calls after (a compiled step allocates
+// nothing, training and testing batches alike); `which` tells apart the ones a call holds at once.
+Tensor& kept(int which, const Shape& shape, DType dtype) {
+  thread_local std::map<std::string, Tensor> tensors;
+  Tensor& t = tensors[std::to_string(which) + " " + shape_string(shape) + " " + dtype_name(dtype)];
+  if (t.empty()) t = Tensor(shape, dtype);
+  return t;
+}
+}  // namespace
+
+void ReferenceBackend::conv2d_max_pool_forward_impl(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                                    Tensor& workspace, const Conv2dParams& cp, const Pool2dParams& pp) {
+  Tensor& c = kept(0, conv2d_output_shape(x, w, cp), x.dtype());
+  conv2d_forward_impl(x, w, bias, c, cp);
+  pool2d_forward_impl(c, y, workspace, pp);
+}
+
+void ReferenceBackend::conv2d_max_pool_backward_weights_impl(const Tensor& x, const Tensor& dy, const Tensor& workspace,
+                                                             Tensor& dw, Tensor& dbias, const Conv2dParams& cp,
+                                                             const Pool2dParams& pp) {
+  Tensor& dc = kept(1, conv2d_output_shape(x, dw, cp), x.dtype());  // also c's shape: all the first gradient reads of c
+  pool2d_backward_impl(dc, Tensor(), dy, workspace, dc, pp);
+  conv2d_backward_weights_impl(x, dc, dw, dbias, cp);
 }
 
 }  // namespace ablate::kernels::reference

@@ -75,7 +75,7 @@ TEST(StaticEngine, OptionErrorsNameTheBadValue) {
   options.disabled_passes = {"cse", "loop_unrolling"};
   expect_error<std::invalid_argument>(
       [&] { make_engine("static", spec, *backend, options); },
-      {"'loop_unrolling'", "constant_folding, cse, dce, attention_fusion, conv_activation_fusion, elementwise_fusion, "
+      {"'loop_unrolling'", "constant_folding, cse, dce, attention_fusion, conv_activation_fusion, conv_pool_fusion, elementwise_fusion, "
                            "update_fusion, blocked_layout, inplace, buffer_forwarding, memory_planning, session_buffers, refcount_allocation"});
   options.disabled_passes = {};
   expect_error<std::invalid_argument>([&] { parse_executor("threaded"); }, {"executor 'threaded'", "sequential or parallel"});
@@ -199,7 +199,8 @@ TEST(StaticEngine, ReportListsPassesExecutorAndMemoryCounters) {
     return -1.0;
   };
   EXPECT_EQ(setting("passes_on"),
-            "constant_folding,dce,attention_fusion,conv_activation_fusion,elementwise_fusion,update_fusion,blocked_layout,inplace,"
+            "constant_folding,dce,attention_fusion,conv_activation_fusion,conv_pool_fusion,elementwise_fusion,update_fusion,blocked_layout,"
+            "inplace,"
             "memory_planning");
   // The memory passes the planned arena supersedes are off (memory_mode.h).
   EXPECT_EQ(setting("passes_off"), "cse,buffer_forwarding,session_buffers,refcount_allocation");

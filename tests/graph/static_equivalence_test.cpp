@@ -130,9 +130,9 @@ TEST(StaticEquivalence, BothModelsMatchLayerwiseInF32OnEveryFastBackend) {
 
 // The presets' sets, written as the passes they leave out (models/presets/*.preset).
 TEST(StaticEquivalence, TensorflowAndTheanoRewriteSetsMatchLayerwiseInF64) {
-  const std::vector<std::string> tensorflow = {"attention_fusion", "conv_activation_fusion", "elementwise_fusion", "inplace",
+  const std::vector<std::string> tensorflow = {"attention_fusion", "conv_activation_fusion", "conv_pool_fusion", "elementwise_fusion", "inplace",
                                                "memory_planning", "session_buffers"};
-  const std::vector<std::string> theano = {"attention_fusion", "conv_activation_fusion", "buffer_forwarding", "memory_planning",
+  const std::vector<std::string> theano = {"attention_fusion", "conv_activation_fusion", "conv_pool_fusion", "buffer_forwarding", "memory_planning",
                                            "session_buffers"};
   for (ExecutorKind executor : {ExecutorKind::sequential, ExecutorKind::parallel}) {
     Steps tf{"openblas", kernels::DType::f64, steps(3), 2, executor, 2, tensorflow};

@@ -209,23 +209,23 @@ TEST(StaticPasses, InplaceOverwritesALastReadInputAndOrdersTheOtherReaders) {
 
 TEST(StaticPasses, PipelineNamesCanBeSwitchedOffAndUnknownNamesAreListed) {
   EXPECT_EQ(static_graph::pass_names(),
-            (std::vector<std::string>{"constant_folding", "cse", "dce", "attention_fusion", "conv_activation_fusion", "elementwise_fusion",
+            (std::vector<std::string>{"constant_folding", "cse", "dce", "attention_fusion", "conv_activation_fusion", "conv_pool_fusion", "elementwise_fusion",
                                       "update_fusion", "blocked_layout", "inplace", "buffer_forwarding", "memory_planning", "session_buffers",
                                       "refcount_allocation"}));
   testing::expect_error<std::invalid_argument>(
       [] { static_graph::validate_pass_names({"dce", "fusion"}); },
       {"'fusion'", "not known",
-       "constant_folding, cse, dce, attention_fusion, conv_activation_fusion, elementwise_fusion, update_fusion, "
+       "constant_folding, cse, dce, attention_fusion, conv_activation_fusion, conv_pool_fusion, elementwise_fusion, update_fusion, "
        "blocked_layout, inplace, buffer_forwarding, memory_planning, session_buffers, refcount_allocation"});
   auto backend = kernels::make_backend("reference");
   auto spec = testing::parse(testing::tiny_lenet_text());
   Graph g = static_graph::build_training_graph(models::CheckedModel(spec), 4, testing::caffe_sgd_options(4, kernels::DType::f32)).graph;
   Graph all = g;
   const auto report = static_graph::run_passes(all, {}, *backend);
-  ASSERT_EQ(report.rewrites.size(), 9u);
+  ASSERT_EQ(report.rewrites.size(), 10u);
   EXPECT_LT(report.nodes_after, report.nodes_before);
   const auto none = static_graph::run_passes(
-      g, {"constant_folding", "cse", "dce", "attention_fusion", "conv_activation_fusion", "elementwise_fusion", "update_fusion",
+      g, {"constant_folding", "cse", "dce", "attention_fusion", "conv_activation_fusion", "conv_pool_fusion", "elementwise_fusion", "update_fusion",
           "blocked_layout", "inplace"},
       *backend);
   EXPECT_TRUE(none.rewrites.empty());

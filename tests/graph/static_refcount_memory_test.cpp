@@ -29,9 +29,9 @@ using testing::GraphKit;
 // TensorFlow 1.3's set (keep-list constant_folding,cse,dce,buffer_forwarding,refcount_allocation)
 // and Theano 0.9's FAST_RUN set (constant_folding,cse,dce,elementwise_fusion,inplace,
 // refcount_allocation), as the presets name them, written as the passes they leave out.
-const std::vector<std::string> kTensorflow = {"attention_fusion", "conv_activation_fusion", "elementwise_fusion", "update_fusion",
+const std::vector<std::string> kTensorflow = {"attention_fusion", "conv_activation_fusion", "conv_pool_fusion", "elementwise_fusion", "update_fusion",
                                               "blocked_layout", "inplace", "memory_planning", "session_buffers"};
-const std::vector<std::string> kTheano = {"attention_fusion", "conv_activation_fusion", "update_fusion", "blocked_layout",
+const std::vector<std::string> kTheano = {"attention_fusion", "conv_activation_fusion", "conv_pool_fusion", "update_fusion", "blocked_layout",
                                           "buffer_forwarding", "memory_planning", "session_buffers"};
 
 TEST(StaticRefcountMemory, ModeFollowsTheMemoryPassesAndAllKeepsTheArena) {
@@ -256,15 +256,18 @@ TEST(StaticRefcountMemory, TrainingGivesTheArenasLossesAndTheReportNamesThePasse
   train(spec, *backend, {"memory_planning"}, ExecutorKind::sequential, &session_report);
 
   EXPECT_EQ(setting(arena_report, "passes_on"),
-            "constant_folding,cse,dce,attention_fusion,conv_activation_fusion,elementwise_fusion,update_fusion,blocked_layout,inplace,"
+            "constant_folding,cse,dce,attention_fusion,conv_activation_fusion,conv_pool_fusion,elementwise_fusion,update_fusion,"
+            "blocked_layout,inplace,"
             "memory_planning");
   EXPECT_EQ(setting(tf_report, "passes_on"), "constant_folding,cse,dce,buffer_forwarding,refcount_allocation");
   EXPECT_EQ(setting(tf_report, "passes_off"),
-            "attention_fusion,conv_activation_fusion,elementwise_fusion,update_fusion,blocked_layout,inplace,memory_planning,"
+            "attention_fusion,conv_activation_fusion,conv_pool_fusion,elementwise_fusion,update_fusion,blocked_layout,inplace,"
+            "memory_planning,"
             "session_buffers");
   EXPECT_EQ(setting(theano_report, "passes_on"), "constant_folding,cse,dce,elementwise_fusion,inplace,refcount_allocation");
   EXPECT_EQ(setting(session_report, "passes_on"),
-            "constant_folding,cse,dce,attention_fusion,conv_activation_fusion,elementwise_fusion,update_fusion,blocked_layout,inplace,"
+            "constant_folding,cse,dce,attention_fusion,conv_activation_fusion,conv_pool_fusion,elementwise_fusion,update_fusion,"
+            "blocked_layout,inplace,"
             "session_buffers");
   EXPECT_EQ(setting(session_report, "memory_placement"), "none");
   EXPECT_EQ(setting(tf_report, "memory_placement"), "refcount");

@@ -74,7 +74,7 @@ namespace ablate::kernels::test {
 
 std::vector<Case> all_cases() {
   std::vector<Case> all;
-  for (auto list : {gemm_linear_cases, conv_cases, conv_map_cases, pool_cases, pool_tie_cases, activation_cases, lrn_cases,
+  for (auto list : {gemm_linear_cases, conv_cases, conv_map_cases, pool_cases, pool_tie_cases, conv_max_pool_cases, activation_cases, lrn_cases,
                     batch_norm_cases, dropout_cases, loss_cases, elementwise_cases, fused_elementwise_cases, concat_cases,
                     batched_gemm_cases, attention_cases, fused_attention_cases, optimizer_cases})
     for (Case& c : list()) all.push_back(std::move(c));

@@ -75,6 +75,8 @@ std::vector<Case> conv_map_cases();
 std::vector<Case> pool_cases();
 // Max pooling over inputs full of ties (the pool_gradient option decides where dy goes).
 std::vector<Case> pool_tie_cases();
+// A convolution fused with its max pooling (backends where fuses_conv_max_pool holds).
+std::vector<Case> conv_max_pool_cases();
 std::vector<Case> activation_cases();
 std::vector<Case> lrn_cases();
 std::vector<Case> batch_norm_cases();

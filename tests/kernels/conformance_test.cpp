@@ -89,6 +89,13 @@ class ConformanceBase : public ::testing::TestWithParam<Param> {
     EXPECT_EQ(failed, 0) << failed << " of " << cases.size() << " cases failed";
   }
 
+  // The fused convolution + max pooling, where the backend has it.
+  void check_conv_max_pool() {
+    if (!tested_->fuses_conv_max_pool(Pool2dParams{}))
+      GTEST_SKIP() << tested_->name() << " does not fuse a convolution with its max pooling (the host backends do)";
+    check(conv_max_pool_cases());
+  }
+
   std::unique_ptr<Backend> reference_, tested_;
 };
 
@@ -114,8 +121,11 @@ TEST_P(Conformance, FusedAttention) {
   check(fused_attention_cases());
 }
 
+TEST_P(Conformance, Conv2dMaxPool) { check_conv_max_pool(); }
+
 class LoweringConformance : public ConformanceBase {};
 TEST_P(LoweringConformance, Conv2d) { check(conv_cases()); }
+TEST_P(LoweringConformance, Conv2dMaxPool) { check_conv_max_pool(); }
 TEST_P(LoweringConformance, GemmAndLinear) { check(gemm_linear_cases()); }
 
 class PoolGradientConformance : public ConformanceBase {};
