@@ -29,8 +29,11 @@ class LayerTimer final : public kernels::OpObserver {
   void end(const kernels::OpCall& call, bool) override {
     const double elapsed = clock() - call.started;
     std::string layer(kernels::current_op_label().layer);
-    // A convolution's weight gradient is a row of its own (planned_backend.h).
-    if (call.op == kernels::Op::conv2d_backward_weights && !layer.empty())
+    // A convolution's weight gradient is a row of its own (planned_backend.h), fused with its
+    // max pooling's gradient too.
+    const bool weights =
+        call.op == kernels::Op::conv2d_backward_weights || call.op == kernels::Op::conv2d_max_pool_backward_weights;
+    if (weights && !layer.empty())
       layer = kernels::PlannedBackend::weights_row(layer);
     const std::lock_guard<std::mutex> lock(mutex_);
     totals_[layer] += std::max(0.0, elapsed);

@@ -244,6 +244,17 @@ void plain_weights_rows(LayerPlan& plan, std::size_t plain_count) {
   }
 }
 
+void folded_rows(LayerPlan& plan, std::size_t plain_count) {
+  const LayerPlan::Row* before = nullptr;
+  for (LayerPlan::Row& row : plan.rows) {
+    if (!kernels::PlannedBackend::weights_layer(row.layer).empty()) continue;
+    bool timed = false;
+    for (std::size_t i = 0; i < plain_count && i < row.seconds.size(); ++i) timed = timed || row.seconds[i] > 0;
+    if (!timed && before && !row.seconds.empty()) row.choice = before->choice;
+    before = &row;
+  }
+}
+
 bool ops_one_at_a_time(const RunConfig& config) {
   return config.strategy != "static" || config.switches.executor != graph::ExecutorKind::parallel;
 }
@@ -404,6 +415,7 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
   }
   plan.rows = std::move(timed);
   plain_weights_rows(plan, plain_count);
+  folded_rows(plan, plain_count);
   plan.key = plan_key(config, spec);
   plan.fallback = PlanChoice{config.backend.name,
                              config.backend.options.conv_lowering

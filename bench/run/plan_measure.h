@@ -56,6 +56,11 @@ std::unique_ptr<kernels::PlannedBackend> make_planned_backend(const LayerPlan& p
 // A row on its layer's choice stays (the table shows its time; the layer's route would run it
 // alike).
 void plain_weights_rows(LayerPlan& plan, std::size_t plain_count);
+// A layer that no plain candidate (the first `plain_count`) timed but a blocked one did ran
+// inside the layer before it in the plain engine (the static conv_pool_fusion pass folds a max
+// pooling into the convolution before it, run on the convolution's backend): its row takes that
+// layer's choice, so the plan names the backend the pair runs on.
+void folded_rows(LayerPlan& plan, std::size_t plain_count);
 // Whether the run issues its ops one at a time (every strategy but the static one under the
 // parallel executor): then a planned backend releases a library's threads where the backend
 // changes (kernels::PlannedBackend::set_release_on_switch).

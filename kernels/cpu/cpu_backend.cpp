@@ -57,6 +57,8 @@ std::string CpuBackend::op_setup(Op op) const {
     case Op::conv2d_map_forward:
     case Op::conv2d_map_backward_data:
     case Op::conv2d_map_backward_weights:
+    case Op::conv2d_max_pool_forward:
+    case Op::conv2d_max_pool_backward_weights:
       return "";
     default:
       return "library " + std::to_string(library_threads()) + ", openmp " + std::to_string(loop_threads_) + ", gemm " +

@@ -1,6 +1,6 @@
 // A convolution's weight gradient timed and chosen apart from its layer (the "<layer>:weights"
 // rows, kernels/planned_backend.h): plain_weights_rows (bench/run/plan_measure.h) keeps every
-// row in NCHW; a measured plan of a real network names its layers and a weights row for each
+// row in NCHW; folded_rows routes a pooling the static graph folds into its convolution with it; a measured plan of a real network names its layers and a weights row for each
 // convolution, nothing else.
 #include <gtest/gtest.h>
 
@@ -37,6 +37,25 @@ TEST(PlanWeightsRows, ABlockedRowTakesItsFastestPlainChoice) {
   plain_weights_rows(plan, 2);
   EXPECT_EQ(plan.summary(), "conv1=eigen/tiled_gemm,conv1:weights=onednn/direct,conv2=eigen/tiled_gemm,"
                             "conv2:weights=eigen/tiled_gemm,conv3=onednn/direct+blocked,conv3:weights=onednn/direct");
+}
+
+// pool1 ran inside conv1's fused op in the plain engine (no plain time) and apart in the
+// blocked one: it goes where conv1 goes; pool2, timed plain, keeps its own choice.
+TEST(PlanWeightsRows, ALayerFoldedIntoTheOneBeforeItTakesItsChoice) {
+  LayerPlan plan;
+  const PlanChoice tiles{"eigen", ConvLowering::tiled_gemm, Threading::openmp_images};
+  const PlanChoice direct{"onednn", ConvLowering::direct, Threading::library};
+  PlanChoice blocked = direct;
+  blocked.blocked = true;
+  plan.candidates = {tiles, direct, blocked};
+  plan.rows = {{"conv1", tiles, {1, 2, 3}},
+               {"conv1:weights", direct, {3, 2, 4}},
+               {"pool1", direct, {0, 0, 1}},
+               {"conv2", direct, {2, 1, 3}},
+               {"pool2", tiles, {1, 2, 3}}};
+  folded_rows(plan, 2);
+  EXPECT_EQ(plan.summary(), "conv1=eigen/tiled_gemm,conv1:weights=onednn/direct,pool1=eigen/tiled_gemm,"
+                            "conv2=onednn/direct,pool2=eigen/tiled_gemm");
 }
 
 TEST(PlanWeightsRows, AMeasuredPlanNamesLayersAndTheirConvolutionsWeightsRowsOnly) {
