@@ -76,16 +76,21 @@ Shape Backend::conv2d_output_shape(const Tensor& x, const Tensor& w, const Conv2
 // convolution's checks, the pooling's on c's shape (windows that tile c: fuses_conv_max_pool),
 // and for the backward the workspace its forward filled.
 namespace {
-// Returns c's shape; the pooled output's is pooled(c, pp).
+// x, the filters (w or dw) and their bias (bias or dbias, or empty), the max pooling over the
+// convolution's output c, and whether the backend fuses the pair; `pooled` (y or dy) of the
+// pooling's output shape. Returns c's shape.
 Shape checked_conv_max_pool(const OpCheck& check, const Tensor& x, const char* filters_arg, const Tensor& filters,
-                            const Conv2dParams& cp, const Pool2dParams& pp) {
+                            const char* bias_arg, const Tensor& bias, const char* pooled_arg, const Tensor& pooled,
+                            const Conv2dParams& cp, const Pool2dParams& pp, bool fuses) {
   check.floating("x", x);
   const Shape c = checked_conv(check, "x", x, filters_arg, filters, cp);
   if (pp.kind != PoolKind::max) check.fail("the pooling after the convolution is not max pooling");
   check.pool_params(pp, c[2], c[3]);
+  check.like_shape(pooled_arg, pooled, x, {c[0], c[1], pp.out_h, pp.out_w});
+  if (!bias.empty()) check.like_shape(bias_arg, bias, x, {filters.dim(0)});
+  if (!fuses) check.fail("this backend does not fuse a convolution with this pooling (fuses_conv_max_pool)");
   return c;
 }
-Shape pooled(const Shape& c, const Pool2dParams& pp) { return {c[0], c[1], pp.out_h, pp.out_w}; }
 // The convolution's FLOPs (flops::conv2d over c's shape; the pooling's compares are not counted).
 double conv_flops(const Shape& c, const Tensor& filters) {
   return 2 * static_cast<double>(shape_numel(c)) * static_cast<double>(filters.numel() / filters.dim(0));
@@ -95,10 +100,7 @@ double conv_flops(const Shape& c, const Tensor& filters) {
 void Backend::conv2d_max_pool_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
                                       Tensor& workspace, const Conv2dParams& cp, const Pool2dParams& pp) {
   const OpCheck check(*this, Op::conv2d_max_pool_forward);
-  const Shape c = checked_conv_max_pool(check, x, "w", w, cp, pp);
-  check.like_shape("y", y, x, pooled(c, pp));
-  if (!bias.empty()) check.like_shape("bias", bias, x, {w.dim(0)});
-  if (!fuses_conv_max_pool(pp)) check.fail("this backend does not fuse a convolution with this pooling (fuses_conv_max_pool)");
+  const Shape c = checked_conv_max_pool(check, x, "w", w, "bias", bias, "y", y, cp, pp, fuses_conv_max_pool(pp));
   observed_call(*this, Op::conv2d_max_pool_forward, {{&y}, &workspace, {&x, &w, &bias}},
                 [&] { return conv_flops(c, w); },
                 [&] { conv2d_max_pool_forward_impl(x, w, bias, y, workspace, cp, pp); });
@@ -107,10 +109,8 @@ void Backend::conv2d_max_pool_forward(const Tensor& x, const Tensor& w, const Te
 void Backend::conv2d_max_pool_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& workspace, Tensor& dw,
                                                Tensor& dbias, const Conv2dParams& cp, const Pool2dParams& pp) {
   const OpCheck check(*this, Op::conv2d_max_pool_backward_weights);
-  const Shape c = checked_conv_max_pool(check, x, "dw", dw, cp, pp);
-  check.like_shape("dy", dy, x, pooled(c, pp));
-  if (!dbias.empty()) check.like_shape("dbias", dbias, x, {dw.dim(0)});
-  if (!fuses_conv_max_pool(pp)) check.fail("this backend does not fuse a convolution with this pooling (fuses_conv_max_pool)");
+  const Shape c = checked_conv_max_pool(check, x, "dw", dw, "dbias", dbias, "dy", dy, cp, pp, fuses_conv_max_pool(pp));
+  if (workspace.empty()) check.fail("workspace is empty, expected the argmax that conv2d_max_pool_forward filled");
   check.argmax_workspace(workspace, dy.shape());
   observed_call(*this, Op::conv2d_max_pool_backward_weights, {{&dw, &dbias}, nullptr, {&x, &dy}},
                 [&] { return conv_flops(c, dw); },

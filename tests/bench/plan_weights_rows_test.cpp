@@ -21,12 +21,18 @@ namespace {
 using kernels::cpu::ConvLowering;
 using kernels::cpu::Threading;
 
-TEST(PlanWeightsRows, ABlockedRowTakesItsFastestPlainChoice) {
-  LayerPlan plan;
-  const PlanChoice tiles{"eigen", ConvLowering::tiled_gemm, Threading::openmp_images};
-  const PlanChoice direct{"onednn", ConvLowering::direct, Threading::library};
+// Three candidates, the first two plain.
+const PlanChoice tiles{"eigen", ConvLowering::tiled_gemm, Threading::openmp_images};
+const PlanChoice direct{"onednn", ConvLowering::direct, Threading::library};
+PlanChoice blocked_direct() {
   PlanChoice blocked = direct;
   blocked.blocked = true;
+  return blocked;
+}
+
+TEST(PlanWeightsRows, ABlockedRowTakesItsFastestPlainChoice) {
+  LayerPlan plan;
+  const PlanChoice blocked = blocked_direct();
   plan.candidates = {tiles, direct, blocked};
   plan.rows = {{"conv1", tiles, {1, 2, 3}},
                {"conv1:weights", blocked, {3, 2, 1}},  // blocked fastest: its fastest plain, direct
@@ -43,11 +49,7 @@ TEST(PlanWeightsRows, ABlockedRowTakesItsFastestPlainChoice) {
 // blocked one: it goes where conv1 goes; pool2, timed plain, keeps its own choice.
 TEST(PlanWeightsRows, ALayerFoldedIntoTheOneBeforeItTakesItsChoice) {
   LayerPlan plan;
-  const PlanChoice tiles{"eigen", ConvLowering::tiled_gemm, Threading::openmp_images};
-  const PlanChoice direct{"onednn", ConvLowering::direct, Threading::library};
-  PlanChoice blocked = direct;
-  blocked.blocked = true;
-  plan.candidates = {tiles, direct, blocked};
+  plan.candidates = {tiles, direct, blocked_direct()};
   plan.rows = {{"conv1", tiles, {1, 2, 3}},
                {"conv1:weights", direct, {3, 2, 4}},
                {"pool1", direct, {0, 0, 1}},

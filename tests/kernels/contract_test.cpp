@@ -118,6 +118,33 @@ TEST(Contract, FusedAttentionShapesBlockAndAliasing) {
   }
 }
 
+// The convolution fused with its max pooling: the pooling's output shape, its kind, the
+// workspace its forward filled, and where the backend does not fuse (cuda, Theano's gradient).
+TEST(Contract, ConvMaxPoolShapesKindAndWorkspace) {
+  for (auto& b : backends()) {
+    if (!b->fuses_conv_max_pool(Pool2dParams{})) continue;
+    const std::string name = b->name();
+    Tensor x = ones({2, 1, 8, 8}), w = ones({3, 1, 3, 3}), bias = ones({3}), y({2, 3, 3, 3}, DType::f32), ws;
+    const Conv2dParams cp;
+    const Pool2dParams pp = make_pool2d_params(PoolKind::max, 2, 2, 0, PoolPadding::valid, 6, 6);
+    Pool2dParams avg = pp;
+    avg.kind = PoolKind::avg;
+    Tensor unpooled({2, 3, 6, 6}, DType::f32);
+    EXPECT_EQ(invalid_argument_of([&] { b->conv2d_max_pool_forward(x, w, bias, unpooled, ws, cp, pp); }),
+              name + " conv2d_max_pool_forward: y is f32[2, 3, 6, 6], expected shape [2, 3, 3, 3]");
+    EXPECT_NO_THROW(b->conv2d_max_pool_forward(x, w, bias, y, ws, cp, pp)) << name;
+    EXPECT_EQ(invalid_argument_of([&] { b->conv2d_max_pool_forward(x, w, bias, y, ws, cp, avg); }),
+              name + " conv2d_max_pool_forward: the pooling after the convolution is not max pooling");
+    Tensor dw({3, 1, 3, 3}, DType::f32), db({3}, DType::f32), dy = ones({2, 3, 3, 3}), empty;
+    EXPECT_EQ(invalid_argument_of([&] { b->conv2d_max_pool_backward_weights(x, dy, empty, dw, db, cp, pp); }),
+              name + " conv2d_max_pool_backward_weights: workspace is empty, expected the argmax that conv2d_max_pool_forward filled");
+  }
+  BackendOptions all;
+  all.pool_gradient = PoolGradient::all;
+  auto theano = make_backend("reference", all);
+  EXPECT_FALSE(theano->fuses_conv_max_pool(Pool2dParams{}));
+}
+
 TEST(Contract, ConcatPartsAndWhole) {
   for (auto& b : backends()) {
     const std::string name = b->name();
