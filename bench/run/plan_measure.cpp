@@ -453,6 +453,7 @@ LayerPlan measure_plan(const RunConfig& config, const models::ModelSpec& spec, c
     };
   }
   plan = settle_whole_plans(std::move(plan), plain_count, spec, time_plans);
+  folded_rows(plan, plain_count);  // a whole plan may have given a folded layer a choice of its own
   const double settle_seconds = seconds_since(settle_start);
   plan.measure_seconds = seconds_since(start);
   plan.measure_note = measure_note(plan.measure_seconds, build_seconds, candidates, costs, all_steps, screen_seconds, settle_seconds);
