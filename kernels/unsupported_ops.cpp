@@ -17,13 +17,6 @@ namespace {
                            " backend (reference, eigen, openblas and onednn have it)");
 }
 
-// Where fuses_conv_max_pool is false the pass leaves the pair apart; a direct call lands here.
-[[noreturn]] void not_fused(const Backend& backend, Op op) {
-  throw std::runtime_error(backend.name() + " " + op_name(op) + ": the " + backend.name() +
-                           " backend does not fuse a convolution with its max pooling here (fuses_conv_max_pool is "
-                           "false: a device backend, an overlapping or padded window, or the 'all' pool gradient)");
-}
-
 }  // namespace
 
 void Backend::softmax_last_forward_impl(const Tensor&, double, Tensor&) { unsupported(*this, Op::softmax_last_forward); }
@@ -39,11 +32,11 @@ void Backend::layer_norm_backward_impl(const Tensor&, const Tensor&, const Tenso
 }
 void Backend::conv2d_max_pool_forward_impl(const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor&,
                                            const Conv2dParams&, const Pool2dParams&) {
-  not_fused(*this, Op::conv2d_max_pool_forward);
+  unsupported(*this, Op::conv2d_max_pool_forward);
 }
 void Backend::conv2d_max_pool_backward_weights_impl(const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor&,
                                                     const Conv2dParams&, const Pool2dParams&) {
-  not_fused(*this, Op::conv2d_max_pool_backward_weights);
+  unsupported(*this, Op::conv2d_max_pool_backward_weights);
 }
 void Backend::permute_impl(const Tensor&, const std::vector<int>&, Tensor&) { unsupported(*this, Op::permute); }
 void Backend::fused_attention_forward_impl(const Tensor&, const Tensor&, const Tensor&, double, std::int64_t, Tensor&,

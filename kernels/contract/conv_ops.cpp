@@ -88,7 +88,9 @@ Shape checked_conv_max_pool(const OpCheck& check, const Tensor& x, const char* f
   check.pool_params(pp, c[2], c[3]);
   check.like_shape(pooled_arg, pooled, x, {c[0], c[1], pp.out_h, pp.out_w});
   if (!bias.empty()) check.like_shape(bias_arg, bias, x, {filters.dim(0)});
-  if (!fuses) check.fail("this backend does not fuse a convolution with this pooling (fuses_conv_max_pool)");
+  if (!fuses)
+    check.fail("this backend does not fuse a convolution with its max pooling (fuses_conv_max_pool: a device backend, "
+               "or the 'all' pool gradient, which compares c with y)");
   return c;
 }
 // The convolution's FLOPs (flops::conv2d over c's shape; the pooling's compares are not counted).

@@ -34,7 +34,7 @@ namespace {
 constexpr std::int64_t kSliceBytes = 256 * 1024;
 
 // f(begin, end, slice) for slices of images [begin, end) of [first, last), slice a tensor of c's
-// image shape over [0, end - begin) images in the calling thread's `slot` scratch.
+// image shape over [0, end - begin) images in the calling thread's fused_images scratch.
 template <class F> void each_slice(const Shape& c, DType dtype, std::int64_t first, std::int64_t last, F&& f) {
   const std::int64_t image = shape_numel(c) / c[0] * static_cast<std::int64_t>(dtype_size(dtype));
   const std::int64_t step = std::min(last - first, std::max<std::int64_t>(1, kSliceBytes / image));

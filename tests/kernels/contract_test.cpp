@@ -143,6 +143,13 @@ TEST(Contract, ConvMaxPoolShapesKindAndWorkspace) {
   all.pool_gradient = PoolGradient::all;
   auto theano = make_backend("reference", all);
   EXPECT_FALSE(theano->fuses_conv_max_pool(Pool2dParams{}));
+  Tensor x = ones({2, 1, 8, 8}), w = ones({3, 1, 3, 3}), y({2, 3, 3, 3}, DType::f32), ws;
+  EXPECT_EQ(invalid_argument_of([&] {
+              theano->conv2d_max_pool_forward(x, w, Tensor(), y, ws, Conv2dParams{},
+                                              make_pool2d_params(PoolKind::max, 2, 2, 0, PoolPadding::valid, 6, 6));
+            }),
+            "reference conv2d_max_pool_forward: this backend does not fuse a convolution with its max pooling "
+            "(fuses_conv_max_pool: a device backend, or the 'all' pool gradient, which compares c with y)");
 }
 
 TEST(Contract, ConcatPartsAndWhole) {
